@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libevprof conventions shared by every public header.
+ *
+ * Errors: functions returning int give 0 (or a count) on success and a
+ * negative number on failure: either -errno, or -EVPROF_ERR_* for failures
+ * that are not errno values. evprof_strerror() names both. Constructors
+ * return NULL and set errno (positive). Destructors accept NULL.
+ *
+ * Messages: the library never writes to stderr itself; it hands messages to
+ * the print callback (none by default).
+ */
+#ifndef EVPROF_COMMON_H
+#define EVPROF_COMMON_H
+
+#include <stdarg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef EVPROF_API
+#define EVPROF_API __attribute__((visibility("default")))
+#endif
+
+#define EVPROF_VERSION_MAJOR 0
+#define EVPROF_VERSION_MINOR 1
+
+/* Error codes that are not errno values; returned negated. */
+enum evprof_errc {
+	EVPROF_ERR_FIRST = 4000,
+	EVPROF_ERR_TRUNCATED = EVPROF_ERR_FIRST, /* shorter than its layout */
+	EVPROF_ERR_MALFORMED,	 /* bytes do not follow the ABI */
+	EVPROF_ERR_UNKNOWN_EVENT, /* no event of that name */
+	EVPROF_ERR_BAD_SPEC,	 /* event specification syntax */
+	EVPROF_ERR_GROUP_TOO_BIG, /* more hardware slots than counters */
+	EVPROF_ERR_NOT_COUNTED,	 /* time_running == 0: no value exists */
+	EVPROF_ERR_BAD_ELF,	 /* unreadable or malformed ELF file */
+	EVPROF_ERR_BAD_PERFDATA, /* malformed perf.data */
+	EVPROF_ERR_LAST
+};
+
+/*
+ * Returns a static string describing err, which may be a negative or
+ * positive errno or EVPROF_ERR_* value. Never NULL. Lives forever.
+ */
+EVPROF_API const char *evprof_strerror(int err);
+
+enum evprof_print_level {
+	EVPROF_WARN,
+	EVPROF_INFO,
+	EVPROF_DEBUG,
+};
+
+typedef int (*evprof_print_fn_t)(enum evprof_print_level level,
+				 const char *fmt, va_list ap);
+
+/*
+ * Installs fn as the receiver of library messages (NULL silences them).
+ * Returns the previous callback.
+ */
+EVPROF_API evprof_print_fn_t evprof_set_print(evprof_print_fn_t fn);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EVPROF_COMMON_H */

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/* Messages, error strings and small file helpers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static evprof_print_fn_t print_fn;
+
+evprof_print_fn_t evprof_set_print(evprof_print_fn_t fn)
+{
+	evprof_print_fn_t old = print_fn;
+
+	print_fn = fn;
+	return old;
+}
+
+void evprof__print(enum evprof_print_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!print_fn)
+		return;
+	va_start(ap, fmt);
+	print_fn(level, fmt, ap);
+	va_end(ap);
+}
+
+static const char *const errc_text[] = {
+	[EVPROF_ERR_TRUNCATED - EVPROF_ERR_FIRST] = "data truncated",
+	[EVPROF_ERR_MALFORMED - EVPROF_ERR_FIRST] = "malformed data",
+	[EVPROF_ERR_UNKNOWN_EVENT - EVPROF_ERR_FIRST] = "unknown event",
+	[EVPROF_ERR_BAD_SPEC - EVPROF_ERR_FIRST] = "invalid event specification",
+	[EVPROF_ERR_GROUP_TOO_BIG - EVPROF_ERR_FIRST] =
+		"group needs more hardware counters than the PMU has",
+	[EVPROF_ERR_NOT_COUNTED - EVPROF_ERR_FIRST] = "not counted",
+	[EVPROF_ERR_BAD_ELF - EVPROF_ERR_FIRST] = "unreadable or malformed ELF",
+	[EVPROF_ERR_BAD_PERFDATA - EVPROF_ERR_FIRST] = "malformed perf.data",
+};
+
+const char *evprof_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err >= EVPROF_ERR_FIRST && err < EVPROF_ERR_LAST)
+		return errc_text[err - EVPROF_ERR_FIRST];
+	return strerror(err);
+}
+
+int evprof__read_file(const char *path, char *buf, size_t len)
+{
+	size_t got = 0;
+	int fd, err = 0;
+
+	if (len == 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (got < len - 1) {
+		ssize_t n = read(fd, buf + got, len - 1 - got);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return err ? err : (int)got;
+}
+
+int evprof__parse_cpu_list(const char *s, int *cpus, int max)
+{
+	int n = 0;
+
+	while (*s && *s != '\n') {
+		char *end;
+		long lo, hi;
+
+		errno = 0;
+		lo = strtol(s, &end, 10);
+		if (end == s || errno || lo < 0 || lo > INT_MAX)
+			return -EINVAL;
+		hi = lo;
+		s = end;
+		if (*s == '-') {
+			s++;
+			hi = strtol(s, &end, 10);
+			if (end == s || errno || hi < lo || hi > INT_MAX)
+				return -EINVAL;
+			s = end;
+		}
+		for (long c = lo; c <= hi; c++, n++)
+			if (n < max)
+				cpus[n] = (int)c;
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			return -EINVAL;
+	}
+	return n;
+}
