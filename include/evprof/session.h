@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sessions: what a recording learns from its record stream, turned into a
+ * profile at the end. Pure: records come in as bytes (from rings or a
+ * perf.data file), nothing here opens an event.
+ *
+ * A session tracks processes and threads (COMM, FORK, EXIT, MMAP/MMAP2 and
+ * /proc for what existed before), turns the cumulative counter values that
+ * samples carry (PERF_SAMPLE_READ) into per-sample deltas, and stores each
+ * sample compactly (callchains deduplicated in an arena) until
+ * evprof_session__build() symbolizes the distinct addresses once and fills
+ * an evprof_profile.
+ *
+ * Deltas are keyed by (kernel event id, tid): with inherit every thread has
+ * its own counter instance that reports the id of the event we opened, and
+ * per-CPU opening gives each CPU its own id. A thread's first sample on a
+ * key carries everything that instance counted since it started, so the sum
+ * of a thread's deltas on a key equals that instance's value at its last
+ * sample. Raw values are used: with per-CPU instances time_enabled grows on
+ * every CPU but time_running only on one, which is not multiplexing.
+ */
+#ifndef EVPROF_SESSION_H
+#define EVPROF_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <evprof/common.h>
+#include <evprof/profile.h>
+#include <evprof/record.h>
+#include <evprof/symbols.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct evprof_session;
+
+/* Role of a kernel event id within the sampling groups. */
+#define EVPROF_SESSION_SAMPLER (-1)  /* the sampling leader */
+#define EVPROF_SESSION_CPU_TIME (-2) /* task-clock/cpu-clock member: ns on
+				      * CPU, becomes the sample's CPU delta */
+
+struct evprof_session_opts {
+	size_t sz; /* sizeof(struct evprof_session_opts) */
+	/* Format of every record fed (all our events share one). */
+	struct evprof_record_fmt fmt;
+	/* Counter names, in profile counter order. */
+	const char *const *counters;
+	size_t nr_counters;
+	/* Name the sampler's own deltas as a counter too (NULL: don't). */
+	const char *sampler_counter;
+	/*
+	 * Keep only samples of these processes and their descendants (FORK
+	 * grows the set, EXIT prunes it). 0 entries: keep everything.
+	 */
+	const pid_t *pids;
+	size_t nr_pids;
+	/* Drop samples of pid 0 (the idle task). */
+	bool exclude_idle;
+};
+
+/* Returns a session or NULL with errno set (EINVAL, ENOMEM). */
+EVPROF_API struct evprof_session *
+evprof_session__new(const struct evprof_session_opts *opts);
+EVPROF_API void evprof_session__free(struct evprof_session *s);
+
+/*
+ * Declares what kernel event id means: EVPROF_SESSION_SAMPLER,
+ * EVPROF_SESSION_CPU_TIME, or a counter index (0..nr_counters-1). Call it
+ * for every member of every group (each CPU's group has its own ids).
+ * Returns 0, -EINVAL or -ENOMEM.
+ */
+EVPROF_API int evprof_session__set_id(struct evprof_session *s, uint64_t id,
+				      int role);
+
+/*
+ * Learns process pid as it is now from /proc (name, threads and their
+ * names, memory maps), for targets that existed before recording. Returns
+ * 0 or -errno (-ESRCH when it is gone).
+ */
+EVPROF_API int evprof_session__seed_process(struct evprof_session *s,
+					    pid_t pid);
+
+/*
+ * Feeds one record (size bytes, 8-byte aligned). Records of different
+ * rings may interleave; samples are ordered per thread at build time.
+ * Returns 0, or a negative error for a record that could not be decoded
+ * (it is counted in the stats and skipped; feeding may go on).
+ */
+EVPROF_API int evprof_session__feed(struct evprof_session *s, const void *rec,
+				    size_t size);
+
+struct evprof_session_stats {
+	uint64_t records;
+	uint64_t samples;	  /* kept */
+	uint64_t samples_filtered; /* outside the process tree, or idle */
+	uint64_t lost_records;	  /* PERF_RECORD_LOST records */
+	uint64_t lost_events;	  /* sum of their counts */
+	uint64_t lost_samples;	  /* sum of PERF_RECORD_LOST_SAMPLES */
+	uint64_t throttled;	  /* THROTTLE records */
+	uint64_t malformed;	  /* records that failed to decode */
+	uint64_t unknown_ids;	  /* READ entries with an undeclared id */
+	uint32_t processes, threads;
+	uint64_t first_time, last_time; /* of samples, ns; 0 if none */
+};
+
+EVPROF_API void evprof_session__stats(const struct evprof_session *s,
+				      struct evprof_session_stats *st);
+
+/*
+ * Total delta of counter c (EVPROF_SESSION_CPU_TIME for CPU time) that the
+ * kept samples of thread tid carry. Returns 0 when there is none.
+ */
+EVPROF_API uint64_t evprof_session__thread_total(const struct evprof_session *s,
+						 pid_t tid, int counter);
+
+/*
+ * Fills p: its counters (opts order, then sampler_counter), processes and
+ * threads with names and times, every kept sample with its stack (kernel
+ * part then user part, outermost first; user return addresses looked up as
+ * addr - 1), CPU delta and counter deltas. Addresses are symbolized once
+ * per distinct (mapping, address) through sym; an address outside every
+ * known mapping becomes a frame named by its address. Returns 0 or -errno.
+ */
+EVPROF_API int evprof_session__build(struct evprof_session *s,
+				     struct evprof_profile *p,
+				     struct evprof_symbolizer *sym);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EVPROF_SESSION_H */

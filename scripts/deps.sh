@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages evprof needs to build and test, when missing.
+set -euo pipefail
+
+pkgs=(build-essential cmake pkg-config libelf-dev libdw-dev zlib1g-dev
+      libzstd-dev libpfm4-dev libcmocka-dev binutils nodejs npm)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+echo "deps: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+	sudo="sudo"
+fi
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null

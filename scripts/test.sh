@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the whole test suite twice:
+# a normal build, then an AddressSanitizer + UBSan build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+if [ -f tests/tools/package.json ]; then
+	npm ci --prefix tests/tools --no-audit --no-fund --loglevel=error
+fi
+BUILD=build scripts/build.sh
+ctest --test-dir build --output-on-failure -j2
+BUILD=build-asan BUILD_TYPE=Debug scripts/build.sh -DEVPROF_SANITIZE=ON
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	ctest --test-dir build-asan --output-on-failure -j2

@@ -1,0 +1,788 @@
+// SPDX-License-Identifier: MIT
+/*
+ * evprof stat: counting mode, like perf stat.
+ *
+ * Each group of the event list is opened once per "instance": the launched
+ * command (pid, cpu -1, inherit), every thread of -p processes, or every
+ * online CPU with -a. Events that this machine lacks are dropped from their
+ * group and shown as <not supported>; the rest of the group still counts.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <evprof/evprof.h>
+
+#include "cli.h"
+#include "launch.h"
+
+#define DEFAULT_EVENTS                                                    \
+	"task-clock,context-switches,cpu-migrations,page-faults,cycles,"  \
+	"instructions,branches,branch-misses"
+
+static const char stat_usage[] =
+	"usage: evprof stat [-e LIST] [-I MS] [--per-thread] [-p PID[,PID...] | -a]\n"
+	"                   [--] [CMD ARGS...]\n"
+	"\n"
+	"  -e, --events LIST  events to count, comma separated; {a,b} is a group\n"
+	"                     (default: " DEFAULT_EVENTS ")\n"
+	"  -I, --interval MS  print counts every MS milliseconds\n"
+	"      --per-thread   one line per thread (with -p)\n"
+	"  -p, --pid PIDS     count existing processes, all their threads\n"
+	"  -a, --all-cpus     count system-wide, on every online CPU\n";
+
+struct instance {
+	pid_t pid; /* -1 for a CPU-wide instance */
+	int cpu;   /* -1 for a task instance */
+	char label[48];
+};
+
+struct counts {
+	uint64_t raw, ena, run;
+};
+
+struct stat_event {
+	const struct evprof_event_spec *spec;
+	bool supported;
+	int err;		 /* open errno when not supported */
+	struct counts total, prev; /* over instances; prev for -I deltas */
+};
+
+struct stat_group {
+	size_t nr;	 /* members opened */
+	size_t *member;	 /* event index of each opened member */
+	struct evprof_group **inst; /* one per instance; NULL if it vanished */
+};
+
+struct stat {
+	struct evprof_event_list *list;
+	struct stat_event *ev;
+	struct stat_group *grp;
+	struct instance *inst;
+	size_t ninst;
+	bool per_thread, system_wide, launched;
+	pid_t child;
+	const char *what; /* header text */
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Errors that mean "this machine has no such event", not "we may not". */
+static bool is_unsupported(int err)
+{
+	return err == ENOENT || err == ENODEV || err == ENXIO ||
+	       err == EOPNOTSUPP || err == EINVAL;
+}
+
+static void report_open_error(const struct evprof_event_spec *spec, int err)
+{
+	char advice[512];
+
+	cli_err("cannot open %s: %s", spec->name,
+		evprof_open_advice(err, spec->name, advice, sizeof(advice)));
+}
+
+/*
+ * Opens group gi on instance ii. The first instance decides which members
+ * are supported; later instances open the same members. Returns 0, 1 when
+ * the instance's thread vanished (skipped), or -1 after an error message.
+ */
+static int open_group(struct stat *st, size_t gi, size_t ii)
+{
+	const struct evprof_event_group_range *r = &st->list->groups[gi];
+	struct stat_group *g = &st->grp[gi];
+	const struct instance *in = &st->inst[ii];
+	struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
+
+	for (;;) {
+		int failed = -1;
+		struct evprof_group_opts opts = {
+			.sz = sizeof(opts),
+			.failed_member = &failed,
+		};
+		size_t n = 0;
+
+		if (ii == 0) {
+			g->nr = 0;
+			for (size_t i = r->first; i < r->first + r->nr; i++)
+				if (st->ev[i].supported)
+					g->member[g->nr++] = i;
+		}
+		if (g->nr == 0)
+			return 0;
+		for (size_t m = 0; m < g->nr; m++) {
+			struct perf_event_attr *a = &attrs[n++];
+
+			*a = st->ev[g->member[m]].spec->attr;
+			a->inherit = in->pid > 0;
+			if (m == 0 && st->launched && in->pid > 0) {
+				/* Count from the exec, not from the fork. */
+				a->disabled = 1;
+				a->enable_on_exec = 1;
+			} else if (m == 0 && st->launched) {
+				a->disabled = 1; /* enabled at release */
+			}
+		}
+		g->inst[ii] = evprof_group__open(attrs, n, in->pid, in->cpu,
+						 &opts);
+		if (g->inst[ii])
+			return 0;
+		if (errno == ESRCH && !st->launched && in->pid > 0)
+			return 1;
+		if (failed < 0 || failed >= (int)n)
+			failed = 0;
+		if (ii == 0 && is_unsupported(errno)) {
+			struct stat_event *e = &st->ev[g->member[failed]];
+
+			e->supported = false;
+			e->err = errno;
+			continue;
+		}
+		report_open_error(st->ev[g->member[failed]].spec, errno);
+		return -1;
+	}
+}
+
+static void close_all(struct stat *st)
+{
+	for (size_t gi = 0; st->grp && gi < st->list->nr_groups; gi++) {
+		for (size_t ii = 0; ii < st->ninst; ii++)
+			evprof_group__close(st->grp[gi].inst[ii]);
+		free(st->grp[gi].inst);
+		free(st->grp[gi].member);
+	}
+	free(st->grp);
+	free(st->ev);
+	free(st->inst);
+	evprof_event_list__free(st->list);
+}
+
+static int add_instance(struct stat *st, pid_t pid, int cpu, const char *label)
+{
+	struct instance *in = realloc(st->inst, (st->ninst + 1) * sizeof(*in));
+
+	if (!in)
+		return -ENOMEM;
+	st->inst = in;
+	in += st->ninst++;
+	in->pid = pid;
+	in->cpu = cpu;
+	snprintf(in->label, sizeof(in->label), "%s", label);
+	return 0;
+}
+
+static void thread_label(char *buf, size_t len, pid_t pid, pid_t tid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(buf, len, "%s-%d", comm[0] ? comm : "?", tid);
+}
+
+/* One instance per thread of each process in the comma separated list. */
+static int add_pid_instances(struct stat *st, const char *list)
+{
+	char *copy = strdup(list), *save, *tok;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char path[64], *end;
+		long pid = strtol(tok, &end, 10);
+		struct dirent *d;
+		DIR *dir;
+
+		if (*end || pid <= 0) {
+			cli_err("bad pid '%s'", tok);
+			err = -EINVAL;
+			break;
+		}
+		snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+		dir = opendir(path);
+		if (!dir) {
+			cli_err("no process %ld: %s", pid, strerror(errno));
+			err = -ESRCH;
+			break;
+		}
+		while ((d = readdir(dir)) && !err) {
+			char label[48];
+			long tid = strtol(d->d_name, &end, 10);
+
+			if (*end || tid <= 0)
+				continue;
+			thread_label(label, sizeof(label), (pid_t)pid,
+				     (pid_t)tid);
+			err = add_instance(st, (pid_t)tid, -1, label);
+		}
+		closedir(dir);
+	}
+	free(copy);
+	return err;
+}
+
+static int add_cpu_instances(struct stat *st)
+{
+	int cpus[4096];
+	int n = evprof_cpus_online(cpus, 4096);
+
+	if (n < 0) {
+		cli_err("cannot list online CPUs: %s", evprof_strerror(n));
+		return n;
+	}
+	for (int i = 0; i < n && i < 4096; i++) {
+		char label[32];
+
+		snprintf(label, sizeof(label), "CPU%d", cpus[i]);
+		if (add_instance(st, -1, cpus[i], label))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Reads instance ii of every group, adding into c[event]. */
+static void read_instance(struct stat *st, size_t ii, struct counts *c)
+{
+	struct evprof_snapshot snap;
+
+	for (size_t gi = 0; gi < st->list->nr_groups; gi++) {
+		struct stat_group *g = &st->grp[gi];
+		struct evprof_group *grp = g->inst[ii];
+
+		if (!grp || evprof_group__read(grp, 0, &snap) < 0)
+			continue;
+		for (size_t m = 0; m < g->nr; m++) {
+			const struct evprof_counter_value *v =
+				evprof_snapshot__find(&snap,
+						      evprof_group__id(grp, m));
+			struct counts *t = &c[g->member[m]];
+
+			if (!v)
+				continue;
+			t->raw += v->raw;
+			t->ena += snap.time_enabled;
+			t->run += snap.time_running;
+		}
+	}
+}
+
+static void read_totals(struct stat *st)
+{
+	size_t n = st->list->nr_events;
+	struct counts *c = calloc(n, sizeof(*c));
+
+	if (!c)
+		return;
+	for (size_t ii = 0; ii < st->ninst; ii++)
+		read_instance(st, ii, c);
+	for (size_t i = 0; i < n; i++)
+		st->ev[i].total = c[i];
+	free(c);
+}
+
+static bool is_event(const struct evprof_event_spec *s, uint32_t type,
+		     uint64_t config)
+{
+	return s->attr.type == type && s->attr.config == config;
+}
+
+static bool is_clock(const struct evprof_event_spec *s)
+{
+	return is_event(s, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK) ||
+	       is_event(s, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+}
+
+/* Scaled value of event i in c; false when it was not counted. */
+static bool value_of(const struct stat *st, const struct counts *c, size_t i,
+		     double *out)
+{
+	uint64_t v;
+
+	if (!st->ev[i].supported || evprof_scale(c[i].raw, c[i].ena,
+						 c[i].run, &v) < 0)
+		return false;
+	*out = (double)v;
+	return true;
+}
+
+/* Index of the first supported event of (type, config), or -1. */
+static long find_event(const struct stat *st, uint32_t type, uint64_t config)
+{
+	for (size_t i = 0; i < st->list->nr_events; i++)
+		if (st->ev[i].supported &&
+		    is_event(st->ev[i].spec, type, config))
+			return (long)i;
+	return -1;
+}
+
+static long find_clock(const struct stat *st)
+{
+	long i = find_event(st, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+
+	return i >= 0 ? i : find_event(st, PERF_TYPE_SOFTWARE,
+				       PERF_COUNT_SW_CPU_CLOCK);
+}
+
+#define CACHE_CFG(c, op, res) ((c) | ((op) << 8) | ((res) << 16))
+
+/* Derived ratio for event i, printed after '#'; empty when none applies. */
+static void ratio(const struct stat *st, const struct counts *c, size_t i,
+		  double wall_ns, char *buf, size_t len)
+{
+	const struct perf_event_attr *a = &st->ev[i].spec->attr;
+	static const struct {
+		uint32_t type;
+		uint64_t num, den;
+		const char *what;
+	} pct[] = {
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
+		  PERF_COUNT_HW_BRANCH_INSTRUCTIONS, "of all branches" },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
+		  PERF_COUNT_HW_CACHE_REFERENCES, "of all cache refs" },
+		{ PERF_TYPE_HW_CACHE,
+		  CACHE_CFG(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
+			    PERF_COUNT_HW_CACHE_RESULT_MISS),
+		  CACHE_CFG(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
+			    PERF_COUNT_HW_CACHE_RESULT_ACCESS),
+		  "of all L1-dcache accesses" },
+		{ PERF_TYPE_HW_CACHE,
+		  CACHE_CFG(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ,
+			    PERF_COUNT_HW_CACHE_RESULT_MISS),
+		  CACHE_CFG(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ,
+			    PERF_COUNT_HW_CACHE_RESULT_ACCESS),
+		  "of all LL-cache accesses" },
+		{ PERF_TYPE_HW_CACHE,
+		  CACHE_CFG(PERF_COUNT_HW_CACHE_DTLB,
+			    PERF_COUNT_HW_CACHE_OP_READ,
+			    PERF_COUNT_HW_CACHE_RESULT_MISS),
+		  CACHE_CFG(PERF_COUNT_HW_CACHE_DTLB,
+			    PERF_COUNT_HW_CACHE_OP_READ,
+			    PERF_COUNT_HW_CACHE_RESULT_ACCESS),
+		  "of all dTLB cache accesses" },
+	};
+	long clk = find_clock(st), j;
+	double v, w, ms;
+
+	buf[0] = '\0';
+	if (!value_of(st, c, i, &v))
+		return;
+	if (is_clock(st->ev[i].spec)) {
+		if (wall_ns > 0)
+			snprintf(buf, len, "%8.3f CPUs utilized", v / wall_ns);
+		return;
+	}
+	if (is_event(st->ev[i].spec, PERF_TYPE_HARDWARE,
+		     PERF_COUNT_HW_INSTRUCTIONS)) {
+		j = find_event(st, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+		if (j >= 0 && value_of(st, c, (size_t)j, &w) && w > 0)
+			snprintf(buf, len, "%8.2f insn per cycle", v / w);
+		return;
+	}
+	for (size_t k = 0; k < sizeof(pct) / sizeof(pct[0]); k++) {
+		if (a->type != pct[k].type || a->config != pct[k].num)
+			continue;
+		j = find_event(st, pct[k].type, pct[k].den);
+		if (j >= 0 && value_of(st, c, (size_t)j, &w) && w > 0)
+			snprintf(buf, len, "%7.2f%% %s", 100.0 * v / w,
+				 pct[k].what);
+		return;
+	}
+	/* Anything else: a rate per second of CPU time, as perf shows. */
+	if (clk < 0 || !value_of(st, c, (size_t)clk, &ms) || ms <= 0)
+		return;
+	if (is_event(st->ev[i].spec, PERF_TYPE_HARDWARE,
+		     PERF_COUNT_HW_CPU_CYCLES))
+		snprintf(buf, len, "%8.3f GHz", v / ms);
+	else
+		snprintf(buf, len, "%8.3f K/sec", v / ms * 1e6);
+}
+
+/*
+ * Prints event i of c. An interval in which a counter that ran before did
+ * not run shows 0, not <not counted>: it exists, it just had nothing to do.
+ */
+static void print_event(const struct stat *st, const struct counts *c,
+			size_t i, double wall_ns, const char *prefix)
+{
+	const struct stat_event *e = &st->ev[i];
+	char num[64], rat[96] = "", pct[32] = "";
+	uint64_t v;
+
+	if (!e->supported) {
+		printf("%s%18s      %s\n", prefix, "<not supported>",
+		       e->spec->name);
+		return;
+	}
+	if (evprof_scale(c[i].raw, c[i].ena, c[i].run, &v) < 0) {
+		if (e->total.run == 0 || c[i].raw) {
+			printf("%s%18s      %s\n", prefix, "<not counted>",
+			       e->spec->name);
+			return;
+		}
+		v = 0;
+	}
+	if (is_clock(e->spec))
+		snprintf(num, sizeof(num), "%13.2f msec", (double)v / 1e6);
+	else
+		snprintf(num, sizeof(num), "%18" PRIu64, v);
+	ratio(st, c, i, wall_ns, rat, sizeof(rat));
+	if (c[i].run < c[i].ena)
+		snprintf(pct, sizeof(pct), "  (%.2f%%)",
+			 100.0 * (double)c[i].run / (double)c[i].ena);
+	printf("%s%s      %-24s%s%s%s\n", prefix, num, e->spec->name,
+	       rat[0] ? "#" : "", rat, pct);
+}
+
+static void print_interval(struct stat *st, double t_s)
+{
+	size_t n = st->list->nr_events;
+	struct counts *d = calloc(n, sizeof(*d));
+	char prefix[32];
+
+	if (!d)
+		return;
+	read_totals(st);
+	for (size_t i = 0; i < n; i++) {
+		d[i].raw = st->ev[i].total.raw - st->ev[i].prev.raw;
+		d[i].ena = st->ev[i].total.ena - st->ev[i].prev.ena;
+		d[i].run = st->ev[i].total.run - st->ev[i].prev.run;
+		st->ev[i].prev = st->ev[i].total;
+	}
+	snprintf(prefix, sizeof(prefix), "%14.6f ", t_s);
+	for (size_t i = 0; i < n; i++)
+		print_event(st, d, i, 0, prefix);
+	fflush(stdout);
+	free(d);
+}
+
+static void print_final(struct stat *st, double wall_ns,
+			const struct rusage *ru)
+{
+	size_t n = st->list->nr_events;
+
+	printf("\n Performance counter stats for %s:\n\n", st->what);
+	if (st->per_thread) {
+		struct counts *c = calloc(n, sizeof(*c));
+
+		for (size_t ii = 0; c && ii < st->ninst; ii++) {
+			char prefix[64];
+
+			memset(c, 0, n * sizeof(*c));
+			read_instance(st, ii, c);
+			snprintf(prefix, sizeof(prefix), "%24s ",
+				 st->inst[ii].label);
+			for (size_t i = 0; i < n; i++)
+				print_event(st, c, i, wall_ns, prefix);
+		}
+		free(c);
+	} else {
+		struct counts *c = calloc(n, sizeof(*c));
+
+		read_totals(st);
+		for (size_t i = 0; c && i < n; i++)
+			c[i] = st->ev[i].total;
+		for (size_t i = 0; c && i < n; i++)
+			print_event(st, c, i, wall_ns, "");
+		free(c);
+	}
+	printf("\n%17.9f seconds time elapsed\n", wall_ns / 1e9);
+	if (ru)
+		printf("\n%17.9f seconds user\n%17.9f seconds sys\n",
+		       (double)ru->ru_utime.tv_sec +
+			       (double)ru->ru_utime.tv_usec / 1e6,
+		       (double)ru->ru_stime.tv_sec +
+			       (double)ru->ru_stime.tv_usec / 1e6);
+	printf("\n");
+	fflush(stdout);
+}
+
+static int pidfd_open_(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/*
+ * Waits until the targets are done (the child exits, every -p process
+ * exits, or Ctrl-C), printing intervals on the way. Returns the child's
+ * wait status, or 0 without a child.
+ */
+static int wait_targets(struct stat *st, const char *pids, long interval_ms,
+			uint64_t t0)
+{
+	struct pollfd pfd[64];
+	int nfd = 0, status = 0, live;
+	uint64_t next = t0 + (uint64_t)interval_ms * 1000000ull;
+
+	if (st->launched) {
+		pfd[nfd].fd = pidfd_open_(st->child);
+		pfd[nfd++].events = POLLIN;
+	} else if (pids) {
+		char *copy = strdup(pids), *save, *tok;
+
+		for (tok = copy ? strtok_r(copy, ",", &save) : NULL;
+		     tok && nfd < 64; tok = strtok_r(NULL, ",", &save)) {
+			pfd[nfd].fd = pidfd_open_((pid_t)atol(tok));
+			pfd[nfd++].events = POLLIN;
+		}
+		free(copy);
+	}
+	live = nfd;
+	for (;;) {
+		int timeout = -1, r;
+
+		if (interval_ms > 0) {
+			uint64_t now = now_ns();
+
+			timeout = now >= next ? 0 : (int)((next - now) / 1000000);
+		}
+		if (interrupted && st->launched) {
+			/* Forward Ctrl-C and keep waiting: the command decides. */
+			kill(st->child, SIGINT);
+			interrupted = 0;
+		} else if (interrupted) {
+			break;
+		}
+		r = poll(pfd, (nfds_t)nfd, timeout);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (interval_ms > 0 && now_ns() >= next) {
+			print_interval(st, (double)(next - t0) / 1e9);
+			next += (uint64_t)interval_ms * 1000000ull;
+		}
+		for (int i = 0; r > 0 && i < nfd; i++) {
+			if (pfd[i].fd < 0 || !(pfd[i].revents & POLLIN))
+				continue;
+			close(pfd[i].fd);
+			pfd[i].fd = -1;
+			live--;
+		}
+		if (nfd > 0 && live == 0)
+			break;
+	}
+	for (int i = 0; i < nfd; i++)
+		if (pfd[i].fd >= 0)
+			close(pfd[i].fd);
+	if (st->launched)
+		waitpid(st->child, &status, 0);
+	/* The last, partial interval: the intervals then add up to the total. */
+	if (interval_ms > 0)
+		print_interval(st, (double)(now_ns() - t0) / 1e9);
+	return status;
+}
+
+static void build_what(char *buf, size_t len, char **argv, const char *pids,
+		       bool all)
+{
+	size_t off = 0;
+
+	if (argv && argv[0]) {
+		off += (size_t)snprintf(buf, len, "'");
+		for (int i = 0; argv[i] && off < len; i++)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s",
+						i ? " " : "", argv[i]);
+		if (off < len)
+			snprintf(buf + off, len - off, "'");
+	} else if (pids) {
+		snprintf(buf, len, "process id '%s'", pids);
+	} else if (all) {
+		snprintf(buf, len, "'system wide'");
+	}
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "per-thread", no_argument, NULL, 'T' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *events = DEFAULT_EVENTS, *pids = NULL;
+	struct stat st = { 0 };
+	struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+	struct sigaction sa = { .sa_handler = on_sigint };
+	struct rusage ru;
+	long interval_ms = 0;
+	char what[512] = "";
+	int c, err, status, ret = 1;
+	uint64_t t0;
+
+	while ((c = getopt_long(argc, argv, "+e:I:p:ah", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			events = optarg;
+			break;
+		case 'I':
+			interval_ms = atol(optarg);
+			if (interval_ms < 10) {
+				cli_err("-I needs at least 10 ms");
+				return 2;
+			}
+			break;
+		case 'T':
+			st.per_thread = true;
+			break;
+		case 'p':
+			pids = optarg;
+			break;
+		case 'a':
+			st.system_wide = true;
+			break;
+		case 'h':
+			fputs(stat_usage, stdout);
+			return 0;
+		default:
+			fputs(stat_usage, stderr);
+			return 2;
+		}
+	}
+	argv += optind;
+	argc -= optind;
+	st.launched = argc > 0;
+	if (!st.launched && !pids && !st.system_wide) {
+		cli_err("stat needs a command, -p PID or -a");
+		fputs(stat_usage, stderr);
+		return 2;
+	}
+	if (pids && (st.system_wide || st.launched)) {
+		cli_err("-p cannot be combined with -a or a command");
+		return 2;
+	}
+	if (st.per_thread && !pids) {
+		/*
+		 * Per-thread totals of a launched command would need each
+		 * inherited counter's value at thread exit, which the kernel
+		 * does not report reliably (inherit_stat); perf refuses too.
+		 */
+		cli_err("--per-thread needs -p: threads created by a launched "
+			"command are counted only in the total");
+		return 2;
+	}
+	err = evprof_event_list__parse(&st.list, events);
+	if (err) {
+		cli_err("bad event list '%s': %s", events,
+			evprof_strerror(err));
+		return 2;
+	}
+	for (size_t gi = 0; gi < st.list->nr_groups; gi++) {
+		const struct evprof_event_group_range *r = &st.list->groups[gi];
+
+		if (r->nr > EVPROF_SNAPSHOT_MAX) {
+			cli_err("a group holds at most %d events",
+				EVPROF_SNAPSHOT_MAX);
+			goto out;
+		}
+		if (evprof_group__validate(st.list->events + r->first, r->nr) <
+		    0)
+			goto out;
+	}
+	build_what(what, sizeof(what), argv, pids, st.system_wide);
+	st.what = what;
+
+	if (st.launched) {
+		err = launch_prepare(&l, argv);
+		if (err) {
+			cli_err("cannot start '%s': %s", argv[0],
+				strerror(-err));
+			goto out;
+		}
+		st.child = l.pid;
+	}
+	if (st.system_wide)
+		err = add_cpu_instances(&st);
+	else if (pids)
+		err = add_pid_instances(&st, pids);
+	else
+		err = add_instance(&st, l.pid, -1, argv[0]);
+	if (err)
+		goto out_abort;
+
+	st.ev = calloc(st.list->nr_events, sizeof(*st.ev));
+	st.grp = calloc(st.list->nr_groups, sizeof(*st.grp));
+	if (!st.ev || !st.grp)
+		goto out_abort;
+	for (size_t i = 0; i < st.list->nr_events; i++) {
+		st.ev[i].spec = &st.list->events[i];
+		st.ev[i].supported = true;
+	}
+	for (size_t gi = 0; gi < st.list->nr_groups; gi++) {
+		st.grp[gi].member = calloc(st.list->groups[gi].nr,
+					   sizeof(size_t));
+		st.grp[gi].inst = calloc(st.ninst, sizeof(void *));
+		if (!st.grp[gi].member || !st.grp[gi].inst)
+			goto out_abort;
+	}
+	for (size_t ii = 0; ii < st.ninst; ii++)
+		for (size_t gi = 0; gi < st.list->nr_groups; gi++)
+			if (open_group(&st, gi, ii) < 0)
+				goto out_abort;
+
+	/* Ctrl-C ends counting (or reaches the command), then we print. */
+	sigaction(SIGINT, &sa, NULL);
+	t0 = now_ns();
+	if (st.launched) {
+		if (st.system_wide)
+			for (size_t gi = 0; gi < st.list->nr_groups; gi++)
+				for (size_t ii = 0; ii < st.ninst; ii++)
+					if (st.grp[gi].inst[ii])
+						evprof_group__enable(
+							st.grp[gi].inst[ii]);
+		err = launch_go(&l);
+		if (err) {
+			cli_err("cannot run '%s': %s", argv[0],
+				strerror(-err));
+			ret = 127;
+			goto out;
+		}
+	}
+	status = wait_targets(&st, pids, interval_ms, t0);
+	getrusage(RUSAGE_CHILDREN, &ru);
+	print_final(&st, (double)(now_ns() - t0),
+		    st.launched ? &ru : NULL);
+	ret = st.launched ? launch_exit_code(status) : 0;
+	goto out;
+
+out_abort:
+	if (st.launched && l.go_fd >= 0)
+		launch_abort(&l);
+out:
+	close_all(&st);
+	return ret;
+}
