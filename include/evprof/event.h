@@ -82,7 +82,12 @@ EVPROF_API void evprof_attr__set_read_format(struct perf_event_attr *attr);
 EVPROF_API void evprof_attr__set_bit(struct perf_event_attr *attr,
 				     unsigned int bit, bool on);
 
-/* Human name of an attr's type/config ("cycles", "sched:sched_switch"). */
+/*
+ * Name of a PMU type: "hardware", "software", "tracepoint", "hw-cache",
+ * "raw", "breakpoint", a dynamic PMU's sysfs name ("msr", "cpu_core"), or
+ * "pmu-<n>" when sysfs has no such type. Thread-safe; the string lives
+ * until the program ends.
+ */
 EVPROF_API const char *evprof_attr__type_name(uint32_t type);
 
 /* ---- group validation ---------------------------------------------------- */
@@ -212,7 +217,8 @@ enum evprof_feature {
 	EVPROF_FEAT__COUNT
 };
 
-struct evprof_probe {
+/* Named _result: C++ -Wshadow refuses a struct named like the function. */
+struct evprof_probe_result {
 	const char *name; /* short name, e.g. "inherit+sample_read" */
 	bool yes;
 	int err;	  /* errno of the probe's open when no, else 0 */
@@ -221,9 +227,11 @@ struct evprof_probe {
 
 /*
  * Runs probe f the first time it is asked for (thread-safe) and returns
- * the cached answer, which lives until the program ends.
+ * the cached answer, which lives until the program ends (NULL for an f
+ * out of range).
  */
-EVPROF_API const struct evprof_probe *evprof_probe(enum evprof_feature f);
+EVPROF_API const struct evprof_probe_result *
+evprof_probe(enum evprof_feature f);
 
 /* perf_event_paranoid, or INT_MIN when unreadable. */
 EVPROF_API int evprof_paranoid(void);

@@ -8,5 +8,9 @@
 #include <evprof/event.h>
 #include <evprof/ring.h>
 #include <evprof/record.h>
+#include <evprof/proc.h>
+#include <evprof/symbols.h>
+#include <evprof/profile.h>
+#include <evprof/session.h>
 
 #endif /* EVPROF_EVPROF_H */

@@ -54,7 +54,8 @@ struct evprof_session_opts {
 	const char *sampler_counter;
 	/*
 	 * Keep only samples of these processes and their descendants (FORK
-	 * grows the set, EXIT prunes it). 0 entries: keep everything.
+	 * grows the set, also when the parent's own FORK comes later; a pid
+	 * reused after an EXIT is a new process). 0 entries: keep everything.
 	 */
 	const pid_t *pids;
 	size_t nr_pids;
@@ -103,27 +104,47 @@ struct evprof_session_stats {
 	uint64_t throttled;	  /* THROTTLE records */
 	uint64_t malformed;	  /* records that failed to decode */
 	uint64_t unknown_ids;	  /* READ entries with an undeclared id */
-	uint32_t processes, threads;
+	/*
+	 * READ values below the last one of their (id, tid): a reused tid
+	 * whose FORK was not seen; the value counts as a first sample.
+	 */
+	uint64_t counter_resets;
+	uint32_t processes, threads; /* in the profile the last build made */
 	uint64_t first_time, last_time; /* of samples, ns; 0 if none */
 };
 
+/*
+ * Fills *st. Which samples the process tree keeps is decided at build
+ * (records of different rings arrive out of order): before the first
+ * build, samples counts every stored sample and samples_filtered only idle
+ * ones, processes and threads are 0.
+ */
 EVPROF_API void evprof_session__stats(const struct evprof_session *s,
 				      struct evprof_session_stats *st);
 
 /*
- * Total delta of counter c (EVPROF_SESSION_CPU_TIME for CPU time) that the
- * kept samples of thread tid carry. Returns 0 when there is none.
+ * Total delta of counter c (EVPROF_SESSION_CPU_TIME for CPU time,
+ * EVPROF_SESSION_SAMPLER for sampler_counter) that the kept samples of
+ * thread tid carry (before the first build: every stored sample). Returns
+ * 0 when there is none.
  */
 EVPROF_API uint64_t evprof_session__thread_total(const struct evprof_session *s,
 						 pid_t tid, int counter);
 
 /*
  * Fills p: its counters (opts order, then sampler_counter), processes and
- * threads with names and times, every kept sample with its stack (kernel
- * part then user part, outermost first; user return addresses looked up as
- * addr - 1), CPU delta and counter deltas. Addresses are symbolized once
- * per distinct (mapping, address) through sym; an address outside every
- * known mapping becomes a frame named by its address. Returns 0 or -errno.
+ * threads that have kept samples, with names and times, every kept sample
+ * with its stack, CPU delta and counter deltas. Stacks go root first: the
+ * outermost user frame ... the user frame that entered the kernel, then
+ * the outermost kernel frame ... the kernel leaf; return addresses (every
+ * frame but the first of each context) are looked up as addr - 1.
+ * Side-band records and samples are replayed in time order, so every
+ * sample sees the maps, names and process tree of its time; an exec starts
+ * a new profile process (same pid) named after the new image. Addresses
+ * are symbolized once per distinct (mapping, address) through sym (NULL:
+ * frames named by lib and address only); an address outside every known
+ * mapping becomes a frame named by its address. May be called again (e.g.
+ * for another profile). Returns 0 or -errno.
  */
 EVPROF_API int evprof_session__build(struct evprof_session *s,
 				     struct evprof_profile *p,

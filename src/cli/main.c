@@ -13,6 +13,7 @@ static const char usage[] =
 	"usage: evprof <command> [options]\n"
 	"\n"
 	"commands:\n"
+	"  record  sample a command; samples carry counter deltas\n"
 	"  stat    count events while a command runs (like perf stat)\n"
 	"  info    what this kernel and machine allow, and advice\n"
 	"\n"
@@ -46,6 +47,7 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "stat", cmd_stat },
 		{ "info", cmd_info },
+		{ "record", cmd_record },
 	};
 
 	evprof_set_print(print_lib);

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Profiles: an in-memory model built incrementally while recording (or
+ * importing), and its writers: the Firefox Profiler processed format and
+ * folded stacks.
+ *
+ * Everything is interned: strings, libs, frames, and stacks as a prefix tree
+ * (a stack is a (parent stack, frame) pair). Samples are appended to their
+ * thread's columns, which grow geometrically: adding a sample never
+ * allocates per sample. Indices returned by the model are small non-negative
+ * ints, stable for the profile's life.
+ *
+ * Times are CLOCK_MONOTONIC nanoseconds (the clock perf uses with
+ * use_clockid); the writers express them relative to the profile's time
+ * origin (evprof_profile_opts.start_mono_ns).
+ */
+#ifndef EVPROF_PROFILE_H
+#define EVPROF_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <evprof/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct evprof_profile;
+
+/* Most counters one profile carries (a sample's "has value" set is a u64). */
+#define EVPROF_PROFILE_MAX_COUNTERS 64
+
+struct evprof_profile_opts {
+	size_t sz;		/* sizeof(struct evprof_profile_opts) */
+	const char *product;	/* e.g. "evprof ./app"; NULL: "evprof" */
+	const char *os;		/* e.g. "Linux 6.18.0"; NULL: omitted */
+	uint64_t start_wall_ns; /* CLOCK_REALTIME of the time origin */
+	uint64_t start_mono_ns; /* CLOCK_MONOTONIC of the same instant */
+	uint64_t interval_ns;	/* sampling interval; 0: 1 ms */
+};
+
+/*
+ * Creates an empty profile; opts may be NULL (all defaults, origin 0).
+ * Strings are copied. Returns a profile freed with evprof_profile__free(),
+ * or NULL with errno set (EINVAL for a bad opts->sz, ENOMEM).
+ */
+EVPROF_API struct evprof_profile *
+evprof_profile__new(const struct evprof_profile_opts *opts);
+EVPROF_API void evprof_profile__free(struct evprof_profile *p);
+
+/*
+ * Appends a free-form note to the profile's metadata, e.g. a fallback step
+ * ("cycles not supported -> cpu-clock"). The Firefox writer puts the notes
+ * in meta.evprofNotes (an array of strings the Firefox Profiler ignores) and
+ * in meta.extra (the "evprof" section of the profile-info panel).
+ * Returns 0 or -ENOMEM.
+ */
+EVPROF_API int evprof_profile__add_note(struct evprof_profile *p,
+					const char *note);
+
+/*
+ * Registers the counter event name (e.g. "page-faults") and returns its
+ * index, the bit and slot samples use for its deltas. Registering a known
+ * name returns its index again. Returns -EBUSY once samples exist (their
+ * layout is fixed), -E2BIG beyond EVPROF_PROFILE_MAX_COUNTERS, -EINVAL for
+ * an empty name, or -ENOMEM.
+ */
+EVPROF_API int evprof_profile__add_counter(struct evprof_profile *p,
+					   const char *name);
+
+/* ---- libs, processes, threads ------------------------------------------ */
+
+struct evprof_profile_lib {
+	const char *path;     /* file path; required */
+	const char *name;     /* NULL: the basename of path */
+	const void *build_id; /* ELF build id bytes, or NULL */
+	size_t build_id_len;  /* at most 64 */
+	const char *arch;     /* e.g. "x86_64", or NULL */
+};
+
+/*
+ * Interns a lib (same path and build id: same index). The Firefox writer
+ * derives codeId (the build id in lowercase hex) and breakpadId (its first
+ * 16 bytes as a GUID, the first u32 and the two u16 after it byte-swapped,
+ * uppercase, then the age "0"; shorter ids are zero-padded).
+ * Returns the lib index, -EINVAL (no path, build id over 64 bytes) or
+ * -ENOMEM.
+ */
+EVPROF_API int evprof_profile__add_lib(struct evprof_profile *p,
+				       const struct evprof_profile_lib *lib);
+
+/*
+ * Adds a process (start_ns 0: the time origin). Adding a pid again makes a
+ * new process (e.g. after an exec), which the Firefox Profiler shows in the
+ * same pid group. Returns the process index, -EINVAL (no name) or -ENOMEM.
+ */
+EVPROF_API int evprof_profile__add_process(struct evprof_profile *p, int pid,
+					   const char *name, uint64_t start_ns);
+/* Renames process proc (an exec). Returns 0, -EINVAL or -ENOMEM. */
+EVPROF_API int evprof_profile__set_process_name(struct evprof_profile *p,
+						int proc, const char *name);
+/* Records the exit time of process proc. Returns 0 or -EINVAL. */
+EVPROF_API int evprof_profile__end_process(struct evprof_profile *p, int proc,
+					   uint64_t end_ns);
+
+/*
+ * Adds thread tid to process proc (start_ns 0: the process start). The
+ * thread whose tid equals the process pid is its main thread. Returns the
+ * thread index, -EINVAL (bad proc, no name) or -ENOMEM.
+ */
+EVPROF_API int evprof_profile__add_thread(struct evprof_profile *p, int proc,
+					  int tid, const char *name,
+					  uint64_t start_ns);
+/* Renames thread thr (a COMM). Returns 0, -EINVAL or -ENOMEM. */
+EVPROF_API int evprof_profile__set_thread_name(struct evprof_profile *p,
+					       int thr, const char *name);
+/* Records the exit time of thread thr. Returns 0 or -EINVAL. */
+EVPROF_API int evprof_profile__end_thread(struct evprof_profile *p, int thr,
+					  uint64_t end_ns);
+
+/* ---- frames and stacks ------------------------------------------------- */
+
+struct evprof_profile_frame {
+	int lib;		 /* lib index, or -1 (kernel, JIT, unknown) */
+	uint64_t address;	 /* lib-relative; absolute when lib < 0 */
+	const char *function;	 /* NULL: named by its address, "0x1a2b" */
+	const char *file;	 /* source file, or NULL */
+	uint32_t line;		 /* source line, 0: unknown */
+	uint16_t inline_depth;	 /* 0: the real frame, 1+: inlined into it */
+	bool kernel;		 /* category Kernel instead of User */
+	uint64_t symbol_address; /* lib-relative start of the symbol */
+	uint64_t symbol_size;	 /* 0: symbol unknown (no nativeSymbol) */
+};
+
+/*
+ * Interns a frame: the same (lib, address, function, file, line, inline
+ * depth, kernel) gives the same index. The symbol fields of the first
+ * registration are kept. Frames without a lib are written without an
+ * address (the Firefox Profiler reads addresses relative to a lib only).
+ * Returns the frame index, -EINVAL (bad lib) or -ENOMEM.
+ */
+EVPROF_API int evprof_profile__frame(struct evprof_profile *p,
+				     const struct evprof_profile_frame *f);
+
+/*
+ * Interns the stack made of stack parent (-1: none, frame is a root) with
+ * frame on top. Build a callchain root first (outermost caller first; for
+ * inlined code the real frame, then depth 1, 2...). Returns the stack
+ * index, -EINVAL (bad parent or frame) or -ENOMEM.
+ */
+EVPROF_API int evprof_profile__stack(struct evprof_profile *p, int parent,
+				     int frame);
+
+/* ---- samples ------------------------------------------------------------ */
+
+struct evprof_profile_sample {
+	uint64_t time_ns;      /* CLOCK_MONOTONIC */
+	int stack;	       /* stack index, or -1: no stack */
+	uint64_t weight;       /* how many samples this stands for; 0: 1 */
+	uint64_t cpu_delta_ns; /* on-CPU time since the thread's last sample */
+	uint64_t has_counters; /* bit i: counters[i] holds counter i's delta */
+	const uint64_t *counters; /* indexed by counter; NULL if none set */
+};
+
+/*
+ * Appends a sample to thread thr. Samples may come slightly out of time
+ * order (merged ring buffers); the writers sort each thread by time
+ * (stable). Counters whose bit is clear have no value (JSON null).
+ * Returns 0, -EINVAL (bad thread or stack, a bit set for an unregistered
+ * counter) or -ENOMEM.
+ */
+EVPROF_API int
+evprof_profile__add_sample(struct evprof_profile *p, int thr,
+			   const struct evprof_profile_sample *s);
+
+struct evprof_profile_stats {
+	uint64_t samples; /* sample rows (not weights) over all threads */
+	uint32_t processes;
+	uint32_t threads;
+	uint32_t libs;
+	uint32_t frames;
+	uint32_t stacks;
+	uint32_t counters;
+};
+
+/* Fills *st with the profile's sizes. */
+EVPROF_API void evprof_profile__stats(const struct evprof_profile *p,
+				      struct evprof_profile_stats *st);
+
+/* ---- writers ------------------------------------------------------------ */
+
+struct evprof_firefox_opts {
+	size_t sz; /* sizeof(struct evprof_firefox_opts) */
+	/*
+	 * NULL: sample weights are the samples' own weights. A counter name:
+	 * each sample weighs that counter's delta (no value: 0), so the call
+	 * tree sums e.g. instructions. The Firefox Profiler knows only the
+	 * weight types "samples", "tracing-ms" and "bytes" and sums weights
+	 * as plain numbers; counts fit none of the units, so weightType stays
+	 * "samples" and the call tree labels counts "samples".
+	 */
+	const char *weight_counter;
+};
+
+/*
+ * Writes the Firefox Profiler processed format (preprocessedProfileVersion
+ * 66: shared tables, stackTable.prefixOffset, resourceTable.lib),
+ * symbolicated, one process per process, threads grouped by process, the
+ * main thread first. Samples carry threadCPUDelta (µs; the column is left
+ * out when no sample has CPU time) and, when counters are registered,
+ * samples.samplyEventDeltas: {counter name: [delta or null per sample]}.
+ * path ending in ".gz" is gzip-compressed. A regular file is written as
+ * path.tmp and renamed over path when complete, so a failed write leaves
+ * neither a partial path nor path.tmp; other files (/dev/stdout, pipes) are
+ * written in place. opts may be NULL.
+ * Returns 0, -ENOENT (weight_counter not registered), -EINVAL or -errno of
+ * the failed open/write/close/rename (e.g. -ENOSPC).
+ */
+EVPROF_API int
+evprof_profile__write_firefox(const struct evprof_profile *p, const char *path,
+			      const struct evprof_firefox_opts *opts);
+
+struct evprof_folded_opts {
+	size_t sz; /* sizeof(struct evprof_folded_opts) */
+	/* NULL: weigh by samples; a counter name: by its deltas (none: 0). */
+	const char *weight_counter;
+};
+
+/*
+ * Writes folded stacks, one line per distinct (thread name, stack):
+ * "thread;root;...;leaf N" where N sums the weights, lines in byte order,
+ * zero sums left out. Kernel frames end in "_[k]" (as FlameGraph's
+ * stackcollapse-perf writes them); ';' and line breaks in names become '_'.
+ * Files as evprof_profile__write_firefox() (".gz" compresses, atomic
+ * rename). Returns 0, -ENOENT (weight_counter not registered), -EINVAL or
+ * -errno.
+ */
+EVPROF_API int
+evprof_profile__write_folded(const struct evprof_profile *p, const char *path,
+			     const struct evprof_folded_opts *opts);
+
+/*
+ * As evprof_profile__write_folded() into an open stream (e.g. stdout),
+ * flushed but not closed. Returns 0 or -errno (-EIO for a stream error
+ * without errno).
+ */
+EVPROF_API int
+evprof_profile__write_folded_file(const struct evprof_profile *p, FILE *f,
+				  const struct evprof_folded_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EVPROF_PROFILE_H */

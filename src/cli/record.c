@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: MIT
+/*
+ * evprof record: sample a launched command; every sample carries the
+ * values of the group's counters (PERF_SAMPLE_READ), turned into
+ * per-thread deltas by the session and written as a profile.
+ *
+ * Per-task mode: one group per CPU on the child with inherit (an inherited
+ * event cannot be mmapped with cpu == -1), enable_on_exec, one ring per
+ * CPU on the leader. A hidden task-clock member gives each sample its
+ * thread's exact CPU time.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <evprof/evprof.h>
+#include <evprof/profile.h>
+#include <evprof/session.h>
+#include <evprof/symbols.h>
+
+#include "cli.h"
+#include "launch.h"
+
+static const char record_usage[] =
+	"usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|none] [-o FILE]\n"
+	"                     [--format firefox|folded] [--weight EVENT]\n"
+	"                     [--mode auto|task|cpu] [--duration S] -- CMD ARGS...\n"
+	"\n"
+	"  -e, --events LIST   first event samples, the others are counted with\n"
+	"                      every sample (default: cycles)\n"
+	"  -F, --freq HZ       samples per second of the sampling event (1000)\n"
+	"  -c, --count N       sample every N events instead\n"
+	"  -g, --call-graph M  fp (default): kernel + frame-pointer user stacks;\n"
+	"                      none: the sampled instruction only\n"
+	"  -o, --output FILE   default evprof.json.gz (evprof.folded with folded)\n"
+	"      --format F      firefox (default) or folded (also chosen by a\n"
+	"                      .folded file name)\n"
+	"      --weight EVENT  weigh samples by that event's deltas\n"
+	"      --mode M        auto (default), task (per-task groups with\n"
+	"                      inherit), cpu (per-CPU groups; not available yet)\n"
+	"      --duration S    stop after S seconds (the command gets SIGTERM)\n";
+
+#define RING_PAGES 128
+#define MAX_EVENTS (EVPROF_SNAPSHOT_MAX - 2)
+
+struct rec {
+	/* Events as they end up: [0] samples, then the extras. */
+	struct evprof_event_spec events[MAX_EVENTS + 1];
+	size_t nr;
+	bool cpu_time_member; /* the hidden task-clock is in the group */
+	bool exclude_kernel;
+	long freq;
+	long period;
+	bool callchain;
+	char notes[8][256];
+	int nr_notes;
+	struct evprof_group_set *set;
+	struct evprof_ring **rings;
+	size_t nr_rings;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Prints a fallback step once on stderr and keeps it for the profile. */
+static void note(struct rec *r, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[256];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	cli_err("%s", buf);
+	if (r->nr_notes < 8)
+		snprintf(r->notes[r->nr_notes++], sizeof(r->notes[0]), "%s",
+			 buf);
+}
+
+static bool is_unsupported(int err)
+{
+	return err == ENOENT || err == ENODEV || err == ENXIO ||
+	       err == EOPNOTSUPP || err == EINVAL;
+}
+
+/* Fills attrs: sampler, the hidden task-clock, then the extras. */
+static size_t build_attrs(const struct rec *r, struct perf_event_attr *attrs)
+{
+	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+		      PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+		      PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ;
+	size_t n = 0;
+
+	if (r->callchain)
+		st |= PERF_SAMPLE_CALLCHAIN;
+	for (size_t i = 0; i < r->nr; i++) {
+		struct perf_event_attr *a = &attrs[n++];
+
+		*a = r->events[i].attr;
+		a->sample_type = st;
+		/* Inherited counters report per thread only with TID (6.12). */
+		a->inherit = 1;
+		a->sample_id_all = 1;
+		a->use_clockid = 1;
+		a->clockid = CLOCK_MONOTONIC; /* one clock for the group */
+		if (r->exclude_kernel) {
+			a->exclude_kernel = 1;
+			a->exclude_hv = 1;
+		}
+		if (i == 0) {
+			if (r->period) {
+				a->sample_period = (uint64_t)r->period;
+			} else {
+				a->freq = 1;
+				a->sample_freq = (uint64_t)r->freq;
+			}
+			a->disabled = 1;
+			a->enable_on_exec = 1;
+			a->mmap = a->mmap2 = a->comm = a->comm_exec = 1;
+			a->task = 1;
+			a->watermark = 1;
+			a->wakeup_watermark = RING_PAGES * 4096 / 4;
+			if (r->cpu_time_member) {
+				struct perf_event_attr *t = &attrs[n++];
+
+				*t = (struct perf_event_attr){
+					.size = sizeof(*t),
+					.type = PERF_TYPE_SOFTWARE,
+					.config = PERF_COUNT_SW_TASK_CLOCK,
+				};
+				t->sample_type = st;
+				t->inherit = 1;
+				t->sample_id_all = 1;
+				t->use_clockid = 1;
+				t->clockid = CLOCK_MONOTONIC;
+				t->exclude_kernel = a->exclude_kernel;
+				t->exclude_hv = a->exclude_hv;
+			}
+		} else {
+			a->sample_period = 0; /* counting only */
+			a->freq = 0;
+			a->disabled = 0;
+		}
+	}
+	return n;
+}
+
+/* Which event does attrs index m stand for: -1 for the hidden clock. */
+static long event_of(const struct rec *r, size_t m)
+{
+	if (m == 0)
+		return 0;
+	if (r->cpu_time_member)
+		return m == 1 ? -1 : (long)m - 1;
+	return (long)m;
+}
+
+static void drop_event(struct rec *r, size_t e)
+{
+	memmove(&r->events[e], &r->events[e + 1],
+		(r->nr - e - 1) * sizeof(r->events[0]));
+	r->nr--;
+}
+
+/*
+ * Opens the groups, walking the fallback chain: without the extras that
+ * cannot open, then cpu-clock sampling with every extra that opens, then
+ * without kernel samples when they are not allowed. Returns 0 or -1.
+ */
+static int open_groups(struct rec *r, pid_t pid)
+{
+	struct evprof_event_spec all[MAX_EVENTS + 1];
+	size_t all_nr = r->nr;
+	char advice[512];
+
+	memcpy(all, r->events, sizeof(all));
+	for (;;) {
+		struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
+		int failed_member = -1, failed_cpu = -1, err;
+		struct evprof_group_set_opts o = {
+			.sz = sizeof(o),
+			.failed_member = &failed_member,
+			.failed_cpu = &failed_cpu,
+		};
+		size_t n = build_attrs(r, attrs);
+		long e;
+
+		r->set = evprof_group_set__open(attrs, n, pid, &o);
+		if (r->set)
+			return 0;
+		err = errno;
+		e = failed_member < 0 ? 0 : event_of(r, (size_t)failed_member);
+		evprof_open_advice(err, e < 0 ? "task-clock"
+					      : r->events[e].name,
+				   advice, sizeof(advice));
+		if ((err == EACCES || err == EPERM) && !r->exclude_kernel) {
+			r->exclude_kernel = true;
+			note(r, "kernel samples are not allowed (%s): recording "
+				"user space only", advice);
+		} else if (e < 0 && is_unsupported(err)) {
+			r->cpu_time_member = false;
+			note(r, "task-clock cannot be counted (%s): CPU time "
+				"per sample is unknown", advice);
+		} else if (e > 0 && is_unsupported(err)) {
+			note(r, "%s cannot be counted with %s (%s): recording "
+				"without it", r->events[e].name,
+			     r->events[0].name, advice);
+			drop_event(r, (size_t)e);
+		} else if (e == 0 && is_unsupported(err) &&
+			   !(r->events[0].attr.type == PERF_TYPE_SOFTWARE &&
+			     r->events[0].attr.config ==
+				     PERF_COUNT_SW_CPU_CLOCK)) {
+			note(r, "%s cannot sample (%s): sampling cpu-clock, "
+				"keeping every extra event that opens",
+			     r->events[0].name, advice);
+			memcpy(r->events, all, sizeof(all));
+			r->nr = all_nr;
+			if (evprof_event_spec__parse(&r->events[0],
+						     "cpu-clock") < 0)
+				return -1;
+		} else {
+			cli_err("cannot open %s: %s",
+				e < 0 ? "task-clock" : r->events[e].name,
+				advice);
+			return -1;
+		}
+	}
+}
+
+static int open_rings(struct rec *r)
+{
+	r->nr_rings = evprof_group_set__nr(r->set);
+	r->rings = calloc(r->nr_rings, sizeof(*r->rings));
+	if (!r->rings)
+		return -1;
+	for (size_t i = 0; i < r->nr_rings; i++) {
+		int fd = evprof_group__fd(evprof_group_set__group(r->set, i),
+					  0);
+
+		r->rings[i] = evprof_ring__open(fd, RING_PAGES);
+		if (!r->rings[i]) {
+			cli_err("cannot map the ring buffer of CPU %d: %s%s",
+				evprof_group_set__cpu(r->set, i),
+				strerror(errno),
+				errno == EPERM ? " (raise "
+						 "kernel.perf_event_mlock_kb)"
+					       : "");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void drain(struct rec *r, struct evprof_session *s)
+{
+	for (size_t i = 0; i < r->nr_rings; i++) {
+		const void *rec;
+		size_t size;
+
+		while (evprof_ring__next(r->rings[i], &rec, &size) == 1)
+			evprof_session__feed(s, rec, size);
+	}
+}
+
+static int declare_ids(struct rec *r, struct evprof_session *s)
+{
+	for (size_t i = 0; i < evprof_group_set__nr(r->set); i++) {
+		struct evprof_group *g = evprof_group_set__group(r->set, i);
+
+		for (size_t m = 0; m < evprof_group__nr(g); m++) {
+			long e = event_of(r, m);
+			int role = e == 0   ? EVPROF_SESSION_SAMPLER
+				   : e < 0 ? EVPROF_SESSION_CPU_TIME
+					   : (int)e - 1;
+
+			if (evprof_session__set_id(s, evprof_group__id(g, m),
+						   role) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Records until the child exits, Ctrl-C, or the duration ends. Returns the
+ * child's wait status.
+ */
+static int record_loop(struct rec *r, struct evprof_session *s, pid_t child,
+		       double duration)
+{
+	struct pollfd *pfd = calloc(r->nr_rings + 1, sizeof(*pfd));
+	uint64_t end = duration > 0 ? clock_ns(CLOCK_MONOTONIC) +
+					      (uint64_t)(duration * 1e9)
+				    : 0;
+	bool stopping = false;
+	int status = 0;
+	uint64_t stop_deadline = 0;
+
+	if (!pfd)
+		return -1;
+	for (size_t i = 0; i < r->nr_rings; i++) {
+		pfd[i].fd = evprof_ring__fd(r->rings[i]);
+		pfd[i].events = POLLIN;
+	}
+	pfd[r->nr_rings].fd = (int)syscall(SYS_pidfd_open, child, 0);
+	pfd[r->nr_rings].events = POLLIN;
+	for (;;) {
+		uint64_t now;
+		int n = poll(pfd, r->nr_rings + 1, 100);
+
+		drain(r, s);
+		if (n > 0 && (pfd[r->nr_rings].revents & POLLIN))
+			break; /* the command exited */
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (end && now >= end && !stopping) {
+			cli_err("duration reached: stopping the command");
+			kill(child, SIGTERM);
+			stopping = true;
+			stop_deadline = now + 2000000000ull;
+		}
+		if (interrupted && !stopping) {
+			/* The command decides what Ctrl-C means to it. */
+			kill(child, SIGINT);
+			stopping = true;
+			stop_deadline = now + 2000000000ull;
+		}
+		if (stopping && now >= stop_deadline) {
+			kill(child, SIGKILL);
+			stop_deadline = UINT64_MAX;
+		}
+	}
+	evprof_group_set__disable(r->set);
+	drain(r, s);
+	if (pfd[r->nr_rings].fd >= 0)
+		close(pfd[r->nr_rings].fd);
+	free(pfd);
+	waitpid(child, &status, 0);
+	return status;
+}
+
+static void summary(struct rec *r, struct evprof_session *s,
+		    const char *path, double secs)
+{
+	struct evprof_session_stats st;
+	uint64_t lost = 0, lost_samples = 0, lost_recs = 0;
+
+	evprof_session__stats(s, &st);
+	for (size_t i = 0; i < r->nr_rings; i++) {
+		struct evprof_ring_stats rs;
+
+		evprof_ring__stats(r->rings[i], &rs);
+		lost += rs.lost_events;
+		lost_recs += rs.lost_records;
+		lost_samples += rs.lost_samples;
+	}
+	fprintf(stderr,
+		"evprof: %llu samples of %s, %u threads in %u processes, "
+		"%.3f s; lost %llu records (%llu LOST records), %llu samples; "
+		"wrote %s\n",
+		(unsigned long long)st.samples, r->events[0].name, st.threads,
+		st.processes, secs, (unsigned long long)lost,
+		(unsigned long long)lost_recs,
+		(unsigned long long)lost_samples, path);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static int write_output(const struct evprof_profile *p, const char *path,
+			bool folded, const char *weight)
+{
+	if (folded) {
+		struct evprof_folded_opts o = { .sz = sizeof(o),
+						.weight_counter = weight };
+
+		return evprof_profile__write_folded(p, path, &o);
+	} else {
+		struct evprof_firefox_opts o = { .sz = sizeof(o),
+						 .weight_counter = weight };
+
+		return evprof_profile__write_firefox(p, path, &o);
+	}
+}
+
+static int parse_events(struct rec *r, const char *list)
+{
+	struct evprof_event_list *l;
+	int err = evprof_event_list__parse(&l, list);
+
+	if (err) {
+		cli_err("bad event list '%s': %s", list, evprof_strerror(err));
+		return -1;
+	}
+	if (l->nr_events > MAX_EVENTS) {
+		cli_err("at most %d events", MAX_EVENTS);
+		evprof_event_list__free(l);
+		return -1;
+	}
+	/* Braces do not matter here: every event joins the sampler's group. */
+	memcpy(r->events, l->events, l->nr_events * sizeof(r->events[0]));
+	r->nr = l->nr_events;
+	evprof_event_list__free(l);
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "call-graph", required_argument, NULL, 'g' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "weight", required_argument, NULL, 'w' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *events = "cycles", *out = NULL, *weight = NULL;
+	const char *mode = "auto", *format = NULL;
+	struct rec r = { .freq = 1000, .callchain = true,
+			 .cpu_time_member = true };
+	struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+	struct sigaction sa = { .sa_handler = on_sigint };
+	struct evprof_session *s = NULL;
+	struct evprof_profile *prof = NULL;
+	struct evprof_symbolizer *sym = NULL;
+	const char *counters[MAX_EVENTS];
+	double duration = 0;
+	bool folded;
+	int c, err, status, ret = 1;
+	uint64_t t_mono, t_wall;
+	char product[512], os[200];
+	struct utsname u;
+
+	while ((c = getopt_long(argc, argv, "+e:F:c:g:o:h", opts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'e':
+			events = optarg;
+			break;
+		case 'F':
+			r.freq = atol(optarg);
+			if (r.freq <= 0) {
+				cli_err("-F needs a positive frequency");
+				return 2;
+			}
+			break;
+		case 'c':
+			r.period = atol(optarg);
+			if (r.period <= 0) {
+				cli_err("-c needs a positive count");
+				return 2;
+			}
+			break;
+		case 'g':
+			if (!strcmp(optarg, "none")) {
+				r.callchain = false;
+			} else if (strcmp(optarg, "fp")) {
+				cli_err("-g takes fp or none");
+				return 2;
+			}
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'f':
+			format = optarg;
+			break;
+		case 'w':
+			weight = optarg;
+			break;
+		case 'm':
+			mode = optarg;
+			break;
+		case 'd':
+			duration = atof(optarg);
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			return 0;
+		default:
+			fputs(record_usage, stderr);
+			return 2;
+		}
+	}
+	argv += optind;
+	argc -= optind;
+	if (argc == 0) {
+		cli_err("record needs a command to run");
+		fputs(record_usage, stderr);
+		return 2;
+	}
+	if (format && strcmp(format, "firefox") && strcmp(format, "folded")) {
+		cli_err("--format takes firefox or folded");
+		return 2;
+	}
+	folded = format ? !strcmp(format, "folded")
+			: (out && (ends_with(out, ".folded") ||
+				   ends_with(out, ".folded.gz")));
+	if (!out)
+		out = folded ? "evprof.folded" : "evprof.json.gz";
+	if (strcmp(mode, "auto") && strcmp(mode, "task") &&
+	    strcmp(mode, "cpu")) {
+		cli_err("--mode takes auto, task or cpu");
+		return 2;
+	}
+	if (!strcmp(mode, "cpu") ||
+	    (!strcmp(mode, "auto") &&
+	     !evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes)) {
+		cli_err("per-CPU recording (--mode cpu) is not available yet; "
+			"this kernel %s",
+			evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes
+				? "supports --mode task"
+				: "lacks inherit + PERF_SAMPLE_READ (Linux 6.12)");
+		return 2;
+	}
+	if (parse_events(&r, events) < 0)
+		return 2;
+
+	err = launch_prepare(&l, argv);
+	if (err) {
+		cli_err("cannot start '%s': %s", argv[0], strerror(-err));
+		return 1;
+	}
+	if (open_groups(&r, l.pid) < 0 || open_rings(&r) < 0)
+		goto out_abort;
+	for (size_t i = 1; i < r.nr; i++)
+		counters[i - 1] = r.events[i].name;
+	{
+		struct evprof_session_opts so = {
+			.sz = sizeof(so),
+			.counters = counters,
+			.nr_counters = r.nr - 1,
+			.pids = &l.pid,
+			.nr_pids = 1,
+		};
+		struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
+
+		build_attrs(&r, attrs);
+		attrs[0].read_format = evprof_group__read_format(
+			evprof_group_set__group(r.set, 0));
+		evprof_record_fmt__from_attr(&so.fmt, &attrs[0]);
+		s = evprof_session__new(&so);
+	}
+	if (!s || declare_ids(&r, s) < 0) {
+		cli_err("cannot set up the session: %s", strerror(errno));
+		goto out_abort;
+	}
+	if (weight) {
+		bool found = false;
+
+		for (size_t i = 1; i < r.nr; i++)
+			found |= !strcmp(r.events[i].name, weight);
+		if (!found) {
+			note(&r, "--weight %s: no such counter in this "
+				 "recording, weighing by samples", weight);
+			weight = NULL;
+		}
+	}
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	t_mono = clock_ns(CLOCK_MONOTONIC);
+	t_wall = clock_ns(CLOCK_REALTIME);
+	err = launch_go(&l);
+	if (err) {
+		cli_err("cannot run '%s': %s", argv[0], strerror(-err));
+		ret = 127;
+		goto out;
+	}
+	status = record_loop(&r, s, l.pid, duration);
+	ret = launch_exit_code(status);
+
+	uname(&u);
+	snprintf(os, sizeof(os), "%s %s", u.sysname, u.release);
+	{
+		size_t off = (size_t)snprintf(product, sizeof(product),
+					      "evprof");
+
+		for (int i = 0; i < argc && off < sizeof(product); i++)
+			off += (size_t)snprintf(product + off,
+						sizeof(product) - off, " %s",
+						argv[i]);
+	}
+	{
+		struct evprof_profile_opts po = {
+			.sz = sizeof(po),
+			.product = product,
+			.os = os,
+			.start_wall_ns = t_wall,
+			.start_mono_ns = t_mono,
+			.interval_ns = r.period ? 0 : 1000000000ull /
+							      (uint64_t)r.freq,
+		};
+
+		prof = evprof_profile__new(&po);
+	}
+	sym = evprof_symbolizer__new(NULL);
+	if (!prof || !sym) {
+		cli_err("out of memory");
+		ret = ret ? ret : 1;
+		goto out;
+	}
+	for (int i = 0; i < r.nr_notes; i++)
+		evprof_profile__add_note(prof, r.notes[i]);
+	err = evprof_session__build(s, prof, sym);
+	if (!err)
+		err = write_output(prof, out, folded, weight);
+	if (err) {
+		cli_err("cannot write %s: %s", out, evprof_strerror(err));
+		ret = ret ? ret : 1;
+		goto out;
+	}
+	summary(&r, s, out, (double)(clock_ns(CLOCK_MONOTONIC) - t_mono) / 1e9);
+	goto out;
+
+out_abort:
+	launch_abort(&l);
+out:
+	evprof_symbolizer__free(sym);
+	evprof_profile__free(prof);
+	evprof_session__free(s);
+	for (size_t i = 0; i < r.nr_rings; i++)
+		evprof_ring__close(r.rings[i]);
+	free(r.rings);
+	evprof_group_set__close(r.set);
+	return ret;
+}

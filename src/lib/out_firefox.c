@@ -1,0 +1,841 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firefox Profiler processed format writer.
+ *
+ * Layout of preprocessedProfileVersion 66 (as samply writes it): tables
+ * shared by all threads in profile.shared, stackTable.prefixOffset (0: root,
+ * else the parent is i - k), resourceTable.lib. The profiler upgrades older
+ * versions on load and refuses newer ones, so we claim the version whose
+ * layout we write, not the newest.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "profile_internal.h"
+
+#define FXP_VERSION	       66
+#define FXP_GECKO_META_VERSION 24
+
+enum { CAT_OTHER, CAT_USER, CAT_KERNEL };
+
+struct fx_ctx {
+	const struct evprof_profile *p;
+	struct evprof__json j;
+	int weight_counter; /* counter index, or -1 */
+	bool cpu;	    /* some sample has CPU time */
+	int32_t *source_of; /* per string: source index or -1 */
+	uint32_t *sources;  /* source index -> filename string */
+	size_t nr_sources;
+	int32_t *sym_of; /* per frame: native symbol index or -1 */
+	uint32_t *syms;	 /* native symbol index -> defining frame */
+	size_t nr_syms;
+	uint32_t *thread_order;
+	uint64_t *proc_last; /* per process: latest sample time */
+};
+
+/* Nanoseconds since the time origin, written as ms. */
+static void json_ms(struct fx_ctx *c, uint64_t t_ns)
+{
+	evprof__json_fixed(&c->j, (int64_t)(t_ns - c->p->start_mono_ns), 6);
+}
+
+/* ---- tables derived at write time ---------------------------------------- */
+
+static int build_sources(struct fx_ctx *c)
+{
+	const struct evprof_profile *p = c->p;
+	size_t i;
+
+	c->source_of = malloc((p->nr_strs + 1) * sizeof(*c->source_of));
+	c->sources = malloc((p->nr_funcs + 1) * sizeof(*c->sources));
+	if (!c->source_of || !c->sources)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_strs; i++)
+		c->source_of[i] = -1;
+	for (i = 0; i < p->nr_funcs; i++) {
+		int32_t f = p->funcs[i].file;
+
+		if (f >= 0 && c->source_of[f] < 0) {
+			c->source_of[f] = (int32_t)c->nr_sources;
+			c->sources[c->nr_sources++] = (uint32_t)f;
+		}
+	}
+	return 0;
+}
+
+struct sym_key {
+	int32_t lib;
+	uint64_t address;
+	uint32_t name;
+};
+
+static bool sym_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct fx_ctx *c = ctx;
+	const struct evprof__frame *f = &c->p->frames[c->syms[idx]];
+	const struct sym_key *k = key;
+
+	return f->lib == k->lib && f->symbol_address == k->address &&
+	       c->p->funcs[f->func].name == k->name;
+}
+
+/* One native symbol per (lib, symbol address, name) among known symbols. */
+static int build_symbols(struct fx_ctx *c)
+{
+	const struct evprof_profile *p = c->p;
+	struct evprof__hset set = {0};
+	size_t i;
+	int err = 0;
+
+	c->sym_of = malloc((p->nr_frames + 1) * sizeof(*c->sym_of));
+	c->syms = malloc((p->nr_frames + 1) * sizeof(*c->syms));
+	if (!c->sym_of || !c->syms)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_frames; i++) {
+		const struct evprof__frame *f = &p->frames[i];
+		struct sym_key k = {f->lib, f->symbol_address,
+				    p->funcs[f->func].name};
+		uint32_t h;
+		int64_t idx;
+
+		c->sym_of[i] = -1;
+		if (f->lib < 0 || !f->symbol_size)
+			continue;
+		h = evprof__hash_u64(((uint64_t)k.lib << 32 | k.name) ^
+				     k.address * 0x9e3779b97f4a7c15ULL);
+		idx = evprof__hset_find(&set, h, sym_eq, c, &k);
+		if (idx < 0) {
+			idx = (int64_t)c->nr_syms;
+			err = evprof__hset_add(&set, h, (uint32_t)idx);
+			if (err)
+				break;
+			c->syms[c->nr_syms++] = (uint32_t)i;
+		}
+		c->sym_of[i] = (int32_t)idx;
+	}
+	evprof__hset_free(&set);
+	return err;
+}
+
+static int cmp_thread(const void *a, const void *b, void *ctx)
+{
+	const struct evprof_profile *p = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct evprof__thread *tx = &p->threads[x], *ty = &p->threads[y];
+	bool mx = tx->tid == p->procs[tx->proc].pid;
+	bool my = ty->tid == p->procs[ty->proc].pid;
+
+	if (tx->proc != ty->proc)
+		return tx->proc < ty->proc ? -1 : 1;
+	if (mx != my)
+		return mx ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Threads grouped by process, main thread first; latest sample per process. */
+static int build_threads(struct fx_ctx *c)
+{
+	const struct evprof_profile *p = c->p;
+	size_t i, k;
+
+	c->thread_order = malloc((p->nr_threads + 1) * sizeof(uint32_t));
+	c->proc_last = calloc(p->nr_procs + 1, sizeof(uint64_t));
+	if (!c->thread_order || !c->proc_last)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_procs; i++)
+		c->proc_last[i] = p->procs[i].start_ns;
+	for (i = 0; i < p->nr_threads; i++) {
+		const struct evprof__samples *s = &p->threads[i].s;
+		uint64_t *last = &c->proc_last[p->threads[i].proc];
+
+		c->thread_order[i] = (uint32_t)i;
+		for (k = 0; k < s->n; k++) {
+			if (s->time[k] > *last)
+				*last = s->time[k];
+			if (s->cpu[k])
+				c->cpu = true;
+		}
+	}
+	qsort_r(c->thread_order, p->nr_threads, sizeof(uint32_t), cmp_thread,
+		(void *)p);
+	return 0;
+}
+
+/*
+ * An end time is kept within one interval of the last sample: profiler-cli's
+ * timestamp naming asserts on end times far outside the samples' range.
+ */
+static void json_end_time(struct fx_ctx *c, bool ended, uint64_t end,
+			  uint64_t start, uint64_t last)
+{
+	uint64_t limit = (last > start ? last : start) + c->p->interval_ns;
+
+	if (!ended) {
+		evprof__json_null(&c->j);
+		return;
+	}
+	if (end > limit)
+		end = limit;
+	json_ms(c, end < start ? start : end);
+}
+
+/* ---- meta, libs ---------------------------------------------------------- */
+
+static void write_category(struct evprof__json *j, const char *name,
+			   const char *color)
+{
+	evprof__json_obj(j);
+	evprof__json_key(j, "name");
+	evprof__json_str(j, name);
+	evprof__json_key(j, "color");
+	evprof__json_str(j, color);
+	evprof__json_key(j, "subcategories");
+	evprof__json_arr(j);
+	evprof__json_str(j, "Other");
+	evprof__json_arr_end(j);
+	evprof__json_obj_end(j);
+}
+
+static void write_extra_entry(struct evprof__json *j, const char *label,
+			      const char *value)
+{
+	evprof__json_obj(j);
+	evprof__json_key(j, "label");
+	evprof__json_str(j, label);
+	evprof__json_key(j, "format");
+	evprof__json_str(j, "string");
+	evprof__json_key(j, "value");
+	evprof__json_str(j, value);
+	evprof__json_obj_end(j);
+}
+
+static void write_meta(struct fx_ctx *c)
+{
+	const struct evprof_profile *p = c->p;
+	struct evprof__json *j = &c->j;
+	size_t i;
+
+	evprof__json_key(j, "meta");
+	evprof__json_obj(j);
+	evprof__json_key(j, "version");
+	evprof__json_u64(j, FXP_GECKO_META_VERSION);
+	evprof__json_key(j, "preprocessedProfileVersion");
+	evprof__json_u64(j, FXP_VERSION);
+	evprof__json_key(j, "interval");
+	evprof__json_fixed(j, (int64_t)p->interval_ns, 6);
+	evprof__json_key(j, "startTime");
+	evprof__json_fixed(j, (int64_t)p->start_wall_ns, 6);
+	evprof__json_key(j, "startTimeAsClockMonotonicNanosecondsSinceBoot");
+	evprof__json_u64(j, p->start_mono_ns);
+	evprof__json_key(j, "processType");
+	evprof__json_u64(j, 0);
+	evprof__json_key(j, "product");
+	evprof__json_str(j, p->product);
+	if (p->os) {
+		evprof__json_key(j, "oscpu");
+		evprof__json_str(j, p->os);
+	}
+	evprof__json_key(j, "debug");
+	evprof__json_bool(j, false);
+	evprof__json_key(j, "symbolicated");
+	evprof__json_bool(j, true);
+	evprof__json_key(j, "pausedRanges");
+	evprof__json_raw(j, "[]");
+	evprof__json_key(j, "usesOnlyOneStackType");
+	evprof__json_bool(j, true);
+	evprof__json_key(j, "sourceCodeIsNotOnSearchfox");
+	evprof__json_bool(j, true);
+	evprof__json_key(j, "extensions");
+	evprof__json_raw(j,
+			 "{\"length\":0,\"baseURL\":[],\"id\":[],\"name\":[]}");
+	/* The first grey category is the default one; it must exist. */
+	evprof__json_key(j, "categories");
+	evprof__json_arr(j);
+	write_category(j, "Other", "grey");
+	write_category(j, "User", "yellow");
+	write_category(j, "Kernel", "orange");
+	evprof__json_arr_end(j);
+	evprof__json_key(j, "sampleUnits");
+	evprof__json_obj(j);
+	evprof__json_key(j, "time");
+	evprof__json_str(j, "ms");
+	evprof__json_key(j, "eventDelay");
+	evprof__json_str(j, "ms");
+	if (c->cpu) {
+		evprof__json_key(j, "threadCPUDelta");
+		evprof__json_str(j, "\xc2\xb5s");
+	}
+	evprof__json_obj_end(j);
+	evprof__json_key(j, "markerSchema");
+	evprof__json_raw(j, "[]");
+
+	/* Ours, ignored by the loader: for tools that read the file. */
+	evprof__json_key(j, "evprofNotes");
+	evprof__json_arr(j);
+	for (i = 0; i < p->nr_notes; i++)
+		evprof__json_str(j, p->notes[i]);
+	evprof__json_arr_end(j);
+	evprof__json_key(j, "evprofCounters");
+	evprof__json_arr(j);
+	for (i = 0; i < p->nr_counters; i++)
+		evprof__json_str(j, p->counters[i]);
+	evprof__json_arr_end(j);
+
+	/* Shown by the profiler in its profile-info panel. */
+	if (p->nr_notes || p->nr_counters) {
+		evprof__json_key(j, "extra");
+		evprof__json_arr(j);
+		evprof__json_obj(j);
+		evprof__json_key(j, "label");
+		evprof__json_str(j, "evprof");
+		evprof__json_key(j, "entries");
+		evprof__json_arr(j);
+		for (i = 0; i < p->nr_counters; i++)
+			write_extra_entry(j, "Counter", p->counters[i]);
+		for (i = 0; i < p->nr_notes; i++)
+			write_extra_entry(j, "Note", p->notes[i]);
+		evprof__json_arr_end(j);
+		evprof__json_obj_end(j);
+		evprof__json_arr_end(j);
+	}
+	evprof__json_obj_end(j);
+}
+
+static void write_hex(char *out, const uint8_t *b, size_t n, bool upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+/*
+ * Breakpad's id for an ELF file: the first 16 build id bytes read as a
+ * little-endian GUID (u32, u16, u16, then 8 bytes as they are), printed
+ * big-endian in uppercase, plus the age, always 0 for ELF.
+ */
+static void breakpad_id(char out[34], const struct evprof__lib *l)
+{
+	static const uint8_t swap[16] = {3, 2, 1,  0,  5,  4,  7,  6,
+					 8, 9, 10, 11, 12, 13, 14, 15};
+	uint8_t guid[16] = {0}, b[16];
+	size_t i;
+
+	memcpy(guid, l->build_id, l->build_id_len < 16 ? l->build_id_len : 16);
+	for (i = 0; i < 16; i++)
+		b[i] = guid[swap[i]];
+	write_hex(out, b, 16, true);
+	out[32] = '0';
+	out[33] = 0;
+}
+
+static void write_libs(struct fx_ctx *c)
+{
+	const struct evprof_profile *p = c->p;
+	struct evprof__json *j = &c->j;
+	char hex[2 * 64 + 1], bp[34];
+	size_t i;
+
+	evprof__json_key(j, "libs");
+	evprof__json_arr(j);
+	for (i = 0; i < p->nr_libs; i++) {
+		const struct evprof__lib *l = &p->libs[i];
+		const char *name = evprof__pstr(p, l->name);
+
+		evprof__json_obj(j);
+		evprof__json_key(j, "name");
+		evprof__json_str(j, name);
+		evprof__json_key(j, "path");
+		evprof__json_str(j, l->path);
+		evprof__json_key(j, "debugName");
+		evprof__json_str(j, name);
+		evprof__json_key(j, "debugPath");
+		evprof__json_str(j, l->path);
+		breakpad_id(bp, l);
+		evprof__json_key(j, "breakpadId");
+		evprof__json_str(j, bp);
+		write_hex(hex, l->build_id, l->build_id_len, false);
+		evprof__json_key(j, "codeId");
+		evprof__json_str(j, l->build_id_len ? hex : NULL);
+		evprof__json_key(j, "arch");
+		evprof__json_str(j, l->arch);
+		evprof__json_obj_end(j);
+	}
+	evprof__json_arr_end(j);
+}
+
+/* ---- shared tables ----------------------------------------------------------
+ */
+
+static void key_len(struct evprof__json *j, size_t n)
+{
+	evprof__json_key(j, "length");
+	evprof__json_u64(j, n);
+}
+
+/* "key": [v, v, ...] with n copies of a constant token. */
+static void const_col(struct evprof__json *j, const char *key, size_t n,
+		      const char *tok)
+{
+	size_t i;
+
+	evprof__json_key(j, key);
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++)
+		evprof__json_raw(j, tok);
+	evprof__json_arr_end(j);
+}
+
+static void write_stack_table(struct fx_ctx *c)
+{
+	const struct evprof_profile *p = c->p;
+	struct evprof__json *j = &c->j;
+	size_t i;
+
+	evprof__json_key(j, "stackTable");
+	evprof__json_obj(j);
+	key_len(j, p->nr_stacks);
+	evprof__json_key(j, "frame");
+	evprof__json_arr(j);
+	for (i = 0; i < p->nr_stacks; i++)
+		evprof__json_u64(j, (uint64_t)p->stacks[i].frame);
+	evprof__json_arr_end(j);
+	/* Interning puts parents before children, so offsets are > 0. */
+	evprof__json_key(j, "prefixOffset");
+	evprof__json_arr(j);
+	for (i = 0; i < p->nr_stacks; i++)
+		evprof__json_u64(j, p->stacks[i].parent < 0
+					? 0
+					: i - (size_t)p->stacks[i].parent);
+	evprof__json_arr_end(j);
+	evprof__json_obj_end(j);
+}
+
+static void write_frame_table(struct fx_ctx *c)
+{
+	const struct evprof_profile *p = c->p;
+	struct evprof__json *j = &c->j;
+	size_t i, n = p->nr_frames;
+
+	evprof__json_key(j, "frameTable");
+	evprof__json_obj(j);
+	key_len(j, n);
+	evprof__json_key(j, "address");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++) {
+		if (p->frames[i].lib >= 0)
+			evprof__json_u64(j, p->frames[i].address);
+		else
+			evprof__json_raw(j, "-1");
+	}
+	evprof__json_arr_end(j);
+	evprof__json_key(j, "inlineDepth");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++)
+		evprof__json_u64(j, p->frames[i].inline_depth);
+	evprof__json_arr_end(j);
+	evprof__json_key(j, "category");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++)
+		evprof__json_u64(j,
+				 p->frames[i].kernel ? CAT_KERNEL : CAT_USER);
+	evprof__json_arr_end(j);
+	const_col(j, "subcategory", n, "0");
+	evprof__json_key(j, "func");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++)
+		evprof__json_u64(j, p->frames[i].func);
+	evprof__json_arr_end(j);
+	evprof__json_key(j, "nativeSymbol");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++) {
+		if (c->sym_of[i] >= 0)
+			evprof__json_u64(j, (uint64_t)c->sym_of[i]);
+		else
+			evprof__json_null(j);
+	}
+	evprof__json_arr_end(j);
+	const_col(j, "innerWindowID", n, "0");
+	evprof__json_key(j, "line");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++) {
+		if (p->frames[i].line)
+			evprof__json_u64(j, p->frames[i].line);
+		else
+			evprof__json_null(j);
+	}
+	evprof__json_arr_end(j);
+	const_col(j, "column", n, "null");
+	const_col(j, "originalLocation", n, "null");
+	evprof__json_obj_end(j);
+}
+
+static void write_func_table(struct fx_ctx *c)
+{
+	const struct evprof_profile *p = c->p;
+	struct evprof__json *j = &c->j;
+	size_t i, n = p->nr_funcs;
+
+	evprof__json_key(j, "funcTable");
+	evprof__json_obj(j);
+	key_len(j, n);
+	evprof__json_key(j, "name");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++)
+		evprof__json_u64(j, p->funcs[i].name);
+	evprof__json_arr_end(j);
+	const_col(j, "isJS", n, "false");
+	const_col(j, "relevantForJS", n, "false");
+	/* Resource i is lib i. */
+	evprof__json_key(j, "resource");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++)
+		evprof__json_i64(j, p->funcs[i].lib);
+	evprof__json_arr_end(j);
+	evprof__json_key(j, "source");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++) {
+		if (p->funcs[i].file >= 0)
+			evprof__json_u64(
+			    j, (uint64_t)c->source_of[p->funcs[i].file]);
+		else
+			evprof__json_null(j);
+	}
+	evprof__json_arr_end(j);
+	const_col(j, "lineNumber", n, "null");
+	const_col(j, "columnNumber", n, "null");
+	const_col(j, "originalLocation", n, "null");
+	evprof__json_obj_end(j);
+}
+
+static void write_other_tables(struct fx_ctx *c)
+{
+	const struct evprof_profile *p = c->p;
+	struct evprof__json *j = &c->j;
+	size_t i, n = p->nr_libs;
+
+	evprof__json_key(j, "resourceTable");
+	evprof__json_obj(j);
+	key_len(j, n);
+	evprof__json_key(j, "lib");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++)
+		evprof__json_u64(j, i);
+	evprof__json_arr_end(j);
+	evprof__json_key(j, "name");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++)
+		evprof__json_u64(j, p->libs[i].name);
+	evprof__json_arr_end(j);
+	const_col(j, "host", n, "null");
+	const_col(j, "type", n, "1"); /* library */
+	evprof__json_obj_end(j);
+
+	n = c->nr_syms;
+	evprof__json_key(j, "nativeSymbols");
+	evprof__json_obj(j);
+	key_len(j, n);
+	evprof__json_key(j, "libIndex");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++)
+		evprof__json_u64(j, (uint64_t)p->frames[c->syms[i]].lib);
+	evprof__json_arr_end(j);
+	evprof__json_key(j, "address");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++)
+		evprof__json_u64(j, p->frames[c->syms[i]].symbol_address);
+	evprof__json_arr_end(j);
+	evprof__json_key(j, "name");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++)
+		evprof__json_u64(j, p->funcs[p->frames[c->syms[i]].func].name);
+	evprof__json_arr_end(j);
+	evprof__json_key(j, "functionSize");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++)
+		evprof__json_u64(j, p->frames[c->syms[i]].symbol_size);
+	evprof__json_arr_end(j);
+	evprof__json_obj_end(j);
+
+	n = c->nr_sources;
+	evprof__json_key(j, "sources");
+	evprof__json_obj(j);
+	key_len(j, n);
+	const_col(j, "id", n, "null");
+	evprof__json_key(j, "filename");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++)
+		evprof__json_u64(j, c->sources[i]);
+	evprof__json_arr_end(j);
+	const_col(j, "startLine", n, "1");
+	const_col(j, "startColumn", n, "1");
+	const_col(j, "sourceMapURL", n, "null");
+	const_col(j, "content", n, "null");
+	evprof__json_obj_end(j);
+
+	evprof__json_key(j, "sourceLocationTable");
+	evprof__json_raw(
+	    j, "{\"length\":0,\"source\":[],\"line\":[],\"column\":[]}");
+}
+
+static void write_shared(struct fx_ctx *c)
+{
+	const struct evprof_profile *p = c->p;
+	struct evprof__json *j = &c->j;
+	size_t i;
+
+	evprof__json_key(j, "shared");
+	evprof__json_obj(j);
+	evprof__json_key(j, "stringArray");
+	evprof__json_arr(j);
+	for (i = 0; i < p->nr_strs; i++)
+		evprof__json_str(j, evprof__pstr(p, (uint32_t)i));
+	evprof__json_arr_end(j);
+	write_stack_table(c);
+	write_frame_table(c);
+	write_func_table(c);
+	write_other_tables(c);
+	evprof__json_obj_end(j);
+}
+
+/* ---- threads
+ * ------------------------------------------------------------------ */
+
+#define ROW(order, k) ((order) ? (order)[k] : (k))
+
+static void write_counter_col(struct fx_ctx *c, const struct evprof__samples *s,
+			      const uint32_t *order, uint32_t ci)
+{
+	uint32_t nc = c->p->nr_counters;
+	size_t k;
+
+	evprof__json_arr(&c->j);
+	for (k = 0; k < s->n; k++) {
+		size_t r = ROW(order, k);
+
+		if (s->has[r] >> ci & 1)
+			evprof__json_u64(&c->j, s->vals[r * nc + ci]);
+		else
+			evprof__json_null(&c->j);
+	}
+	evprof__json_arr_end(&c->j);
+}
+
+static void write_weights(struct fx_ctx *c, const struct evprof__samples *s,
+			  const uint32_t *order)
+{
+	struct evprof__json *j = &c->j;
+	uint32_t nc = c->p->nr_counters;
+	int wc = c->weight_counter;
+	bool ones = wc < 0;
+	size_t k;
+
+	for (k = 0; ones && k < s->n; k++)
+		ones = s->weight[k] == 1;
+	evprof__json_key(j, "weight");
+	if (ones) {
+		evprof__json_null(j); /* every weight is 1 */
+		return;
+	}
+	evprof__json_arr(j);
+	for (k = 0; k < s->n; k++) {
+		size_t r = ROW(order, k);
+
+		if (wc < 0)
+			evprof__json_u64(j, s->weight[r]);
+		else if (s->has[r] >> wc & 1)
+			evprof__json_u64(j, s->vals[r * nc + (uint32_t)wc]);
+		else
+			evprof__json_u64(j, 0);
+	}
+	evprof__json_arr_end(j);
+}
+
+static void write_samples(struct fx_ctx *c, const struct evprof__samples *s,
+			  const uint32_t *order)
+{
+	const struct evprof_profile *p = c->p;
+	struct evprof__json *j = &c->j;
+	uint64_t prev = p->start_mono_ns;
+	uint32_t ci;
+	size_t k;
+
+	evprof__json_key(j, "samples");
+	evprof__json_obj(j);
+	key_len(j, s->n);
+	evprof__json_key(j, "weightType");
+	evprof__json_str(j, "samples");
+	evprof__json_key(j, "stack");
+	evprof__json_arr(j);
+	for (k = 0; k < s->n; k++) {
+		int32_t st = s->stack[ROW(order, k)];
+
+		if (st >= 0)
+			evprof__json_u64(j, (uint64_t)st);
+		else
+			evprof__json_null(j);
+	}
+	evprof__json_arr_end(j);
+	evprof__json_key(j, "timeDeltas");
+	evprof__json_arr(j);
+	for (k = 0; k < s->n; k++) {
+		uint64_t t = s->time[ROW(order, k)];
+
+		evprof__json_fixed(j, (int64_t)(t - prev), 6);
+		prev = t;
+	}
+	evprof__json_arr_end(j);
+	write_weights(c, s, order);
+	if (c->cpu) {
+		evprof__json_key(j, "threadCPUDelta");
+		evprof__json_arr(j);
+		for (k = 0; k < s->n; k++)
+			evprof__json_fixed(j, (int64_t)s->cpu[ROW(order, k)],
+					   3);
+		evprof__json_arr_end(j);
+	}
+	if (p->nr_counters) {
+		evprof__json_key(j, "samplyEventDeltas");
+		evprof__json_obj(j);
+		for (ci = 0; ci < p->nr_counters; ci++) {
+			evprof__json_key(j, p->counters[ci]);
+			write_counter_col(c, s, order, ci);
+		}
+		evprof__json_obj_end(j);
+	}
+	evprof__json_obj_end(j);
+}
+
+static int write_thread(struct fx_ctx *c, const struct evprof__thread *t)
+{
+	const struct evprof_profile *p = c->p;
+	const struct evprof__process *pr = &p->procs[t->proc];
+	struct evprof__json *j = &c->j;
+	uint64_t last = t->start_ns;
+	uint32_t *order;
+	char num[21];
+	size_t k;
+	int err;
+
+	order = evprof__samples_order(t, &err);
+	if (err)
+		return err;
+	for (k = 0; k < t->s.n; k++)
+		if (t->s.time[k] > last)
+			last = t->s.time[k];
+
+	evprof__json_obj(j);
+	evprof__json_key(j, "name");
+	evprof__json_str(j, t->name);
+	evprof__json_key(j, "isMainThread");
+	evprof__json_bool(j, t->tid == pr->pid);
+	evprof__json_key(j, "processType");
+	evprof__json_str(j, "default");
+	evprof__json_key(j, "processName");
+	evprof__json_str(j, pr->name);
+	evprof__json_key(j, "pid");
+	snprintf(num, sizeof(num), "%d", pr->pid);
+	evprof__json_str(j, num);
+	evprof__json_key(j, "tid");
+	snprintf(num, sizeof(num), "%d", t->tid);
+	evprof__json_str(j, num);
+	evprof__json_key(j, "processStartupTime");
+	json_ms(c, pr->start_ns);
+	evprof__json_key(j, "processShutdownTime");
+	json_end_time(c, pr->ended, pr->end_ns, pr->start_ns,
+		      c->proc_last[t->proc]);
+	evprof__json_key(j, "registerTime");
+	json_ms(c, t->start_ns);
+	evprof__json_key(j, "unregisterTime");
+	json_end_time(c, t->ended, t->end_ns, t->start_ns, last);
+	evprof__json_key(j, "pausedRanges");
+	evprof__json_raw(j, "[]");
+	evprof__json_key(j, "showMarkersInTimeline");
+	evprof__json_bool(j, false);
+	write_samples(c, &t->s, order);
+	evprof__json_key(j, "markers");
+	evprof__json_raw(j, "{\"length\":0,\"name\":[],\"startTime\":[],"
+			    "\"endTime\":[],\"phase\":[],\"category\":[],"
+			    "\"data\":[]}");
+	evprof__json_obj_end(j);
+	free(order);
+	return 0;
+}
+
+static int write_profile(struct fx_ctx *c)
+{
+	const struct evprof_profile *p = c->p;
+	struct evprof__json *j = &c->j;
+	size_t i;
+	int err;
+
+	evprof__json_obj(j);
+	write_meta(c);
+	write_libs(c);
+	write_shared(c);
+	evprof__json_key(j, "threads");
+	evprof__json_arr(j);
+	for (i = 0; i < p->nr_threads; i++) {
+		err = write_thread(c, &p->threads[c->thread_order[i]]);
+		if (err)
+			return err;
+		if (j->out->err)
+			return j->out->err;
+	}
+	evprof__json_arr_end(j);
+	evprof__json_key(j, "pages");
+	evprof__json_raw(j, "[]");
+	evprof__json_key(j, "profilerOverhead");
+	evprof__json_raw(j, "[]");
+	evprof__json_key(j, "counters");
+	evprof__json_raw(j, "[]");
+	evprof__json_obj_end(j);
+	evprof__sink_putc(j->out, '\n');
+	return 0;
+}
+
+int evprof_profile__write_firefox(const struct evprof_profile *p,
+				  const char *path,
+				  const struct evprof_firefox_opts *opts)
+{
+	const char *wname = EVPROF_OPTS_GET(opts, weight_counter, NULL);
+	struct fx_ctx c = {.p = p, .weight_counter = -1};
+	struct evprof__sink out;
+	int err, cerr;
+
+	if (!p || !path || (opts && opts->sz < sizeof(size_t)))
+		return -EINVAL;
+	if (wname) {
+		c.weight_counter = evprof__profile_counter(p, wname);
+		if (c.weight_counter < 0)
+			return -ENOENT;
+	}
+	err = build_sources(&c);
+	if (!err)
+		err = build_symbols(&c);
+	if (!err)
+		err = build_threads(&c);
+	if (!err)
+		err = evprof__sink_open(&out, path);
+	if (!err) {
+		evprof__json_init(&c.j, &out);
+		err = write_profile(&c);
+		cerr = evprof__sink_close(&out, !err);
+		if (!err)
+			err = cerr;
+	}
+	free(c.source_of);
+	free(c.sources);
+	free(c.sym_of);
+	free(c.syms);
+	free(c.thread_order);
+	free(c.proc_last);
+	return err;
+}

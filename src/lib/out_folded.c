@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Folded stacks ("thread;root;...;leaf N"), the input of FlameGraph's
+ * flamegraph.pl and of many other tools.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "profile_internal.h"
+
+struct line {
+	size_t off; /* text in the arena, NUL-terminated */
+	uint64_t sum;
+};
+
+struct folded {
+	const struct evprof_profile *p;
+	int wc; /* weight counter index, or -1 */
+	char *arena;
+	size_t arena_len, arena_cap;
+	struct line *lines;
+	size_t nr_lines, cap_lines;
+	uint64_t *sum;	   /* per stack + 1 (slot 0: no stack) */
+	uint32_t *mark;	   /* per slot: group + 1 that last touched it */
+	uint32_t group;	   /* current group of same-name threads, from 1 */
+	uint32_t *touched; /* slots touched by the current group */
+	size_t nr_touched;
+	int32_t *chain; /* frames of one stack, leaf first */
+};
+
+/* Appends name with the separators of the format replaced. */
+static int put_name(struct folded *f, const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix), i;
+	char *d;
+
+	if (evprof__grow(&f->arena, &f->arena_cap, f->arena_len + n + k + 2, 1))
+		return -ENOMEM;
+	d = f->arena + f->arena_len;
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+
+		d[i] = c == ';' || c == '\n' || c == '\r' ? '_' : c;
+	}
+	memcpy(d + n, suffix, k);
+	f->arena_len += n + k;
+	return 0;
+}
+
+static int add_line(struct folded *f, const char *thread, int32_t stack,
+		    uint64_t sum)
+{
+	const struct evprof_profile *p = f->p;
+	size_t depth = 0, off = f->arena_len;
+	int err;
+
+	for (; stack >= 0; stack = p->stacks[stack].parent)
+		f->chain[depth++] = p->stacks[stack].frame;
+	err = put_name(f, thread, "");
+	while (!err && depth--) {
+		const struct evprof__frame *fr = &p->frames[f->chain[depth]];
+
+		f->arena[f->arena_len++] = ';';
+		err = put_name(f, evprof__pstr(p, p->funcs[fr->func].name),
+			       fr->kernel ? "_[k]" : "");
+	}
+	if (err || evprof__grow(&f->lines, &f->cap_lines, f->nr_lines + 1,
+				sizeof(*f->lines)))
+		return -ENOMEM;
+	f->arena[f->arena_len++] = 0;
+	f->lines[f->nr_lines++] = (struct line){off, sum};
+	return 0;
+}
+
+static uint64_t sample_weight(const struct folded *f,
+			      const struct evprof__samples *s, size_t k)
+{
+	if (f->wc < 0)
+		return s->weight[k];
+	if (!(s->has[k] >> f->wc & 1))
+		return 0;
+	return s->vals[k * f->p->nr_counters + (uint32_t)f->wc];
+}
+
+/* Sums the samples of thread t into f->sum per stack. */
+static void accumulate(struct folded *f, const struct evprof__thread *t)
+{
+	const struct evprof__samples *s = &t->s;
+	size_t k;
+
+	for (k = 0; k < s->n; k++) {
+		uint32_t slot = (uint32_t)(s->stack[k] + 1);
+
+		if (f->mark[slot] != f->group) {
+			f->mark[slot] = f->group;
+			f->touched[f->nr_touched++] = slot;
+		}
+		f->sum[slot] += sample_weight(f, s, k);
+	}
+}
+
+static int cmp_name(const void *a, const void *b, void *ctx)
+{
+	const struct evprof_profile *p = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(p->threads[x].name, p->threads[y].name);
+
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+static int cmp_line(const void *a, const void *b, void *ctx)
+{
+	const char *arena = ctx;
+
+	return strcmp(arena + ((const struct line *)a)->off,
+		      arena + ((const struct line *)b)->off);
+}
+
+/* Builds one line per distinct (thread name, stack) text, sorted. */
+static int fold(struct folded *f)
+{
+	const struct evprof_profile *p = f->p;
+	size_t nslots = p->nr_stacks + 1, i, k, start;
+	uint32_t *order;
+	int err = 0;
+
+	order = malloc((p->nr_threads + 1) * sizeof(*order));
+	f->sum = calloc(nslots, sizeof(*f->sum));
+	f->mark = calloc(nslots, sizeof(*f->mark));
+	f->touched = malloc(nslots * sizeof(*f->touched));
+	f->chain = malloc(nslots * sizeof(*f->chain));
+	if (!order || !f->sum || !f->mark || !f->touched || !f->chain) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->nr_threads; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, p->nr_threads, sizeof(*order), cmp_name, (void *)p);
+
+	/* Threads sharing a name share lines, as in stackcollapse-perf. */
+	for (start = 0; start < p->nr_threads && !err; start = i) {
+		const char *name = p->threads[order[start]].name;
+
+		f->nr_touched = 0;
+		f->group++;
+		for (i = start; i < p->nr_threads &&
+				!strcmp(p->threads[order[i]].name, name);
+		     i++)
+			accumulate(f, &p->threads[order[i]]);
+		for (k = 0; k < f->nr_touched; k++) {
+			uint32_t slot = f->touched[k];
+
+			if (!err && f->sum[slot])
+				err = add_line(f, name, (int32_t)slot - 1,
+					       f->sum[slot]);
+			f->sum[slot] = 0;
+		}
+	}
+	free(order);
+	if (err)
+		return err;
+
+	/* Different frames (addresses, libs) can print the same text. */
+	qsort_r(f->lines, f->nr_lines, sizeof(*f->lines), cmp_line, f->arena);
+	for (i = 0, k = 0; i < f->nr_lines; i++) {
+		if (k && !strcmp(f->arena + f->lines[k - 1].off,
+				 f->arena + f->lines[i].off))
+			f->lines[k - 1].sum += f->lines[i].sum;
+		else
+			f->lines[k++] = f->lines[i];
+	}
+	f->nr_lines = k;
+	return 0;
+}
+
+static int write_folded(const struct evprof_profile *p,
+			struct evprof__sink *out,
+			const struct evprof_folded_opts *opts)
+{
+	const char *wname = EVPROF_OPTS_GET(opts, weight_counter, NULL);
+	struct folded f = {.p = p, .wc = -1};
+	size_t i;
+	int err;
+
+	if (wname) {
+		f.wc = evprof__profile_counter(p, wname);
+		if (f.wc < 0)
+			return -ENOENT;
+	}
+	err = fold(&f);
+	for (i = 0; !err && i < f.nr_lines; i++) {
+		const char *text = f.arena + f.lines[i].off;
+
+		evprof__sink_write(out, text, strlen(text));
+		evprof__sink_putc(out, ' ');
+		evprof__sink_u64(out, f.lines[i].sum);
+		evprof__sink_putc(out, '\n');
+		err = out->err;
+	}
+	free(f.arena);
+	free(f.lines);
+	free(f.sum);
+	free(f.mark);
+	free(f.touched);
+	free(f.chain);
+	return err;
+}
+
+int evprof_profile__write_folded(const struct evprof_profile *p,
+				 const char *path,
+				 const struct evprof_folded_opts *opts)
+{
+	struct evprof__sink out;
+	int err, cerr;
+
+	if (!p || !path || (opts && opts->sz < sizeof(size_t)))
+		return -EINVAL;
+	if (EVPROF_OPTS_GET(opts, weight_counter, NULL) &&
+	    evprof__profile_counter(p, opts->weight_counter) < 0)
+		return -ENOENT;
+	err = evprof__sink_open(&out, path);
+	if (err)
+		return err;
+	err = write_folded(p, &out, opts);
+	cerr = evprof__sink_close(&out, !err);
+	return err ? err : cerr;
+}
+
+int evprof_profile__write_folded_file(const struct evprof_profile *p, FILE *fp,
+				      const struct evprof_folded_opts *opts)
+{
+	struct evprof__sink out;
+	int err, cerr;
+
+	if (!p || !fp || (opts && opts->sz < sizeof(size_t)))
+		return -EINVAL;
+	err = evprof__sink_open_file(&out, fp);
+	if (err)
+		return err;
+	err = write_folded(p, &out, opts);
+	cerr = evprof__sink_close(&out, !err);
+	return err ? err : cerr;
+}

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/* /proc readers: memory maps, thread lists, thread names. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <evprof/proc.h>
+
+#include "util.h"
+
+#define MAPS_MAX_BYTES (256u << 20)
+
+/* Cursor over one line: [p, end). */
+struct cur {
+	const char *p;
+	const char *end;
+};
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Parses 1..16 hex digits (base 16) or 1..20 decimal digits (base 10). */
+static bool cur_num(struct cur *c, int base, uint64_t *out)
+{
+	uint64_t v = 0;
+	int n = 0, d;
+
+	while (c->p < c->end) {
+		d = hexval(*c->p);
+		if (d < 0 || d >= base)
+			break;
+		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return false;
+		v = v * (uint64_t)base + (uint64_t)d;
+		c->p++;
+		n++;
+	}
+	*out = v;
+	return n > 0;
+}
+
+static bool cur_char(struct cur *c, char ch)
+{
+	if (c->p >= c->end || *c->p != ch)
+		return false;
+	c->p++;
+	return true;
+}
+
+static int parse_perms(struct cur *c, uint32_t *prot)
+{
+	static const char want[4][2] = {
+	    {'r', '-'}, {'w', '-'}, {'x', '-'}, {'s', 'p'}};
+	static const uint32_t bit[4] = {EVPROF_MAP_READ, EVPROF_MAP_WRITE,
+					EVPROF_MAP_EXEC, EVPROF_MAP_SHARED};
+	int i;
+
+	if (c->end - c->p < 4)
+		return -1;
+	*prot = 0;
+	for (i = 0; i < 4; i++) {
+		if (c->p[i] == want[i][0])
+			*prot |= bit[i];
+		else if (c->p[i] != want[i][1])
+			return -1;
+	}
+	c->p += 4;
+	return 0;
+}
+
+/* Grows *buf to hold n + 1 bytes. */
+static int reserve(char **buf, size_t *cap, size_t n)
+{
+	char *nb;
+	size_t ncap;
+
+	if (n + 1 <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 256;
+	while (ncap < n + 1)
+		ncap *= 2;
+	nb = realloc(*buf, ncap);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = ncap;
+	return 0;
+}
+
+static int parse_line(const char *line, size_t len, struct evprof_map *m,
+		      char **pathbuf, size_t *pathcap)
+{
+	static const char deleted[] = " (deleted)";
+	const size_t dlen = sizeof(deleted) - 1;
+	struct cur c = {line, line + len};
+	uint64_t maj, min;
+	size_t plen;
+	int err;
+
+	memset(m, 0, sizeof(*m));
+	if (!cur_num(&c, 16, &m->start) || !cur_char(&c, '-') ||
+	    !cur_num(&c, 16, &m->end) || !cur_char(&c, ' ') ||
+	    parse_perms(&c, &m->prot) || !cur_char(&c, ' ') ||
+	    !cur_num(&c, 16, &m->pgoff) || !cur_char(&c, ' ') ||
+	    !cur_num(&c, 16, &maj) || !cur_char(&c, ':') ||
+	    !cur_num(&c, 16, &min) || !cur_char(&c, ' ') ||
+	    !cur_num(&c, 10, &m->inode))
+		return -EVPROF_ERR_MALFORMED;
+	if (m->end < m->start || maj > UINT32_MAX || min > UINT32_MAX)
+		return -EVPROF_ERR_MALFORMED;
+	m->dev_major = (uint32_t)maj;
+	m->dev_minor = (uint32_t)min;
+	/* The path, if any, follows one or more spaces of padding. */
+	if (c.p < c.end && *c.p != ' ')
+		return -EVPROF_ERR_MALFORMED;
+	while (c.p < c.end && *c.p == ' ')
+		c.p++;
+	plen = (size_t)(c.end - c.p);
+	if (plen >= dlen && !memcmp(c.end - dlen, deleted, dlen)) {
+		m->flags |= EVPROF_MAP_DELETED;
+		plen -= dlen;
+	}
+	err = reserve(pathbuf, pathcap, plen);
+	if (err)
+		return err;
+	memcpy(*pathbuf, c.p, plen);
+	(*pathbuf)[plen] = '\0';
+	m->path = *pathbuf;
+	if (plen == 0)
+		m->flags |= EVPROF_MAP_ANON;
+	else if ((*pathbuf)[0] == '[' && (*pathbuf)[plen - 1] == ']')
+		m->flags |= EVPROF_MAP_SPECIAL;
+	return 0;
+}
+
+int evprof_maps__parse(const char *text, size_t len, evprof_map_fn_t fn,
+		       void *ctx)
+{
+	const char *p = text, *end = text + len;
+	char *pathbuf = NULL;
+	size_t pathcap = 0;
+	int count = 0, err = 0;
+
+	if (!text && len)
+		return -EINVAL;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		struct evprof_map m;
+
+		if (eol > p) {
+			err = parse_line(p, (size_t)(eol - p), &m, &pathbuf,
+					 &pathcap);
+			if (err)
+				break;
+			if (fn) {
+				err = fn(&m, ctx);
+				if (err < 0)
+					break;
+				err = 0;
+			}
+			if (count == INT32_MAX) {
+				err = -EOVERFLOW;
+				break;
+			}
+			count++;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	free(pathbuf);
+	return err ? err : count;
+}
+
+/* /proc/PID/... path; pid 0 means "self". */
+static void proc_path(char *buf, size_t len, int pid, const char *rest)
+{
+	if (pid > 0)
+		snprintf(buf, len, "/proc/%d/%s", pid, rest);
+	else
+		snprintf(buf, len, "/proc/self/%s", rest);
+}
+
+/*
+ * A vanished process shows as ENOENT at open and as ESRCH (or an empty
+ * read) afterwards; callers see one code.
+ */
+static int gone(int err)
+{
+	return err == -ENOENT ? -ESRCH : err;
+}
+
+int evprof_maps__read(int pid, evprof_map_fn_t fn, void *ctx)
+{
+	char path[64];
+	char *buf = NULL, *nb;
+	size_t len = 0, cap = 0;
+	int fd, err = 0;
+
+	if (pid < 0)
+		return -EINVAL;
+	proc_path(path, sizeof(path), pid, "maps");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return gone(-errno);
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4096) {
+			if (cap >= MAPS_MAX_BYTES) {
+				err = -EFBIG;
+				break;
+			}
+			cap = cap ? cap * 2 : 16384;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = gone(-errno);
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	/* Every live process has mappings: an empty read means it exited. */
+	if (!err && len == 0)
+		err = -ESRCH;
+	if (!err)
+		err = evprof_maps__parse(buf, len, fn, ctx);
+	free(buf);
+	return err;
+}
+
+static bool parse_pid(const char *s, int *out)
+{
+	long v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (*s - '0');
+		if (v > INT32_MAX)
+			return false;
+	}
+	*out = (int)v;
+	return v > 0;
+}
+
+int evprof_proc__read_tids(int pid, int **tids)
+{
+	char path[64];
+	struct dirent *de;
+	int *arr = NULL, *na;
+	size_t nr = 0, cap = 0;
+	int err = 0, tid;
+	DIR *d;
+
+	*tids = NULL;
+	if (pid < 0)
+		return -EINVAL;
+	proc_path(path, sizeof(path), pid, "task");
+	d = opendir(path);
+	if (!d)
+		return gone(-errno);
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			err = gone(-errno);
+			break;
+		}
+		if (!parse_pid(de->d_name, &tid))
+			continue;
+		if (nr == cap) {
+			cap = cap ? cap * 2 : 16;
+			na = realloc(arr, cap * sizeof(*arr));
+			if (!na) {
+				err = -ENOMEM;
+				break;
+			}
+			arr = na;
+		}
+		arr[nr++] = tid;
+	}
+	closedir(d);
+	/* A zombie or exited process lists no tasks. */
+	if (!err && nr == 0)
+		err = -ESRCH;
+	if (err) {
+		free(arr);
+		return err;
+	}
+	*tids = arr;
+	return (int)nr;
+}
+
+int evprof_proc__read_comm(int pid, int tid, char *buf, size_t len)
+{
+	char path[96], tmp[64];
+	int n;
+
+	if (len == 0 || pid < 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (tid > 0) {
+		snprintf(tmp, sizeof(tmp), "task/%d/comm", tid);
+		proc_path(path, sizeof(path), pid, tmp);
+	} else {
+		proc_path(path, sizeof(path), pid, "comm");
+	}
+	/* comm is at most TASK_COMM_LEN (16) bytes; tmp has room to spare. */
+	n = evprof__read_file(path, tmp, sizeof(tmp));
+	if (n < 0)
+		return gone(n);
+	if (n == 0)
+		return -ESRCH;
+	if (tmp[n - 1] == '\n')
+		tmp[--n] = '\0';
+	if ((size_t)n >= len)
+		n = (int)len - 1;
+	memcpy(buf, tmp, (size_t)n);
+	buf[n] = '\0';
+	return n;
+}

@@ -1,0 +1,879 @@
+// SPDX-License-Identifier: MIT
+/*
+ * User-space symbolization through elfutils libdwfl, and the symbolizer
+ * object that also fronts kallsyms.c. The only file that includes
+ * libelf/libdw.
+ *
+ * Each image gets its own Dwfl holding one module reported at bias 0, so
+ * module addresses are the image's link-time addresses (SVMA) whatever
+ * process mapped it; this file maps a process address to an SVMA through
+ * the PT_LOAD segment that holds its file offset. Images are therefore
+ * shared by every process (and every mapping) that maps them.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include <evprof/proc.h>
+#include <evprof/symbols.h>
+
+#include "symbols_internal.h"
+
+#define MAX_BUILD_ID 64
+#define MAX_INLINE   64
+
+/* ---- arena and string map ------------------------------------------------ */
+
+struct arena_blk {
+	struct arena_blk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+struct smap_ent {
+	const char *key; /* arena-owned; NULL: empty slot */
+	void *val;
+	uint64_t hash;
+};
+
+struct smap {
+	struct smap_ent *ents;
+	size_t cap, nr;
+};
+
+/* A PT_LOAD segment: file range [offset, offset + filesz) at vaddr. */
+struct load {
+	uint64_t offset, filesz, vaddr;
+};
+
+struct image {
+	struct image *next;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct load *loads;
+	size_t nr_loads;
+	uint64_t base_vaddr; /* first PT_LOAD's p_vaddr */
+	const uint8_t *build_id;
+	size_t build_id_len;
+};
+
+/* What a mapping resolved to; img NULL when no file could be read. */
+struct mapent {
+	struct image *img;
+	const char *lib_path, *lib_name;
+};
+
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+struct evprof_symbolizer {
+	struct evprof_symbolizer_opts opts;
+	char *debuginfo_path; /* owned; elfutils wants char ** */
+	char *kallsyms_path;
+	Dwfl_Callbacks cb;
+	struct arena_blk *arena;
+	struct smap strings;  /* interned strings */
+	struct smap mappings; /* mapping description -> struct mapent */
+	struct smap images;   /* identity -> struct image */
+	struct image *image_list;
+	struct image *vdso;
+	bool vdso_tried;
+	struct evprof__kallsyms *ksyms;
+	bool ksyms_tried;
+	uint8_t kernel_id[MAX_BUILD_ID];
+	size_t kernel_id_len;
+	void *libstdcxx;
+	cxa_demangle_fn demangle;
+	bool demangle_tried;
+	struct evprof_sym_frame frames[MAX_INLINE]; /* scratch for one lookup */
+};
+
+static void *arena_alloc(struct evprof_symbolizer *s, size_t n)
+{
+	const size_t align = sizeof(max_align_t);
+	struct arena_blk *b = s->arena;
+	void *p;
+
+	n = (n + align - 1) & ~(align - 1);
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > 65536 ? n : 65536;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->cap = cap;
+		b->used = 0;
+		b->next = s->arena;
+		s->arena = b;
+	}
+	p = (char *)b->data + b->used;
+	b->used += n;
+	return p;
+}
+
+static uint64_t hash_str(const char *k)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *k; k++)
+		h = (h ^ (uint8_t)*k) * 0x100000001b3ull;
+	return h;
+}
+
+static struct smap_ent *smap_slot(const struct smap *m, const char *key,
+				  uint64_t h)
+{
+	size_t i = h & (m->cap - 1);
+
+	while (m->ents[i].key &&
+	       (m->ents[i].hash != h || strcmp(m->ents[i].key, key)))
+		i = (i + 1) & (m->cap - 1);
+	return &m->ents[i];
+}
+
+/* The entry for key, or NULL. */
+static struct smap_ent *smap_get(const struct smap *m, const char *key)
+{
+	struct smap_ent *e;
+
+	if (!m->cap)
+		return NULL;
+	e = smap_slot(m, key, hash_str(key));
+	return e->key ? e : NULL;
+}
+
+static int smap_grow(struct smap *m)
+{
+	struct smap old = *m;
+	size_t i;
+
+	m->cap = old.cap ? old.cap * 2 : 64;
+	m->ents = calloc(m->cap, sizeof(*m->ents));
+	if (!m->ents) {
+		*m = old;
+		return -ENOMEM;
+	}
+	for (i = 0; i < old.cap; i++)
+		if (old.ents[i].key)
+			*smap_slot(m, old.ents[i].key, old.ents[i].hash) =
+			    old.ents[i];
+	free(old.ents);
+	return 0;
+}
+
+/* Adds key (copied to the arena unless key_owned) -> val; returns entry. */
+static struct smap_ent *smap_put(struct evprof_symbolizer *s, struct smap *m,
+				 const char *key, bool key_owned, void *val)
+{
+	struct smap_ent *e;
+	uint64_t h = hash_str(key);
+
+	if ((m->nr + 1) * 2 > m->cap && smap_grow(m))
+		return NULL;
+	e = smap_slot(m, key, h);
+	if (!e->key) {
+		if (!key_owned) {
+			size_t l = strlen(key) + 1;
+			char *k = arena_alloc(s, l);
+
+			if (!k)
+				return NULL;
+			memcpy(k, key, l);
+			key = k;
+		}
+		e->key = key;
+		e->hash = h;
+		m->nr++;
+	}
+	e->val = val;
+	return e;
+}
+
+static const char *intern(struct evprof_symbolizer *s, const char *str)
+{
+	struct smap_ent *e;
+
+	if (!str)
+		return NULL;
+	e = smap_get(&s->strings, str);
+	if (e)
+		return e->key;
+	e = smap_put(s, &s->strings, str, false, NULL);
+	return e ? e->key : NULL;
+}
+
+/* ---- names ----------------------------------------------------------------
+ */
+
+/*
+ * C++ (and legacy Rust, which uses the same "_Z" scheme) through the C++
+ * runtime's __cxa_demangle, loaded on first use so that C programs need no
+ * C++ runtime at link time. Names it cannot demangle stay as they are.
+ */
+static const char *demangle(struct evprof_symbolizer *s, const char *name)
+{
+	const char *out;
+	char *d;
+	int status = -1;
+
+	if (!name || s->opts.no_demangle || strncmp(name, "_Z", 2))
+		return intern(s, name);
+	if (!s->demangle_tried) {
+		s->demangle_tried = true;
+		s->libstdcxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (s->libstdcxx)
+			*(void **)&s->demangle =
+			    dlsym(s->libstdcxx, "__cxa_demangle");
+		if (!s->demangle)
+			pr_warn("symbols: C++ runtime not found, names stay "
+				"mangled\n");
+	}
+	if (!s->demangle)
+		return intern(s, name);
+	d = s->demangle(name, NULL, NULL, &status);
+	out = intern(s, status == 0 && d ? d : name);
+	free(d);
+	return out;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* ---- images ----------------------------------------------------------------
+ */
+
+static int read_loads(struct evprof_symbolizer *s, struct image *img, Elf *elf)
+{
+	size_t phnum, i, n = 0;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -EVPROF_ERR_BAD_ELF;
+	if (phnum > 65535)
+		return -EVPROF_ERR_BAD_ELF;
+	img->loads = arena_alloc(s, (phnum ? phnum : 1) * sizeof(*img->loads));
+	if (!img->loads)
+		return -ENOMEM;
+	for (i = 0; i < phnum; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return -EVPROF_ERR_BAD_ELF;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (n == 0)
+			img->base_vaddr = ph.p_vaddr;
+		img->loads[n].offset = ph.p_offset;
+		img->loads[n].filesz = ph.p_filesz;
+		img->loads[n].vaddr = ph.p_vaddr;
+		n++;
+	}
+	img->nr_loads = n;
+	return n ? 0 : -EVPROF_ERR_BAD_ELF;
+}
+
+/*
+ * Builds the image of an ELF file open on fd, which it consumes. name names
+ * the module; file_name is where elfutils looks for debuglink files next to
+ * it. Returns NULL with errno set.
+ */
+static struct image *image_new(struct evprof_symbolizer *s, int fd, Elf *elf,
+			       const char *name, const char *file_name)
+{
+	struct image *img;
+	const void *bid;
+	ssize_t bid_len;
+	int err;
+
+	img = arena_alloc(s, sizeof(*img));
+	if (!img) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	memset(img, 0, sizeof(*img));
+	err = read_loads(s, img, elf);
+	if (err)
+		goto fail;
+	bid_len = dwelf_elf_gnu_build_id(elf, &bid);
+	if (bid_len > 0 && bid_len <= MAX_BUILD_ID) {
+		uint8_t *copy = arena_alloc(s, (size_t)bid_len);
+
+		if (!copy) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		memcpy(copy, bid, (size_t)bid_len);
+		img->build_id = copy;
+		img->build_id_len = (size_t)bid_len;
+	}
+	img->dwfl = dwfl_begin(&s->cb);
+	if (!img->dwfl) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	dwfl_report_begin(img->dwfl);
+	/*
+	 * Base 0 relative to p_vaddr: ET_DYN is placed at its link-time
+	 * addresses, as ET_EXEC always is, so the module bias is 0.
+	 */
+	img->mod = dwfl_report_elf(img->dwfl, name, file_name, fd, 0, true);
+	dwfl_report_end(img->dwfl, NULL, NULL);
+	if (!img->mod) {
+		pr_debug("symbols: %s: %s\n", file_name, dwfl_errmsg(-1));
+		dwfl_end(img->dwfl);
+		err = -EVPROF_ERR_BAD_ELF;
+		goto fail;
+	}
+	/* libdwfl owns fd now and keeps its own Elf handle. */
+	elf_end(elf);
+	img->next = s->image_list;
+	s->image_list = img;
+	return img;
+fail:
+	elf_end(elf);
+	close(fd);
+	errno = err == -ENOMEM ? ENOMEM : EINVAL;
+	return NULL;
+}
+
+/*
+ * Opens one candidate path for map and checks it is the mapped file.
+ * Returns the (possibly cached) image, or NULL.
+ */
+static struct image *try_file(struct evprof_symbolizer *s,
+			      const struct evprof_sym_mapping *map,
+			      const char *cand, const char *file_name)
+{
+	char key[2 * MAX_BUILD_ID + 96];
+	struct smap_ent *e;
+	struct image *img;
+	const void *bid;
+	ssize_t bid_len;
+	struct stat st;
+	Elf *elf;
+	int fd;
+
+	fd = open(cand, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (map->inode && st.st_ino != map->inode)) {
+		close(fd);
+		return NULL;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		pr_debug("symbols: %s: not an ELF file\n", cand);
+		elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	bid_len = dwelf_elf_gnu_build_id(elf, &bid);
+	if (bid_len < 0 || bid_len > MAX_BUILD_ID)
+		bid_len = 0;
+	if (map->build_id_len &&
+	    ((size_t)bid_len != map->build_id_len ||
+	     memcmp(bid, map->build_id, map->build_id_len))) {
+		pr_debug("symbols: %s: build id differs from the mapping's\n",
+			 cand);
+		elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	if (bid_len > 0) {
+		memcpy(key, "b:", 2);
+		hex(key + 2, bid, (size_t)bid_len);
+	} else {
+		snprintf(key, sizeof(key), "f:%llx:%llx:%lld.%09ld:%lld",
+			 (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (long long)st.st_size);
+	}
+	e = smap_get(&s->images, key);
+	if (e) {
+		elf_end(elf);
+		close(fd);
+		return e->val;
+	}
+	img = image_new(s, fd, elf, basename_of(file_name), file_name);
+	if (img && !smap_put(s, &s->images, key, false, img))
+		return NULL;
+	return img;
+}
+
+static int find_vdso_cb(const struct evprof_map *m, void *ctx)
+{
+	struct evprof_map *out = ctx;
+
+	if (m->flags & EVPROF_MAP_SPECIAL && !strcmp(m->path, "[vdso]")) {
+		*out = *m;
+		out->path = NULL;
+	}
+	return 0;
+}
+
+/*
+ * Our own vdso, copied into a memfd so that libdwfl reads it like a file.
+ * The vdso is part of the kernel: every 64-bit process on this kernel maps
+ * the same image. Reading the target's copy through /proc/PID/mem would
+ * need it alive at symbolization time.
+ */
+static struct image *vdso_image(struct evprof_symbolizer *s)
+{
+	struct evprof_map m = {0};
+	unsigned long base;
+	Elf *elf;
+	int fd;
+
+	if (s->vdso_tried)
+		return s->vdso;
+	s->vdso_tried = true;
+	base = getauxval(AT_SYSINFO_EHDR);
+	if (!base || evprof_maps__read(0, find_vdso_cb, &m) < 0 ||
+	    m.start != base || m.end <= m.start)
+		return NULL;
+	fd = memfd_create("evprof-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, (const void *)base, m.end - m.start) !=
+	    (ssize_t)(m.end - m.start)) {
+		close(fd);
+		return NULL;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	s->vdso = image_new(s, fd, elf, "[vdso]", "[vdso]");
+	return s->vdso;
+}
+
+static struct image *resolve_image(struct evprof_symbolizer *s,
+				   const struct evprof_sym_mapping *map)
+{
+	char cand[PATH_MAX + 64];
+	struct image *img;
+
+	if (!strcmp(map->path, "[vdso]"))
+		return vdso_image(s);
+	if (map->path[0] != '/')
+		return NULL;
+	img = try_file(s, map, map->path, map->path);
+	if (img || map->pid <= 0)
+		return img;
+	if (snprintf(cand, sizeof(cand), "/proc/%d/root%s", map->pid,
+		     map->path) < (int)sizeof(cand)) {
+		img = try_file(s, map, cand, cand);
+		if (img)
+			return img;
+	}
+	snprintf(cand, sizeof(cand), "/proc/%d/map_files/%llx-%llx", map->pid,
+		 (unsigned long long)map->start, (unsigned long long)map->end);
+	return try_file(s, map, cand, map->path);
+}
+
+static struct mapent *lookup_mapping(struct evprof_symbolizer *s,
+				     const struct evprof_sym_mapping *map)
+{
+	char bid[2 * MAX_BUILD_ID + 1] = "", stack_key[512];
+	struct mapent *me;
+	struct smap_ent *e;
+	char *key = stack_key;
+	size_t klen;
+
+	if (map->build_id_len)
+		hex(bid, map->build_id,
+		    map->build_id_len < MAX_BUILD_ID ? map->build_id_len
+						     : MAX_BUILD_ID);
+	klen = strlen(map->path) + sizeof(bid) + 128;
+	if (klen > sizeof(stack_key)) {
+		key = malloc(klen);
+		if (!key)
+			return NULL;
+	}
+	snprintf(key, klen, "%d:%llx:%llx:%llx:%llx:%s:%s", map->pid,
+		 (unsigned long long)map->start, (unsigned long long)map->end,
+		 (unsigned long long)map->pgoff, (unsigned long long)map->inode,
+		 bid, map->path);
+	e = smap_get(&s->mappings, key);
+	if (e) {
+		if (key != stack_key)
+			free(key);
+		return e->val;
+	}
+	me = arena_alloc(s, sizeof(*me));
+	if (!me)
+		goto oom;
+	me->lib_path = intern(s, map->path);
+	if (!me->lib_path)
+		goto oom;
+	me->lib_name = basename_of(me->lib_path);
+	me->img = resolve_image(s, map);
+	if (!me->img)
+		pr_debug("symbols: no readable image for %s\n", map->path);
+	if (!smap_put(s, &s->mappings, key, false, me))
+		me = NULL;
+	if (key != stack_key)
+		free(key);
+	return me;
+oom:
+	if (key != stack_key)
+		free(key);
+	return NULL;
+}
+
+/* ---- lookups --------------------------------------------------------------
+ */
+
+/* Name of a function DIE: linkage name (demangled) first, as addr2line. */
+static const char *die_name(struct evprof_symbolizer *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n;
+
+	n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	if (!n)
+		n = dwarf_formstring(
+		    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	if (n)
+		return demangle(s, n);
+	return intern(
+	    s, dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a)));
+}
+
+static uint32_t die_udata(Dwarf_Die *die, unsigned int at)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+
+	if (dwarf_formudata(dwarf_attr(die, at, &a), &w) || w > UINT32_MAX)
+		return 0;
+	return (uint32_t)w;
+}
+
+/* Fills s->frames from DWARF; returns how many. */
+static uint32_t inline_frames(struct evprof_symbolizer *s, struct image *img,
+			      uint64_t svma)
+{
+	const char *file = NULL;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	Dwarf_Addr bias;
+	Dwfl_Line *l;
+	size_t nfiles = 0;
+	uint32_t n = 0;
+	int line = 0, col = 0, nscopes, i;
+
+	cu = dwfl_module_addrdie(img->mod, svma, &bias);
+	if (!cu)
+		return 0;
+	l = dwfl_module_getsrc(img->mod, svma);
+	if (l)
+		file = dwfl_lineinfo(l, NULL, &line, &col, NULL, NULL);
+	if (dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	/*
+	 * dwarf_getscopes() continues from an inlined instance into the
+	 * abstract function it came from; the physical nesting (inline ->
+	 * caller) comes from dwarf_getscopes_die() on the innermost function.
+	 */
+	nscopes = dwarf_getscopes(cu, svma - bias, &scopes);
+	for (i = 0; i < nscopes; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_inlined_subroutine ||
+		    tag == DW_TAG_subprogram)
+			break;
+	}
+	if (i < nscopes) {
+		Dwarf_Die inner = scopes[i];
+
+		free(scopes);
+		scopes = NULL;
+		nscopes = dwarf_getscopes_die(&inner, &scopes);
+	}
+	for (i = 0; i < nscopes && n < MAX_INLINE; i++) {
+		Dwarf_Die *d = &scopes[i];
+		int tag = dwarf_tag(d);
+		uint32_t cf;
+
+		if (tag != DW_TAG_inlined_subroutine &&
+		    tag != DW_TAG_subprogram)
+			continue;
+		s->frames[n].name = die_name(s, d);
+		s->frames[n].file = intern(s, file);
+		s->frames[n].line = line > 0 ? (uint32_t)line : 0;
+		s->frames[n].column = col > 0 ? (uint32_t)col : 0;
+		n++;
+		if (tag == DW_TAG_subprogram)
+			break;
+		/* The caller's position is this inline's call site. */
+		cf = die_udata(d, DW_AT_call_file);
+		file = files && cf < nfiles
+			   ? dwarf_filesrc(files, cf, NULL, NULL)
+			   : NULL;
+		line = (int)die_udata(d, DW_AT_call_line);
+		col = (int)die_udata(d, DW_AT_call_column);
+	}
+	free(scopes);
+	return n;
+}
+
+/* Copies the scratch frames to the arena; returns 0 or -ENOMEM. */
+static int keep_frames(struct evprof_symbolizer *s, uint32_t n,
+		       struct evprof_sym_result *res)
+{
+	struct evprof_sym_frame *f;
+
+	if (!n)
+		return 0;
+	f = arena_alloc(s, n * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	memcpy(f, s->frames, n * sizeof(*f));
+	res->frames = f;
+	res->nr_frames = n;
+	return 0;
+}
+
+static int lookup_image(struct evprof_symbolizer *s, struct image *img,
+			uint64_t fileoff, struct evprof_sym_result *res)
+{
+	const struct load *ld = NULL;
+	const char *name;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	uint64_t svma;
+	uint32_t n = 0;
+	size_t i;
+
+	for (i = 0; i < img->nr_loads; i++) {
+		const struct load *c = &img->loads[i];
+
+		if (fileoff >= c->offset && fileoff - c->offset < c->filesz) {
+			ld = c;
+			break;
+		}
+	}
+	if (!ld)
+		return 0;
+	svma = fileoff - ld->offset + ld->vaddr;
+	res->image_found = true;
+	res->rel_addr = svma - img->base_vaddr;
+	if (img->build_id_len) {
+		res->build_id = img->build_id;
+		res->build_id_len = img->build_id_len;
+	}
+	name =
+	    dwfl_module_addrinfo(img->mod, svma, &off, &sym, NULL, NULL, NULL);
+	if (name) {
+		res->name = demangle(s, name);
+		if (!res->name)
+			return -ENOMEM;
+		res->sym_start = svma - off - img->base_vaddr;
+		res->sym_size = sym.st_size;
+	}
+	if (!s->opts.no_dwarf)
+		n = inline_frames(s, img, svma);
+	if (n && !s->frames[n - 1].name)
+		s->frames[n - 1].name = res->name;
+	if (!n && res->name) {
+		memset(&s->frames[0], 0, sizeof(s->frames[0]));
+		s->frames[0].name = res->name;
+		n = 1;
+	}
+	return keep_frames(s, n, res);
+}
+
+int evprof_symbolizer__user(struct evprof_symbolizer *s,
+			    const struct evprof_sym_mapping *map, uint64_t addr,
+			    struct evprof_sym_result *res)
+{
+	struct mapent *me;
+	uint64_t fileoff;
+
+	if (!s || !map || !map->path || !res)
+		return -EINVAL;
+	if (addr < map->start || addr >= map->end)
+		return -EINVAL;
+	memset(res, 0, sizeof(*res));
+	fileoff = addr - map->start + map->pgoff;
+	res->rel_addr = fileoff;
+	res->build_id = map->build_id_len ? map->build_id : NULL;
+	res->build_id_len = map->build_id_len;
+	me = lookup_mapping(s, map);
+	if (!me)
+		return -ENOMEM;
+	res->lib_path = me->lib_path;
+	res->lib_name = me->lib_name;
+	if (!me->img)
+		return 0;
+	return lookup_image(s, me->img, fileoff, res);
+}
+
+/* ---- kernel ---------------------------------------------------------------
+ */
+
+static void load_kernel(struct evprof_symbolizer *s)
+{
+	uint8_t notes[4096];
+	bool hidden;
+	int n;
+
+	s->ksyms_tried = true;
+	s->ksyms = evprof__kallsyms_load(s->kallsyms_path, &hidden);
+	if (!s->ksyms)
+		pr_warn("symbols: %s: %s; kernel frames stay unknown\n",
+			s->kallsyms_path, strerror(errno));
+	else if (hidden)
+		pr_warn("symbols: %s hides addresses (kernel.kptr_restrict); "
+			"kernel frames stay unknown\n",
+			s->kallsyms_path);
+	n = evprof__read_file("/sys/kernel/notes", (char *)notes,
+			      sizeof(notes));
+	if (n > 0) {
+		n = evprof__notes_build_id(notes, (size_t)n, s->kernel_id,
+					   sizeof(s->kernel_id));
+		if (n > 0)
+			s->kernel_id_len = (size_t)n;
+	}
+}
+
+int evprof_symbolizer__kernel(struct evprof_symbolizer *s, uint64_t addr,
+			      struct evprof_sym_result *res)
+{
+	const struct evprof__ksym *k = NULL;
+	char lib[80];
+
+	if (!s || !res)
+		return -EINVAL;
+	memset(res, 0, sizeof(*res));
+	if (!s->ksyms_tried)
+		load_kernel(s);
+	if (s->ksyms)
+		k = evprof__kallsyms_find(s->ksyms, addr);
+	if (!k) {
+		res->lib_path = "[kernel.kallsyms]";
+		res->lib_name = res->lib_path;
+		res->rel_addr = addr;
+		return 0;
+	}
+	res->image_found = true;
+	if (k->module) {
+		snprintf(lib, sizeof(lib), "[%s]", k->module);
+		res->lib_path = intern(s, lib);
+		if (!res->lib_path)
+			return -ENOMEM;
+	} else {
+		res->lib_path = "[kernel.kallsyms]";
+		res->build_id = s->kernel_id_len ? s->kernel_id : NULL;
+		res->build_id_len = s->kernel_id_len;
+	}
+	res->lib_name = res->lib_path;
+	res->rel_addr = addr - k->base;
+	res->name = k->name;
+	res->sym_start = k->addr - k->base;
+	res->sym_size = k->size;
+	memset(&s->frames[0], 0, sizeof(s->frames[0]));
+	s->frames[0].name = k->name;
+	return keep_frames(s, 1, res);
+}
+
+/* ---- lifecycle ------------------------------------------------------------
+ */
+
+struct evprof_symbolizer *
+evprof_symbolizer__new(const struct evprof_symbolizer_opts *opts)
+{
+	struct evprof_symbolizer *s;
+	const char *dip = NULL, *ksp = NULL;
+
+	if (opts && opts->sz > sizeof(*opts)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	if (opts)
+		memcpy(&s->opts, opts, opts->sz);
+	s->opts.sz = sizeof(s->opts);
+	if (opts && opts->sz >= offsetof(struct evprof_symbolizer_opts,
+					 debuginfo_path) +
+				    sizeof(char *))
+		dip = opts->debuginfo_path;
+	if (opts &&
+	    opts->sz >= offsetof(struct evprof_symbolizer_opts, kallsyms_path) +
+			    sizeof(char *))
+		ksp = opts->kallsyms_path;
+	s->debuginfo_path = strdup(dip ? dip : ":.debug:/usr/lib/debug");
+	s->kallsyms_path = strdup(ksp ? ksp : "/proc/kallsyms");
+	if (!s->debuginfo_path || !s->kallsyms_path) {
+		evprof_symbolizer__free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->opts.debuginfo_path = NULL;
+	s->opts.kallsyms_path = NULL;
+	s->cb.find_elf = dwfl_build_id_find_elf;
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.section_address = dwfl_offline_section_address;
+	s->cb.debuginfo_path = &s->debuginfo_path;
+	elf_version(EV_CURRENT);
+	return s;
+}
+
+void evprof_symbolizer__free(struct evprof_symbolizer *s)
+{
+	struct arena_blk *b, *nb;
+	struct image *img;
+
+	if (!s)
+		return;
+	for (img = s->image_list; img; img = img->next)
+		dwfl_end(img->dwfl);
+	evprof__kallsyms_free(s->ksyms);
+	if (s->libstdcxx)
+		dlclose(s->libstdcxx);
+	free(s->strings.ents);
+	free(s->mappings.ents);
+	free(s->images.ents);
+	for (b = s->arena; b; b = nb) {
+		nb = b->next;
+		free(b);
+	}
+	free(s->debuginfo_path);
+	free(s->kallsyms_path);
+	free(s);
+}

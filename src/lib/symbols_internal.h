@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Private interface between symbols.c and kallsyms.c. */
+#ifndef EVPROF_LIB_SYMBOLS_INTERNAL_H
+#define EVPROF_LIB_SYMBOLS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* A kernel text symbol; strings live as long as the table. */
+struct evprof__ksym {
+	uint64_t addr;
+	const char *name;
+	const char *module; /* NULL: the kernel image itself */
+	uint64_t size;	    /* distance to the next symbol; 0 for the last */
+	uint64_t base;	    /* _text, or the module's lowest text symbol */
+};
+
+struct evprof__kallsyms;
+
+/*
+ * Reads a kallsyms file (text symbols only). Returns the table or NULL with
+ * errno set. *hidden is set when every address reads as zero
+ * (kptr_restrict); the table is then empty.
+ */
+EVPROF_HIDDEN struct evprof__kallsyms *evprof__kallsyms_load(const char *path,
+							     bool *hidden);
+EVPROF_HIDDEN void evprof__kallsyms_free(struct evprof__kallsyms *ks);
+
+/* The symbol at or below addr, or NULL. Valid until the table is freed. */
+EVPROF_HIDDEN const struct evprof__ksym *
+evprof__kallsyms_find(const struct evprof__kallsyms *ks, uint64_t addr);
+
+/*
+ * Parses ELF notes (as in /sys/kernel/notes) for the GNU build id and
+ * copies it to id (up to max bytes). Returns its length, 0 when there is
+ * none, or -EVPROF_ERR_MALFORMED.
+ */
+EVPROF_HIDDEN int evprof__notes_build_id(const uint8_t *notes, size_t len,
+					 uint8_t *id, size_t max);
+
+#endif /* EVPROF_LIB_SYMBOLS_INTERNAL_H */

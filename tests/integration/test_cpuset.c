@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/* Per-CPU sets on real software events: count, deferred enable, rollback. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <evprof/event.h>
+#include <evprof/read.h>
+
+#define SLACK 32
+
+static void sw_attr(struct perf_event_attr *a, uint64_t config)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = config;
+	/* Unprivileged under perf_event_paranoid 2: user space only (the
+	 * faults counted here are all taken in user mode). */
+	a->exclude_kernel = !evprof_probe(EVPROF_FEAT_KERNEL_SAMPLES)->yes;
+	a->exclude_hv = a->exclude_kernel;
+}
+
+static void three(struct perf_event_attr a[3])
+{
+	sw_attr(&a[0], PERF_COUNT_SW_TASK_CLOCK);
+	sw_attr(&a[1], PERF_COUNT_SW_PAGE_FAULTS);
+	sw_attr(&a[2], PERF_COUNT_SW_CONTEXT_SWITCHES);
+}
+
+/* Not instrumented: ASan's shadow checks would fault shadow pages too. */
+__attribute__((no_sanitize_address)) static void touch_pages(size_t n)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	volatile char *p;
+
+	p = mmap(NULL, n * psz, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	madvise((void *)p, n * psz, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < n; i++)
+		p[i * psz] = 1;
+	munmap((void *)p, n * psz);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Page faults summed over every CPU's group; *counted: any CPU ran. */
+static uint64_t faults(struct evprof_group_set *set, bool *counted)
+{
+	uint64_t sum = 0;
+
+	*counted = false;
+	for (size_t i = 0; i < evprof_group_set__nr(set); i++) {
+		struct evprof_group *g = evprof_group_set__group(set, i);
+		const struct evprof_counter_value *v;
+		struct evprof_snapshot s;
+
+		assert_int_equal(evprof_group__read(g, 1, &s), 0);
+		v = evprof_snapshot__find(&s, evprof_group__id(g, 1));
+		assert_non_null(v);
+		sum += v->raw;
+		*counted |= v->counted;
+	}
+	return sum;
+}
+
+static void test_online(void **state)
+{
+	long onln = sysconf(_SC_NPROCESSORS_ONLN);
+	int n, *cpus;
+
+	(void)state;
+	n = evprof_cpus_online(NULL, 0);
+	assert_int_equal(n, onln);
+	cpus = calloc((size_t)n, sizeof(*cpus));
+	assert_non_null(cpus);
+	assert_int_equal(evprof_cpus_online(cpus, n), n);
+	for (int i = 1; i < n; i++)
+		assert_true(cpus[i] > cpus[i - 1]);
+	/* A short array still learns the full count. */
+	if (n > 1)
+		assert_int_equal(evprof_cpus_online(cpus, 1), n);
+	free(cpus);
+}
+
+static void test_set_counts(void **state)
+{
+	long onln = sysconf(_SC_NPROCESSORS_ONLN);
+	int cpus[256], n = evprof_cpus_online(cpus, 256);
+	struct perf_event_attr a[3];
+	struct evprof_group_set *set;
+	uint64_t before, after;
+	bool counted;
+
+	(void)state;
+	three(a);
+	set = evprof_group_set__open(a, 3, 0, NULL);
+	assert_non_null(set);
+	assert_int_equal(evprof_group_set__nr(set), onln);
+	for (int i = 0; i < n && i < 256; i++) {
+		assert_int_equal(evprof_group_set__cpu(set, (size_t)i),
+				 cpus[i]);
+		assert_int_equal(
+		    evprof_group__nr(evprof_group_set__group(set, i)), 3);
+	}
+	assert_null(evprof_group_set__group(set, (size_t)n));
+	/* Each CPU's group has ids of its own. */
+	if (n > 1)
+		assert_true(
+		    evprof_group__id(evprof_group_set__group(set, 0), 1) !=
+		    evprof_group__id(evprof_group_set__group(set, 1), 1));
+
+	before = faults(set, &counted);
+	touch_pages(1000);
+	after = faults(set, &counted);
+	assert_true(counted);
+	assert_true(after - before >= 1000 && after - before <= 1000 + SLACK);
+	evprof_group_set__close(set);
+	evprof_group_set__close(NULL);
+}
+
+static void test_deferred_enable(void **state)
+{
+	struct evprof_group_set_opts opts = {.sz = sizeof(opts),
+					     .deferred_enable = true};
+	struct perf_event_attr a[3];
+	struct evprof_group_set *set;
+	uint64_t v;
+	bool counted;
+
+	(void)state;
+	three(a); /* leader not disabled: the set does it */
+	set = evprof_group_set__open(a, 3, 0, &opts);
+	assert_non_null(set);
+	touch_pages(500);
+	v = faults(set, &counted);
+	assert_int_equal(v, 0);
+	assert_false(counted);
+
+	assert_int_equal(evprof_group_set__enable(set), 0);
+	touch_pages(700);
+	assert_int_equal(evprof_group_set__disable(set), 0);
+	v = faults(set, &counted);
+	assert_true(counted);
+	assert_true(v >= 700 && v <= 700 + SLACK);
+	touch_pages(300);
+	assert_int_equal(faults(set, &counted), v);
+	evprof_group_set__close(set);
+}
+
+static void test_rollback(void **state)
+{
+	struct evprof_group_set_opts opts = {.sz = sizeof(opts)};
+	int cpus[256], fcpu = -1, fmember = -1, before;
+	bool hw = evprof_probe(EVPROF_FEAT_HW_PMU)->yes;
+	struct perf_event_attr a[3];
+
+	(void)state;
+	assert_true(evprof_cpus_online(cpus, 256) > 0);
+	three(a);
+	if (!hw) {
+		a[2].type = PERF_TYPE_HARDWARE;
+		a[2].config = PERF_COUNT_HW_CPU_CYCLES;
+	} else {
+		a[2].config = 1000; /* no such software event */
+	}
+	opts.failed_cpu = &fcpu;
+	opts.failed_member = &fmember;
+	before = count_fds();
+	errno = 0;
+	assert_null(evprof_group_set__open(a, 3, 0, &opts));
+	assert_true(errno == ENOENT || errno == ENODEV || errno == EOPNOTSUPP);
+	assert_int_equal(fcpu, cpus[0]);
+	assert_int_equal(fmember, 2);
+	assert_int_equal(count_fds(), before);
+}
+
+static int nskipped;
+
+static int count_skips(enum evprof_print_level level, const char *fmt,
+		       va_list ap)
+{
+	(void)level;
+	(void)ap;
+	if (strstr(fmt, "skipped"))
+		nskipped++;
+	return 0;
+}
+
+static void test_vanished_pid(void **state)
+{
+	struct evprof_group_set_opts opts = {.sz = sizeof(opts)};
+	struct perf_event_attr a[3];
+	int before, fcpu = -1, status;
+	pid_t child;
+
+	(void)state;
+	three(a);
+	opts.failed_cpu = &fcpu;
+	before = count_fds();
+
+	/* A zombie: ESRCH on every CPU, which must not read as "offline". */
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	/* Wait until it is a zombie without reaping it. */
+	{
+		siginfo_t si;
+
+		memset(&si, 0, sizeof(si));
+		assert_int_equal(
+		    waitid(P_PID, (id_t)child, &si, WEXITED | WNOWAIT), 0);
+	}
+	/* The first CPU's ESRCH already fails the set: the task is gone,
+	 * so no CPU is taken for offline (none is "skipped"). */
+	nskipped = 0;
+	evprof_set_print(count_skips);
+	errno = 0;
+	assert_null(evprof_group_set__open(a, 3, child, &opts));
+	assert_int_equal(errno, ESRCH);
+	evprof_set_print(NULL);
+	assert_int_equal(nskipped, 0);
+	assert_true(fcpu >= 0);
+	assert_int_equal(count_fds(), before);
+
+	/* Reaped: no such pid at all. */
+	assert_int_equal(waitpid(child, &status, 0), child);
+	errno = 0;
+	assert_null(evprof_group_set__open(a, 3, child, &opts));
+	assert_int_equal(errno, ESRCH);
+	assert_int_equal(count_fds(), before);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_online),
+	    cmocka_unit_test(test_set_counts),
+	    cmocka_unit_test(test_deferred_enable),
+	    cmocka_unit_test(test_rollback),
+	    cmocka_unit_test(test_vanished_pid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

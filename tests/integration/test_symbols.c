@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Symbolizer against binutils: fixtures are compiled at test time from
+ * tests/fixtures/src with pinned flags (PIE, non-PIE, shared library,
+ * stripped + debuglink, stripped + build-id directory, C++), run once to
+ * print return addresses taken in known functions and their own maps, and
+ * every address is looked up both through evprof and `addr2line -f -i -C`.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <evprof/proc.h>
+#include <evprof/symbols.h>
+
+#include "symbols_internal.h"
+
+static char dir[] = "/tmp/evprof-symtest-XXXXXX";
+static char src[PATH_MAX];
+static bool have_cxx;
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	if (rc != 0)
+		print_message("command failed (%d): %s\n", rc, cmd);
+	return rc;
+}
+
+/* Finds the fixture sources: next to this file in the source tree. */
+static int find_src(void)
+{
+	const char *cands[] = {getenv("SRCDIR"), __FILE__};
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		char *slash;
+
+		if (!cands[i])
+			continue;
+		snprintf(src, sizeof(src), "%s", cands[i]);
+		if (i == 0) {
+			strncat(src, "/tests/fixtures/src",
+				sizeof(src) - strlen(src) - 1);
+		} else {
+			slash = strrchr(src, '/');
+			if (!slash)
+				continue;
+			snprintf(slash, sizeof(src) - (size_t)(slash - src),
+				 "/../fixtures/src");
+		}
+		if (access(src, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (system("command -v cc >/dev/null && command -v addr2line "
+		   ">/dev/null && command -v objcopy >/dev/null && command -v "
+		   "readelf >/dev/null")) {
+		print_message(
+		    "skip: cc, addr2line, objcopy or readelf missing\n");
+		exit(77);
+	}
+	if (find_src()) {
+		print_message("fixture sources not found\n");
+		return -1;
+	}
+	if (!mkdtemp(dir))
+		return -1;
+		/* Pinned flags: -O2 with DWARF, frame pointers, GNU build ids.
+		 */
+#define CFLAGS "-g -O2 -fno-omit-frame-pointer -Wl,--build-id"
+	if (sh("cd %s && cc " CFLAGS
+	       " -fPIC -shared -o libsymfix.so %s/symfix_lib.c",
+	       dir, src) ||
+	    sh("cd %s && cc " CFLAGS
+	       " -fPIE -pie -o pie %s/symfix_main.c -L. -lsymfix -Wl,-rpath,%s",
+	       dir, src, dir) ||
+	    sh("cd %s && cc " CFLAGS
+	       " -fno-pie -no-pie -o nopie %s/symfix_main.c -L. -lsymfix "
+	       "-Wl,-rpath,%s",
+	       dir, src, dir) ||
+	    /* Stripped, with a debuglink to a debug file in the same folder. */
+	    sh("cd %s && objcopy --only-keep-debug pie stripped.debug && "
+	       "objcopy --strip-all pie stripped && objcopy "
+	       "--add-gnu-debuglink=stripped.debug stripped",
+	       dir) ||
+	    /* Stripped, debug file only in a build-id folder. */
+	    sh("cd %s && objcopy --strip-all pie bidonly && id=$(readelf -n "
+	       "pie | sed -n 's/.*Build ID: *//p') && mkdir -p "
+	       "dbg/.build-id/${id%%${id#??}} && cp stripped.debug "
+	       "dbg/.build-id/${id%%${id#??}}/${id#??}.debug",
+	       dir))
+		return -1;
+	have_cxx = system("command -v c++ >/dev/null") == 0 &&
+		   sh("cd %s && c++ " CFLAGS " -o cxx %s/symfix_cxx.cc", dir,
+		      src) == 0;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (strchr(dir, 'X') == NULL)
+		sh("rm -rf %s", dir);
+	return 0;
+}
+
+/* ---- fixture output --------------------------------------------------- */
+
+struct point {
+	char kind[8]; /* "ra": a return address; "fn": a function's address */
+	char what[64];
+	uint64_t addr;
+};
+
+struct run {
+	struct point pts[10];
+	int nr;
+	char *maps;
+	size_t maps_len;
+};
+
+/* Runs exe (with args) and reads its report; *pp keeps it open if set. */
+static void start_fixture(const char *exe, struct run *r, FILE **pp)
+{
+	char cmd[PATH_MAX + 32], line[8192];
+	size_t cap = 0;
+	bool in_maps = false;
+	FILE *p;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(cmd, sizeof(cmd), "%s/%s", dir, exe);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		size_t l = strlen(line);
+
+		if (in_maps && !strcmp(line, "end\n"))
+			break;
+		if (in_maps) {
+			if (r->maps_len + l + 1 > cap) {
+				cap = (cap + l + 1) * 2;
+				r->maps = realloc(r->maps, cap);
+				assert_non_null(r->maps);
+			}
+			memcpy(r->maps + r->maps_len, line, l + 1);
+			r->maps_len += l;
+		} else if (!strcmp(line, "maps\n")) {
+			in_maps = true;
+		} else {
+			struct point *pt = &r->pts[r->nr];
+
+			assert_true(r->nr < 10);
+			assert_int_equal(sscanf(line, "%7s %63s %" SCNx64,
+						pt->kind, pt->what, &pt->addr),
+					 3);
+			r->nr++;
+		}
+	}
+	assert_true(in_maps);
+	if (pp)
+		*pp = p;
+	else
+		assert_int_equal(pclose(p), 0);
+}
+
+static void run_fixture(const char *exe, struct run *r)
+{
+	start_fixture(exe, r, NULL);
+}
+
+struct map_find {
+	uint64_t addr;
+	struct evprof_map m;
+	char path[PATH_MAX];
+	uint64_t base; /* start of the same file's pgoff-0 mapping */
+	bool found;
+};
+
+static int map_find_cb(const struct evprof_map *m, void *ctx)
+{
+	struct map_find *f = ctx;
+
+	if (f->addr >= m->start && f->addr < m->end) {
+		f->m = *m;
+		snprintf(f->path, sizeof(f->path), "%s", m->path);
+		f->m.path = f->path;
+		f->found = true;
+	}
+	return 0;
+}
+
+static int base_cb(const struct evprof_map *m, void *ctx)
+{
+	struct map_find *f = ctx;
+
+	if (m->pgoff == 0 && !strcmp(m->path, f->path) && !f->base)
+		f->base = m->start;
+	return 0;
+}
+
+static void find_map(const struct run *r, uint64_t addr, struct map_find *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->addr = addr;
+	assert_true(evprof_maps__parse(r->maps, r->maps_len, map_find_cb, f) >
+		    0);
+	assert_true(f->found);
+	assert_true(evprof_maps__parse(r->maps, r->maps_len, base_cb, f) > 0);
+	assert_true(f->base != 0);
+}
+
+/* First PT_LOAD's p_vaddr, read by binutils. */
+static uint64_t first_vaddr(const char *path)
+{
+	char cmd[PATH_MAX + 64], line[512];
+	uint64_t off, vaddr;
+	FILE *p;
+	bool found = false;
+
+	snprintf(cmd, sizeof(cmd), "readelf -lW %s", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p))
+		if (!found && sscanf(line, " LOAD 0x%" SCNx64 " 0x%" SCNx64,
+				     &off, &vaddr) == 2)
+			found = true;
+	pclose(p);
+	assert_true(found);
+	return vaddr;
+}
+
+struct a2l_frame {
+	char name[256];
+	char file[PATH_MAX];
+	unsigned line;
+};
+
+/* addr2line -f -i -C: (name, file:line) pairs, innermost first. */
+static int addr2line(const char *path, uint64_t svma, struct a2l_frame *fr,
+		     int max)
+{
+	char cmd[PATH_MAX + 64], name[256], loc[PATH_MAX];
+	int n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "addr2line -f -i -C -e %s 0x%" PRIx64, path,
+		 svma);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (n < max && fgets(name, sizeof(name), p) &&
+	       fgets(loc, sizeof(loc), p)) {
+		char *colon, *sp;
+
+		name[strcspn(name, "\n")] = '\0';
+		loc[strcspn(loc, "\n")] = '\0';
+		sp = strstr(loc, " (discriminator");
+		if (sp)
+			*sp = '\0';
+		colon = strrchr(loc, ':');
+		assert_non_null(colon);
+		*colon = '\0';
+		snprintf(fr[n].name, sizeof(fr[n].name), "%s", name);
+		snprintf(fr[n].file, sizeof(fr[n].file), "%s", loc);
+		fr[n].line = (unsigned)strtoul(colon + 1, NULL, 10);
+		n++;
+	}
+	pclose(p);
+	return n;
+}
+
+/*
+ * Looks addr up in the mapping of a fixture run and compares with
+ * addr2line on truth_file (the binary that has the symbols).
+ */
+static void check_point(struct evprof_symbolizer *s, const struct run *r,
+			const struct point *pt, const char *truth_file,
+			bool expect_dwarf)
+{
+	struct evprof_sym_mapping map = {0};
+	struct evprof_sym_result res;
+	struct a2l_frame fr[8];
+	struct map_find f;
+	uint64_t addr = pt->addr, fv, svma;
+	char truth[PATH_MAX];
+	int n, i;
+
+	if (!strcmp(pt->kind, "ra"))
+		addr -= 1; /* the call instruction, as profilers look it up */
+	find_map(r, addr, &f);
+	map.path = f.path;
+	map.start = f.m.start;
+	map.end = f.m.end;
+	map.pgoff = f.m.pgoff;
+	map.inode = f.m.inode;
+	assert_int_equal(evprof_symbolizer__user(s, &map, addr, &res), 0);
+
+	if (truth_file[0] == '/')
+		snprintf(truth, sizeof(truth), "%s", truth_file);
+	else
+		snprintf(truth, sizeof(truth), "%s/%s", dir, truth_file);
+	fv = first_vaddr(f.path);
+	svma = addr - f.base + fv;
+	assert_true(res.image_found);
+	assert_string_equal(res.lib_path, f.path);
+	assert_string_equal(res.lib_name, strrchr(f.path, '/') + 1);
+	assert_true(res.build_id_len == 20);
+	if (res.rel_addr != addr - f.base)
+		fail_msg("%s: rel 0x%" PRIx64 " want 0x%" PRIx64, pt->what,
+			 res.rel_addr, addr - f.base);
+
+	n = addr2line(truth, svma, fr, 8);
+	assert_true(n >= 1);
+	assert_non_null(res.name);
+	/* The symbol is the outermost function addr2line names. */
+	if (strcmp(res.name, fr[n - 1].name))
+		fail_msg("%s: symbol \"%s\", addr2line \"%s\"", pt->what,
+			 res.name, fr[n - 1].name);
+	assert_true(res.sym_start <= res.rel_addr &&
+		    res.rel_addr < res.sym_start + res.sym_size);
+	if (!expect_dwarf) {
+		assert_int_equal(res.nr_frames, 1);
+		assert_null(res.frames[0].file);
+		return;
+	}
+	if ((int)res.nr_frames != n)
+		fail_msg("%s: %u frames, addr2line %d", pt->what, res.nr_frames,
+			 n);
+	for (i = 0; i < n; i++) {
+		assert_non_null(res.frames[i].name);
+		assert_string_equal(res.frames[i].name, fr[i].name);
+		assert_non_null(res.frames[i].file);
+		assert_string_equal(res.frames[i].file, fr[i].file);
+		if (res.frames[i].line != fr[i].line)
+			fail_msg("%s frame %d: line %u, addr2line %u", pt->what,
+				 i, res.frames[i].line, fr[i].line);
+	}
+}
+
+static const struct point *get_point(const struct run *r, const char *what)
+{
+	int i;
+
+	for (i = 0; i < r->nr; i++)
+		if (!strcmp(r->pts[i].what, what))
+			return &r->pts[i];
+	fail_msg("fixture printed no %s", what);
+	return NULL;
+}
+
+/* Every point of exe, checked against addr2line on truth (or itself). */
+static void check_exe(const char *exe, const char *truth,
+		      const struct evprof_symbolizer_opts *opts)
+{
+	struct evprof_symbolizer *s;
+	const struct point *pt;
+	struct run r;
+	char lib[PATH_MAX];
+
+	s = evprof_symbolizer__new(opts);
+	assert_non_null(s);
+	run_fixture(exe, &r);
+	check_point(s, &r, get_point(&r, "helper"), truth, true);
+	check_point(s, &r, get_point(&r, "leaf_a"), truth, true);
+	check_point(s, &r, get_point(&r, "main"), truth, true);
+	snprintf(lib, sizeof(lib), "%s/libsymfix.so", dir);
+	check_point(s, &r, get_point(&r, "lib_func"), lib, true);
+
+	/* The inline chain is the point of the fixture: check it by name. */
+	pt = get_point(&r, "helper");
+	{
+		struct evprof_sym_mapping map = {0};
+		struct evprof_sym_result res;
+		struct map_find f;
+
+		find_map(&r, pt->addr - 1, &f);
+		map.path = f.path;
+		map.start = f.m.start;
+		map.end = f.m.end;
+		map.pgoff = f.m.pgoff;
+		assert_int_equal(
+		    evprof_symbolizer__user(s, &map, pt->addr - 1, &res), 0);
+		assert_int_equal(res.nr_frames, 2);
+		assert_string_equal(res.frames[0].name, "helper");
+		assert_string_equal(res.frames[1].name, "inl_caller");
+		assert_string_equal(res.name, "inl_caller");
+		assert_true(res.frames[0].line > 0 && res.frames[1].line > 0);
+	}
+	free(r.maps);
+	evprof_symbolizer__free(s);
+}
+
+static void test_pie(void **state)
+{
+	(void)state;
+	check_exe("pie", "pie", NULL);
+}
+
+static void test_nopie(void **state)
+{
+	(void)state;
+	check_exe("nopie", "nopie", NULL);
+}
+
+static void test_debuglink(void **state)
+{
+	(void)state;
+	check_exe("stripped", "pie", NULL);
+}
+
+static void test_build_id_dir(void **state)
+{
+	struct evprof_symbolizer_opts opts = {.sz = sizeof(opts)};
+	char path[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(path, sizeof(path), ":.debug:%s/dbg", dir);
+	opts.debuginfo_path = path;
+	check_exe("bidonly", "pie", &opts);
+}
+
+/* No symbols at all: unknown name, but a usable lib + offset. */
+static void test_stripped_no_debug(void **state)
+{
+	struct evprof_symbolizer_opts opts = {.sz = sizeof(opts)};
+	struct evprof_sym_mapping map = {0};
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	const struct point *pt;
+	struct map_find f;
+	struct run r;
+
+	(void)state;
+	opts.debuginfo_path = "/nonexistent";
+	s = evprof_symbolizer__new(&opts);
+	assert_non_null(s);
+	run_fixture("bidonly", &r);
+	pt = get_point(&r, "leaf_a");
+	find_map(&r, pt->addr - 1, &f);
+	map.path = f.path;
+	map.start = f.m.start;
+	map.end = f.m.end;
+	map.pgoff = f.m.pgoff;
+	assert_int_equal(evprof_symbolizer__user(s, &map, pt->addr - 1, &res),
+			 0);
+	assert_true(res.image_found);
+	assert_null(res.name);
+	assert_int_equal(res.nr_frames, 0);
+	assert_string_equal(res.lib_name, "bidonly");
+	assert_true(res.rel_addr == pt->addr - 1 - f.base);
+	free(r.maps);
+	evprof_symbolizer__free(s);
+}
+
+/* A mapping whose build id does not match the file on disk. */
+static void test_build_id_mismatch(void **state)
+{
+	static const uint8_t wrong[20] = {1, 2, 3};
+	struct evprof_sym_mapping map = {0};
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	const struct point *pt;
+	struct map_find f;
+	struct run r;
+
+	(void)state;
+	s = evprof_symbolizer__new(NULL);
+	assert_non_null(s);
+	run_fixture("pie", &r);
+	pt = get_point(&r, "leaf_a");
+	find_map(&r, pt->addr - 1, &f);
+	map.path = f.path;
+	map.start = f.m.start;
+	map.end = f.m.end;
+	map.pgoff = f.m.pgoff;
+	map.build_id = wrong;
+	map.build_id_len = sizeof(wrong);
+	assert_int_equal(evprof_symbolizer__user(s, &map, pt->addr - 1, &res),
+			 0);
+	assert_false(res.image_found);
+	assert_null(res.name);
+	assert_true(res.rel_addr == pt->addr - 1 - f.m.start + f.m.pgoff);
+	assert_true(res.build_id == wrong);
+	/* Outside the mapping. */
+	assert_int_equal(evprof_symbolizer__user(s, &map, f.m.end, &res),
+			 -EINVAL);
+	free(r.maps);
+	evprof_symbolizer__free(s);
+}
+
+/*
+ * A binary deleted while its process lives: readable only through
+ * /proc/PID/map_files.
+ */
+static void test_deleted_binary(void **state)
+{
+	struct evprof_sym_mapping map = {0};
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	const struct point *pt;
+	struct map_find f;
+	struct run r;
+	char cmd[PATH_MAX + 64], path[PATH_MAX + 16];
+	FILE *p;
+
+	(void)state;
+	assert_int_equal(sh("cp %s/pie %s/deleted", dir, dir), 0);
+	snprintf(cmd, sizeof(cmd), "deleted wait");
+	start_fixture(cmd, &r, &p);
+	snprintf(path, sizeof(path), "%s/deleted", dir);
+	assert_int_equal(unlink(path), 0);
+	pt = get_point(&r, "leaf_a");
+	find_map(&r, pt->addr - 1, &f);
+	map.path = f.path;
+	map.start = f.m.start;
+	map.end = f.m.end;
+	map.pgoff = f.m.pgoff;
+	map.inode = f.m.inode;
+
+	/* Without the pid, the file is gone: unknown, with its offset. */
+	s = evprof_symbolizer__new(NULL);
+	assert_non_null(s);
+	assert_int_equal(evprof_symbolizer__user(s, &map, pt->addr - 1, &res),
+			 0);
+	assert_false(res.image_found);
+	assert_null(res.name);
+	evprof_symbolizer__free(s);
+
+	s = evprof_symbolizer__new(NULL);
+	assert_non_null(s);
+	map.pid = (int)get_point(&r, "self")->addr;
+	assert_int_equal(evprof_symbolizer__user(s, &map, pt->addr - 1, &res),
+			 0);
+	kill(map.pid, SIGTERM);
+	pclose(p);
+	if (!res.image_found && geteuid() != 0) {
+		print_message("map_files needs CAP_SYS_ADMIN\n");
+		evprof_symbolizer__free(s);
+		free(r.maps);
+		skip();
+	}
+	assert_true(res.image_found);
+	assert_non_null(res.name);
+	assert_string_equal(res.name, "leaf_a");
+	assert_true(res.nr_frames == 1);
+	assert_string_equal(res.lib_path, path);
+	evprof_symbolizer__free(s);
+	free(r.maps);
+}
+
+static void test_cxx(void **state)
+{
+	struct evprof_symbolizer_opts opts = {.sz = sizeof(opts)};
+	struct evprof_symbolizer *s;
+	struct evprof_sym_mapping map = {0};
+	struct evprof_sym_result res;
+	const struct point *pt;
+	struct map_find f;
+	struct run r;
+
+	(void)state;
+	if (!have_cxx)
+		skip();
+	s = evprof_symbolizer__new(NULL);
+	assert_non_null(s);
+	run_fixture("cxx", &r);
+	pt = get_point(&r, "evp_twice");
+	check_point(s, &r, pt, "cxx", true);
+	evprof_symbolizer__free(s);
+
+	/* Mangled on request, and without DWARF: the symbol table's name. */
+	opts.no_demangle = true;
+	opts.no_dwarf = true;
+	s = evprof_symbolizer__new(&opts);
+	assert_non_null(s);
+	find_map(&r, pt->addr - 1, &f);
+	map.path = f.path;
+	map.start = f.m.start;
+	map.end = f.m.end;
+	map.pgoff = f.m.pgoff;
+	assert_int_equal(evprof_symbolizer__user(s, &map, pt->addr - 1, &res),
+			 0);
+	assert_string_equal(res.name, "_ZN3evp5twiceIiEET_S1_");
+	assert_int_equal(res.nr_frames, 1);
+	free(r.maps);
+	evprof_symbolizer__free(s);
+}
+
+/* ---- kernel ------------------------------------------------------------- */
+
+static void test_kernel_live(void **state)
+{
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	char line[512], name[256], type;
+	uint64_t addr, sched = 0;
+	FILE *f;
+
+	(void)state;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		skip();
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) ==
+			3 &&
+		    !strcmp(name, "schedule") && (type == 'T' || type == 't'))
+			sched = addr;
+	fclose(f);
+	if (!sched) {
+		print_message("kallsyms hides addresses (kptr_restrict)\n");
+		skip();
+	}
+	s = evprof_symbolizer__new(NULL);
+	assert_non_null(s);
+	assert_int_equal(evprof_symbolizer__kernel(s, sched + 4, &res), 0);
+	assert_non_null(res.name);
+	assert_string_equal(res.name, "schedule");
+	assert_string_equal(res.lib_name, "[kernel.kallsyms]");
+	assert_true(res.rel_addr == res.sym_start + 4);
+	assert_int_equal(res.nr_frames, 1);
+	if (access("/sys/kernel/notes", R_OK) == 0)
+		assert_true(res.build_id_len == 20);
+	evprof_symbolizer__free(s);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_kernel_crafted(void **state)
+{
+	struct evprof_symbolizer_opts opts = {.sz = sizeof(opts)};
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	char path[PATH_MAX];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	write_file(path, "ffffffff81000000 T _text\n"
+			 "ffffffff81000100 t first_fn\n"
+			 "ffffffff81000200 D some_data\n"
+			 "ffffffff81000300 T second_fn\n"
+			 "garbage line\n"
+			 "ffffffffc0001000 t mod_fn_a\t[mymod]\n"
+			 "ffffffffc0001080 T mod_fn_b\t[mymod]\n");
+	opts.kallsyms_path = path;
+	s = evprof_symbolizer__new(&opts);
+	assert_non_null(s);
+	/* Data symbols are not text: 0x250 is still inside first_fn. */
+	assert_int_equal(
+	    evprof_symbolizer__kernel(s, 0xffffffff81000250ull, &res), 0);
+	assert_string_equal(res.name, "first_fn");
+	assert_true(res.sym_start == 0x100 && res.sym_size == 0x200);
+	assert_true(res.rel_addr == 0x250);
+	assert_int_equal(
+	    evprof_symbolizer__kernel(s, 0xffffffffc0001090ull, &res), 0);
+	assert_string_equal(res.name, "mod_fn_b");
+	assert_string_equal(res.lib_name, "[mymod]");
+	assert_true(res.rel_addr == 0x90 && res.sym_start == 0x80);
+	assert_null(res.build_id);
+	/* Below every symbol: unknown. */
+	assert_int_equal(evprof_symbolizer__kernel(s, 0x1000, &res), 0);
+	assert_null(res.name);
+	assert_false(res.image_found);
+	evprof_symbolizer__free(s);
+
+	/* kptr_restrict: all zero addresses mean unknown, not "_text". */
+	write_file(path, "0000000000000000 T _text\n"
+			 "0000000000000000 T schedule\n");
+	s = evprof_symbolizer__new(&opts);
+	assert_non_null(s);
+	assert_int_equal(
+	    evprof_symbolizer__kernel(s, 0xffffffff81000250ull, &res), 0);
+	assert_null(res.name);
+	assert_int_equal(res.nr_frames, 0);
+	evprof_symbolizer__free(s);
+}
+
+static void test_notes_build_id(void **state)
+{
+	/* Two notes: an unrelated "Xen" one, then GNU build id (type 3). */
+	static const uint8_t notes[] = {
+	    4,	 0, 0, 0, 4,   0,   0,	 0, 6,	  0,	0,    0, 'X', 'e',
+	    'n', 0, 9, 9, 9,   9,   4,	 0, 0,	  0,	3,    0, 0,   0,
+	    3,	 0, 0, 0, 'G', 'N', 'U', 0, 0xab, 0xcd, 0xef, 0,
+	};
+	uint8_t id[20];
+
+	(void)state;
+	assert_int_equal(
+	    evprof__notes_build_id(notes, sizeof(notes), id, sizeof(id)), 3);
+	assert_int_equal(id[0], 0xab);
+	assert_int_equal(id[2], 0xef);
+	/* Truncated in the second note's name; a descsz past the end. */
+	assert_int_equal(evprof__notes_build_id(notes, 34, id, sizeof(id)),
+			 -EVPROF_ERR_MALFORMED);
+	{
+		uint8_t bad[sizeof(notes)];
+
+		memcpy(bad, notes, sizeof(bad));
+		bad[24] = 0xff;
+		assert_int_equal(
+		    evprof__notes_build_id(bad, sizeof(bad), id, sizeof(id)),
+		    -EVPROF_ERR_MALFORMED);
+	}
+	assert_int_equal(evprof__notes_build_id(notes, 20, id, sizeof(id)), 0);
+}
+
+/* ---- vdso -------------------------------------------------------------- */
+
+static int vdso_cb(const struct evprof_map *m, void *ctx)
+{
+	struct evprof_map *out = ctx;
+
+	if (!strcmp(m->path, "[vdso]")) {
+		*out = *m;
+		out->path = NULL;
+	}
+	return 0;
+}
+
+static void test_vdso(void **state)
+{
+	struct evprof_sym_mapping map = {0};
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	struct evprof_map m = {0};
+	char path[PATH_MAX], cmd[PATH_MAX + 64], line[256], name[128];
+	uint64_t value, want = 0;
+	FILE *f;
+
+	(void)state;
+	if (!getauxval(AT_SYSINFO_EHDR))
+		skip();
+	assert_true(evprof_maps__read(0, vdso_cb, &m) > 0);
+	assert_true(m.start == getauxval(AT_SYSINFO_EHDR));
+	/* Truth: binutils' view of a copy of the vdso. */
+	snprintf(path, sizeof(path), "%s/vdso.so", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_true(fwrite((void *)(uintptr_t)m.start, 1, m.end - m.start, f) ==
+		    m.end - m.start);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "nm -D --defined-only %s", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%" SCNx64 " %*c %127s", &value, name) == 2 &&
+		    !strncmp(name, "__vdso_clock_gettime", 20))
+			want = value;
+	pclose(f);
+	assert_true(want != 0);
+
+	s = evprof_symbolizer__new(NULL);
+	assert_non_null(s);
+	map.path = "[vdso]";
+	map.start = m.start;
+	map.end = m.end;
+	assert_int_equal(
+	    evprof_symbolizer__user(s, &map, m.start + want + 2, &res), 0);
+	assert_true(res.image_found);
+	assert_non_null(res.name);
+	/* clock_gettime is a weak alias of __vdso_clock_gettime. */
+	assert_non_null(strstr(res.name, "clock_gettime"));
+	assert_true(res.sym_start == want);
+	assert_true(res.rel_addr == want + 2);
+	evprof_symbolizer__free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_pie),
+	    cmocka_unit_test(test_nopie),
+	    cmocka_unit_test(test_debuglink),
+	    cmocka_unit_test(test_build_id_dir),
+	    cmocka_unit_test(test_stripped_no_debug),
+	    cmocka_unit_test(test_build_id_mismatch),
+	    cmocka_unit_test(test_deleted_binary),
+	    cmocka_unit_test(test_cxx),
+	    cmocka_unit_test(test_kernel_live),
+	    cmocka_unit_test(test_kernel_crafted),
+	    cmocka_unit_test(test_notes_build_id),
+	    cmocka_unit_test(test_vdso),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,55 @@
+// Reads a Firefox Profiler processed profile (.json or .json.gz) written by
+// evprof and prints, per thread, what the tests compare with truth:
+//   thread NAME tid=T pid=P samples=N cpu_us=C EVENT=SUM ...
+//   through FUNC EVENT=SUM samples=N   (with --through FUNC: deltas and
+//                                       samples whose stack contains FUNC)
+//   meta NOTE                          (each meta.evprofNotes entry)
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+
+const args = process.argv.slice(2);
+const file = args[0];
+const through = args.indexOf('--through') >= 0 ? args[args.indexOf('--through') + 1] : null;
+let buf = readFileSync(file);
+if (buf[0] === 0x1f && buf[1] === 0x8b) buf = gunzipSync(buf);
+const p = JSON.parse(buf.toString('utf8'));
+const sh = p.shared;
+const str = (i) => sh.stringArray[i];
+const funcName = (frame) => str(sh.funcTable.name[sh.frameTable.func[frame]]);
+
+// Function names on the path of each stack, computed once.
+const names = [];
+for (let i = 0; i < sh.stackTable.length; i++) {
+  const k = sh.stackTable.prefixOffset[i];
+  const parent = k === 0 ? null : i - k;
+  const own = funcName(sh.stackTable.frame[i]);
+  names.push(parent === null ? [own] : names[parent].concat([own]));
+}
+
+for (const note of (p.meta.evprofNotes || [])) console.log(`meta ${note}`);
+for (const t of p.threads) {
+  const s = t.samples;
+  const ev = s.samplyEventDeltas || {};
+  const sums = {};
+  const thr = {};
+  let thrSamples = 0;
+  for (const e of Object.keys(ev)) { sums[e] = 0; thr[e] = 0; }
+  let cpu = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (s.threadCPUDelta && s.threadCPUDelta[i] !== null) cpu += s.threadCPUDelta[i];
+    const hit = through && s.stack[i] !== null && names[s.stack[i]].includes(through);
+    if (hit) thrSamples++;
+    for (const e of Object.keys(ev)) {
+      const v = ev[e][i];
+      if (v === null) continue;
+      sums[e] += v;
+      if (hit) thr[e] += v;
+    }
+  }
+  const evs = Object.keys(ev).map((e) => `${e}=${sums[e]}`).join(' ');
+  console.log(`thread ${t.name} tid=${t.tid} pid=${t.pid} samples=${s.length} cpu_us=${Math.round(cpu)} ${evs}`);
+  if (through) {
+    const te = Object.keys(ev).map((e) => `${e}=${thr[e]}`).join(' ');
+    console.log(`through ${through} tid=${t.tid} samples=${thrSamples} ${te}`);
+  }
+}

@@ -1,0 +1,815 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Sessions on hand-built record streams: per-sample deltas, process tree,
+ * names, accounting, and stacks built into a profile against this test's
+ * own functions and a crafted kallsyms file.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <evprof/profile.h>
+#include <evprof/proc.h>
+#include <evprof/session.h>
+#include <evprof/symbols.h>
+
+#include "session_internal.h"
+
+#define ST_BITS                                                                \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |           \
+	 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |             \
+	 PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN)
+#define RF_BITS                                                                \
+	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | \
+	 PERF_FORMAT_TOTAL_TIME_RUNNING)
+
+#define KCTX ((uint64_t)PERF_CONTEXT_KERNEL)
+#define UCTX ((uint64_t)PERF_CONTEXT_USER)
+
+/* ---- record builder ----------------------------------------------------- */
+
+struct rb {
+	uint64_t w[256]; /* u64 storage keeps records 8-aligned */
+	size_t len;
+};
+
+static void rb_put(struct rb *b, const void *p, size_t n)
+{
+	assert_true(b->len + n <= sizeof(b->w));
+	memcpy((char *)b->w + b->len, p, n);
+	b->len += n;
+}
+
+static void rb_u64(struct rb *b, uint64_t v)
+{
+	rb_put(b, &v, sizeof(v));
+}
+
+static void rb_u32x2(struct rb *b, uint32_t x, uint32_t y)
+{
+	rb_put(b, &x, sizeof(x));
+	rb_put(b, &y, sizeof(y));
+}
+
+static void rb_begin(struct rb *b, uint32_t type, uint16_t misc)
+{
+	struct perf_event_header h = {.type = type, .misc = misc};
+
+	b->len = 0;
+	rb_put(b, &h, sizeof(h));
+}
+
+static void rb_str(struct rb *b, const char *s)
+{
+	rb_put(b, s, strlen(s) + 1);
+	while (b->len % 8)
+		rb_put(b, "", 1);
+}
+
+/* sample_id trailer for ST_BITS: TID, TIME, CPU, IDENTIFIER. */
+static void rb_trailer(struct rb *b, uint32_t pid, uint32_t tid, uint64_t t)
+{
+	rb_u32x2(b, pid, tid);
+	rb_u64(b, t);
+	rb_u32x2(b, 0, 0);
+	rb_u64(b, 10);
+}
+
+static int rb_feed(struct evprof_session *s, struct rb *b)
+{
+	((struct perf_event_header *)b->w)->size = (uint16_t)b->len;
+	return evprof_session__feed(s, b->w, b->len);
+}
+
+struct val {
+	uint64_t id, value;
+};
+
+static int feed_sample(struct evprof_session *s, uint32_t pid, uint32_t tid,
+		       uint64_t time, const struct val *vals, size_t nv,
+		       const uint64_t *chain, size_t nc)
+{
+	struct rb b;
+
+	rb_begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	rb_u64(&b, nv ? vals[0].id : 10);	 /* IDENTIFIER: the leader */
+	rb_u64(&b, nc ? chain[nc - 1] : 0x1234); /* IP */
+	rb_u32x2(&b, pid, tid);
+	rb_u64(&b, time);
+	rb_u32x2(&b, 0, 0); /* CPU */
+	rb_u64(&b, 1000);   /* PERIOD */
+	rb_u64(&b, nv);	    /* READ: nr, ena, run, {value, id} */
+	rb_u64(&b, time);
+	rb_u64(&b, time / 2);
+	for (size_t i = 0; i < nv; i++) {
+		rb_u64(&b, vals[i].value);
+		rb_u64(&b, vals[i].id);
+	}
+	rb_u64(&b, nc);
+	for (size_t i = 0; i < nc; i++)
+		rb_u64(&b, chain[i]);
+	return rb_feed(s, &b);
+}
+
+static int feed_comm(struct evprof_session *s, uint32_t pid, uint32_t tid,
+		     const char *name, bool exec, uint64_t time)
+{
+	struct rb b;
+
+	rb_begin(&b, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0);
+	rb_u32x2(&b, pid, tid);
+	rb_str(&b, name);
+	rb_trailer(&b, pid, tid, time);
+	return rb_feed(s, &b);
+}
+
+static int feed_task(struct evprof_session *s, uint32_t type, uint32_t pid,
+		     uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time)
+{
+	struct rb b;
+
+	rb_begin(&b, type, 0);
+	rb_u32x2(&b, pid, ppid);
+	rb_u32x2(&b, tid, ptid);
+	rb_u64(&b, time);
+	rb_trailer(&b, pid, tid, time);
+	return rb_feed(s, &b);
+}
+
+static int feed_mmap2(struct evprof_session *s, uint32_t pid, uint64_t addr,
+		      uint64_t len, uint64_t pgoff, uint32_t prot,
+		      const char *path, uint64_t time)
+{
+	struct rb b;
+
+	rb_begin(&b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	rb_u32x2(&b, pid, pid);
+	rb_u64(&b, addr);
+	rb_u64(&b, len);
+	rb_u64(&b, pgoff);
+	rb_u32x2(&b, 0, 0); /* maj, min */
+	rb_u64(&b, 0);	    /* ino */
+	rb_u64(&b, 0);	    /* ino_generation */
+	rb_u32x2(&b, prot, MAP_PRIVATE);
+	rb_str(&b, path);
+	rb_trailer(&b, pid, pid, time);
+	return rb_feed(s, &b);
+}
+
+/* ---- session setup ------------------------------------------------------ */
+
+static const char *const counter_names[] = {"page-faults", "context-switches"};
+
+/* Group ids: CPU 0 and CPU 1 each have a leader, two counters, a clock. */
+enum {
+	L0 = 10,
+	A0 = 11,
+	B0 = 12,
+	C0 = 13,
+	L1 = 20,
+	A1 = 21,
+	B1 = 22,
+	C1 = 23,
+	STRAY = 99
+};
+
+static struct evprof_session *new_session(const pid_t *pids, size_t nr_pids)
+{
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS,
+		    .read_format = RF_BITS,
+		    .sample_id_all = true},
+	    .counters = counter_names,
+	    .nr_counters = 2,
+	    .sampler_counter = "samples-of-leader",
+	    .pids = pids,
+	    .nr_pids = nr_pids,
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+
+	assert_non_null(s);
+	assert_int_equal(evprof_session__set_id(s, L0, EVPROF_SESSION_SAMPLER),
+			 0);
+	assert_int_equal(evprof_session__set_id(s, A0, 0), 0);
+	assert_int_equal(evprof_session__set_id(s, B0, 1), 0);
+	assert_int_equal(evprof_session__set_id(s, C0, EVPROF_SESSION_CPU_TIME),
+			 0);
+	assert_int_equal(evprof_session__set_id(s, L1, EVPROF_SESSION_SAMPLER),
+			 0);
+	assert_int_equal(evprof_session__set_id(s, A1, 0), 0);
+	assert_int_equal(evprof_session__set_id(s, B1, 1), 0);
+	assert_int_equal(evprof_session__set_id(s, C1, EVPROF_SESSION_CPU_TIME),
+			 0);
+	return s;
+}
+
+/* Delta of slot (-1: CPU) of the k-th stored sample; UINT64_MAX: none. */
+static uint64_t delta_of(const struct evprof_session *s, size_t k, int slot)
+{
+	const struct ssample *x = (const struct ssample *)s->samples.data + k;
+	const uint64_t *d = (const uint64_t *)s->deltas.data + x->deltas;
+
+	assert_true(k < s->samples.len);
+	if (slot < 0)
+		return x->flags & SS_HAS_CPU ? x->cpu_delta : UINT64_MAX;
+	if (!(x->has & (1ULL << slot)))
+		return UINT64_MAX;
+	return d[__builtin_popcountll(x->has & ((1ULL << slot) - 1))];
+}
+
+static void test_new_rejects(void **state)
+{
+	struct evprof_session_opts o = {.sz = sizeof(o), .nr_counters = 1};
+	struct evprof_session *s;
+
+	(void)state;
+	errno = 0;
+	assert_null(evprof_session__new(&o)); /* counters NULL */
+	assert_int_equal(errno, EINVAL);
+	assert_null(evprof_session__new(NULL));
+	s = new_session(NULL, 0);
+	assert_int_equal(evprof_session__set_id(s, 1, 2), -EINVAL);
+	assert_int_equal(evprof_session__set_id(s, 1, -3), -EINVAL);
+	evprof_session__free(s);
+	evprof_session__free(NULL);
+}
+
+/*
+ * Two threads of pid 100 sampled on both CPUs, interleaved; each (id, tid)
+ * instance has its own cumulative values.
+ */
+static void test_deltas_two_threads(void **state)
+{
+	struct evprof_session *s = new_session(NULL, 0);
+	struct evprof_session_stats st;
+
+	(void)state;
+	/* k=0: T101 on CPU0, first sample: full values. */
+	assert_int_equal(
+	    feed_sample(s, 100, 101, 1000,
+			(struct val[]){{L0, 5}, {A0, 7}, {B0, 2}, {C0, 900}}, 4,
+			NULL, 0),
+	    0);
+	/* k=1: T102 on CPU1, first sample, plus an undeclared id. */
+	assert_int_equal(
+	    feed_sample(s, 100, 102, 1100,
+			(struct val[]){
+			    {L1, 3}, {A1, 40}, {B1, 1}, {C1, 500}, {STRAY, 77}},
+			5, NULL, 0),
+	    0);
+	/* k=2: T101 on CPU1: a new instance (id A1, tid 101): full value. */
+	assert_int_equal(
+	    feed_sample(s, 100, 101, 1200,
+			(struct val[]){{L1, 1}, {A1, 4}, {B1, 0}, {C1, 100}}, 4,
+			NULL, 0),
+	    0);
+	/* k=3: T101 on CPU0 again: differences from k=0. */
+	assert_int_equal(
+	    feed_sample(s, 100, 101, 1300,
+			(struct val[]){{L0, 9}, {A0, 10}, {B0, 2}, {C0, 1900}},
+			4, NULL, 0),
+	    0);
+	/* k=4: T102 on CPU1 again: differences from k=1. */
+	assert_int_equal(
+	    feed_sample(s, 100, 102, 1400,
+			(struct val[]){{L1, 8}, {A1, 41}, {B1, 6}, {C1, 800}},
+			4, NULL, 0),
+	    0);
+	/* k=5: T101 on CPU1 again: differences from k=2. */
+	assert_int_equal(
+	    feed_sample(s, 100, 101, 1500,
+			(struct val[]){{L1, 2}, {A1, 9}, {B1, 3}, {C1, 350}}, 4,
+			NULL, 0),
+	    0);
+
+	/* slot 0 page-faults, 1 context-switches, 2 the sampler, -1 CPU */
+	assert_int_equal(delta_of(s, 0, 0), 7);
+	assert_int_equal(delta_of(s, 0, 1), 2);
+	assert_int_equal(delta_of(s, 0, 2), 5);
+	assert_int_equal(delta_of(s, 0, -1), 900);
+	assert_int_equal(delta_of(s, 1, 0), 40);
+	assert_int_equal(delta_of(s, 1, -1), 500);
+	assert_int_equal(delta_of(s, 2, 0), 4);
+	assert_int_equal(delta_of(s, 2, 1), 0);
+	assert_int_equal(delta_of(s, 2, -1), 100);
+	assert_int_equal(delta_of(s, 3, 0), 3);
+	assert_int_equal(delta_of(s, 3, 1), 0);
+	assert_int_equal(delta_of(s, 3, 2), 4);
+	assert_int_equal(delta_of(s, 3, -1), 1000);
+	assert_int_equal(delta_of(s, 4, 0), 1);
+	assert_int_equal(delta_of(s, 4, 1), 5);
+	assert_int_equal(delta_of(s, 4, -1), 300);
+	assert_int_equal(delta_of(s, 5, 0), 5);
+	assert_int_equal(delta_of(s, 5, 1), 3);
+	assert_int_equal(delta_of(s, 5, 2), 1);
+	assert_int_equal(delta_of(s, 5, -1), 250);
+
+	/* Conservation: a thread's sum = its instances' last values. */
+	assert_int_equal(evprof_session__thread_total(s, 101, 0), 10 + 9);
+	assert_int_equal(evprof_session__thread_total(s, 101, 1), 2 + 3);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 101, EVPROF_SESSION_SAMPLER),
+	    9 + 2);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 101, EVPROF_SESSION_CPU_TIME),
+	    1900 + 350);
+	assert_int_equal(evprof_session__thread_total(s, 102, 0), 41);
+	assert_int_equal(evprof_session__thread_total(s, 102, 1), 6);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 102, EVPROF_SESSION_CPU_TIME), 800);
+	assert_int_equal(evprof_session__thread_total(s, 555, 0), 0);
+
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.samples, 6);
+	assert_int_equal(st.unknown_ids, 1);
+	assert_int_equal(st.records, 6);
+	assert_int_equal(st.malformed, 0);
+	assert_int_equal(st.first_time, 1000);
+	assert_int_equal(st.last_time, 1500);
+	evprof_session__free(s);
+}
+
+/* A value going down is a new instance (reused tid); a FORK resets too. */
+static void test_counter_reset(void **state)
+{
+	struct evprof_session *s = new_session(NULL, 0);
+	struct evprof_session_stats st;
+
+	(void)state;
+	assert_int_equal(feed_sample(s, 100, 101, 10,
+				     (struct val[]){{L0, 1}, {A0, 50}}, 2, NULL,
+				     0),
+			 0);
+	assert_int_equal(feed_sample(s, 100, 101, 20,
+				     (struct val[]){{L0, 2}, {A0, 30}}, 2, NULL,
+				     0),
+			 0);
+	assert_int_equal(delta_of(s, 1, 0), 30);
+	/* tid 101 is reused by a new thread: its first value is all new. */
+	assert_int_equal(feed_task(s, PERF_RECORD_EXIT, 100, 100, 101, 101, 25),
+			 0);
+	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 100, 100, 101, 100, 30),
+			 0);
+	assert_int_equal(feed_sample(s, 100, 101, 40,
+				     (struct val[]){{L0, 1}, {A0, 45}}, 2, NULL,
+				     0),
+			 0);
+	assert_int_equal(delta_of(s, 2, 0), 45);
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.counter_resets, 1);
+	evprof_session__free(s);
+}
+
+/* ---- process tree, names, accounting ------------------------------------ */
+
+static FILE *folded(const struct evprof_profile *p, const char *weight)
+{
+	struct evprof_folded_opts fo = {.sz = sizeof(fo),
+					.weight_counter = weight};
+	FILE *f = tmpfile();
+
+	assert_non_null(f);
+	assert_int_equal(evprof_profile__write_folded_file(p, f, &fo), 0);
+	rewind(f);
+	return f;
+}
+
+/* Whole folded text (small profiles only). */
+static char *folded_text(const struct evprof_profile *p, const char *weight)
+{
+	static char buf[16384];
+	FILE *f = folded(p, weight);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+static const uint64_t chain_a[] = {UCTX, 0x1010};
+
+static void test_process_tree(void **state)
+{
+	const pid_t root = 100;
+	struct evprof_session *s = new_session(&root, 1);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_session_stats st;
+	const struct val v[] = {{L0, 1}};
+	char *text;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(feed_comm(s, 100, 100, "root", false, 1), 0);
+	/* 300 forks from 200 before 200's own FORK from 100 is read. */
+	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 300, 200, 300, 200, 20),
+			 0);
+	assert_int_equal(feed_sample(s, 300, 300, 25, v, 1, chain_a, 2), 0);
+	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 200, 100, 200, 100, 10),
+			 0);
+	/*
+	 * 500 forks from 400 stamped before 400 forked from 100 (another
+	 * CPU's clock): pending until 400 joins.
+	 */
+	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 500, 400, 500, 400, 30),
+			 0);
+	assert_int_equal(feed_sample(s, 500, 500, 31, v, 1, chain_a, 2), 0);
+	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 400, 100, 400, 100, 35),
+			 0);
+	/* An unrelated process, and a child of it. */
+	assert_int_equal(feed_sample(s, 999, 999, 40, v, 1, chain_a, 2), 0);
+	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 998, 999, 998, 999, 41),
+			 0);
+	assert_int_equal(feed_sample(s, 998, 998, 42, v, 1, chain_a, 2), 0);
+	/* 200 exits; a sample stamped before the exit is read after it. */
+	assert_int_equal(feed_task(s, PERF_RECORD_EXIT, 200, 100, 200, 100, 50),
+			 0);
+	assert_int_equal(feed_sample(s, 200, 200, 45, v, 1, chain_a, 2), 0);
+	assert_int_equal(feed_sample(s, 100, 100, 60, v, 1, chain_a, 2), 0);
+
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.samples, 4);	  /* 300, 500, 200, 100 */
+	assert_int_equal(st.samples_filtered, 2); /* 999, 998 */
+	assert_int_equal(st.processes, 4);
+	assert_int_equal(st.threads, 4);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 999, EVPROF_SESSION_SAMPLER), 0);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 300, EVPROF_SESSION_SAMPLER), 1);
+
+	/*
+	 * Children inherit the forking thread's name; 500 forked from a
+	 * process unknown at the time, so it is named by its pid. No
+	 * symbolizer and no maps: frames named by address.
+	 */
+	text = folded_text(p, NULL);
+	assert_string_equal(text, "500;0x1010 1\nroot;0x1010 3\n");
+	evprof_session__free(s);
+	evprof_profile__free(p);
+}
+
+static void test_names_exec(void **state)
+{
+	struct evprof_session *s = new_session(NULL, 0);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_session_stats st;
+	const struct val v[] = {{L0, 1}};
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(feed_comm(s, 100, 100, "launcher", false, 1), 0);
+	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 100, 100, 101, 100, 2),
+			 0);
+	assert_int_equal(feed_comm(s, 100, 101, "worker", false, 3), 0);
+	assert_int_equal(feed_sample(s, 100, 100, 10, v, 1, chain_a, 2), 0);
+	assert_int_equal(feed_sample(s, 100, 101, 11, v, 1, chain_a, 2), 0);
+	assert_int_equal(feed_task(s, PERF_RECORD_EXIT, 100, 100, 101, 100, 12),
+			 0);
+	assert_int_equal(feed_comm(s, 100, 100, "newimage", true, 20), 0);
+	assert_int_equal(feed_sample(s, 100, 100, 30, v, 1, chain_a, 2), 0);
+	assert_int_equal(feed_sample(s, 100, 100, 31, v, 1, chain_a, 2), 0);
+	/* Read late from another ring: still the old image's sample. */
+	assert_int_equal(feed_sample(s, 100, 100, 15, v, 1, chain_a, 2), 0);
+
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.processes, 2);
+	assert_int_equal(st.threads, 3);
+	assert_string_equal(folded_text(p, NULL), "launcher;0x1010 2\n"
+						  "newimage;0x1010 2\n"
+						  "worker;0x1010 1\n");
+	evprof_session__free(s);
+	evprof_profile__free(p);
+}
+
+static void test_accounting(void **state)
+{
+	struct evprof_session *s = new_session(NULL, 0);
+	struct evprof_session_stats st;
+	struct rb b;
+
+	(void)state;
+	rb_begin(&b, PERF_RECORD_LOST, 0);
+	rb_u64(&b, L0);
+	rb_u64(&b, 5);
+	rb_trailer(&b, 0, 0, 1);
+	assert_int_equal(rb_feed(s, &b), 0);
+	rb_begin(&b, PERF_RECORD_LOST, 0);
+	rb_u64(&b, L1);
+	rb_u64(&b, 6);
+	rb_trailer(&b, 0, 0, 1);
+	assert_int_equal(rb_feed(s, &b), 0);
+	rb_begin(&b, PERF_RECORD_LOST_SAMPLES, 0);
+	rb_u64(&b, 7);
+	rb_trailer(&b, 0, 0, 1);
+	assert_int_equal(rb_feed(s, &b), 0);
+	rb_begin(&b, PERF_RECORD_THROTTLE, 0);
+	rb_u64(&b, 1);
+	rb_u64(&b, L0);
+	rb_u64(&b, 0);
+	rb_trailer(&b, 0, 0, 1);
+	assert_int_equal(rb_feed(s, &b), 0);
+
+	/* A sample cut short: its READ part claims 3 members, has 1. */
+	rb_begin(&b, PERF_RECORD_SAMPLE, 0);
+	rb_u64(&b, L0);
+	rb_u64(&b, 0x1234);
+	rb_u32x2(&b, 100, 100);
+	rb_u64(&b, 5);
+	rb_u32x2(&b, 0, 0);
+	rb_u64(&b, 1);
+	rb_u64(&b, 3);
+	rb_u64(&b, 1);
+	rb_u64(&b, 1);
+	rb_u64(&b, 42);
+	rb_u64(&b, L0);
+	assert_true(rb_feed(s, &b) < 0);
+	/* A header whose size is not a multiple of 8. */
+	rb_begin(&b, PERF_RECORD_COMM, 0);
+	rb_u64(&b, 0);
+	((struct perf_event_header *)b.w)->size = 12;
+	assert_true(evprof_session__feed(s, b.w, 16) < 0);
+	/* Feeding goes on. */
+	assert_int_equal(
+	    feed_sample(s, 100, 100, 9, (struct val[]){{L0, 3}}, 1, chain_a, 2),
+	    0);
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.records, 7);
+	assert_int_equal(st.lost_records, 2);
+	assert_int_equal(st.lost_events, 11);
+	assert_int_equal(st.lost_samples, 7);
+	assert_int_equal(st.throttled, 1);
+	assert_int_equal(st.malformed, 2);
+	assert_int_equal(st.samples, 1);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 100, EVPROF_SESSION_SAMPLER), 3);
+	evprof_session__free(s);
+}
+
+/* Idle samples are dropped with exclude_idle. */
+static void test_exclude_idle(void **state)
+{
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS,
+		    .read_format = RF_BITS,
+		    .sample_id_all = true},
+	    .exclude_idle = true,
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+	struct evprof_session_stats st;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(
+	    feed_sample(s, 0, 0, 5, (struct val[]){{L0, 1}}, 1, chain_a, 2), 0);
+	assert_int_equal(
+	    feed_sample(s, 7, 7, 6, (struct val[]){{L0, 1}}, 1, chain_a, 2), 0);
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.samples, 1);
+	assert_int_equal(st.samples_filtered, 1);
+	/* The idle sample is dropped unread; L0 is undeclared here. */
+	assert_int_equal(st.unknown_ids, 1);
+	evprof_session__free(s);
+}
+
+/* ---- stacks through the symbolizer -------------------------------------- */
+
+static volatile int sink;
+
+/* Functions whose addresses the stacks use; big enough for +8 and -1. */
+__attribute__((noinline)) static void sess_leaf_fn(void)
+{
+	for (int i = 0; i < 4; i++)
+		sink += i;
+}
+
+__attribute__((noinline)) static void sess_mid_fn(void)
+{
+	sess_leaf_fn();
+	for (int i = 0; i < 4; i++)
+		sink += i;
+}
+
+__attribute__((noinline)) static void sess_root_fn(void)
+{
+	sess_mid_fn();
+	for (int i = 0; i < 4; i++)
+		sink += i;
+}
+
+static void test_build_symbols(void **state)
+{
+	char kpath[] = "/tmp/evprof-test-kallsyms-XXXXXX";
+	struct evprof_symbolizer_opts so = {.sz = sizeof(so)};
+	struct evprof_symbolizer *sym;
+	struct evprof_session *s = new_session(NULL, 0);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+	uint32_t me = (uint32_t)getpid();
+	char comm[64], expect[512], *text;
+	struct evprof_session_stats st;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	assert_non_null(p);
+	fd = mkstemp(kpath);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs("ffffffff81000000 T _text\n"
+	      "ffffffff81000100 T kfunc_outer\n"
+	      "ffffffff81000200 T kfunc_inner\n"
+	      "ffffffff81000300 t kfunc_end\n",
+	      f);
+	fclose(f);
+	so.kallsyms_path = kpath;
+	sym = evprof_symbolizer__new(&so);
+	assert_non_null(sym);
+	assert_int_equal(evprof_session__seed_process(s, (pid_t)me), 0);
+	assert_true(
+	    evprof_proc__read_comm((int)me, (int)me, comm, sizeof(comm)) > 0);
+
+	uint64_t leaf = (uint64_t)(uintptr_t)&sess_leaf_fn;
+	uint64_t mid = (uint64_t)(uintptr_t)&sess_mid_fn;
+	uint64_t root = (uint64_t)(uintptr_t)&sess_root_fn;
+	/*
+	 * Kernel part innermost first, then the user part innermost first:
+	 * the user ip is exact, the others are return addresses.
+	 */
+	const uint64_t chain[] = {
+	    KCTX,    0xffffffff81000210, 0xffffffff81000101, UCTX, leaf + 4,
+	    mid + 8, root + 8,
+	};
+	/* leaf at +0 exact; mid's return address at +1 means mid itself. */
+	const uint64_t chain2[] = {UCTX, leaf, mid + 1, root + 8};
+	/* An address outside every mapping keeps its frame. */
+	const uint64_t chain3[] = {UCTX, 0x10, root + 8};
+
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(
+		    feed_sample(
+			s, me, me, 100 + i,
+			(struct val[]){{L0, i + 1u}, {A0, 10u * (i + 1)}}, 2,
+			chain, 7),
+		    0);
+	assert_int_equal(feed_sample(s, me, me, 200,
+				     (struct val[]){{L0, 10}, {A0, 100}}, 2,
+				     chain2, 4),
+			 0);
+	assert_int_equal(feed_sample(s, me, me, 300,
+				     (struct val[]){{L0, 11}, {A0, 105}}, 2,
+				     chain3, 3),
+			 0);
+	assert_int_equal(evprof_session__build(s, p, sym), 0);
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.samples, 5);
+
+	/* By samples. */
+	text = folded_text(p, NULL);
+	snprintf(expect, sizeof(expect),
+		 "%s;sess_root_fn;0x10 1\n"
+		 "%s;sess_root_fn;sess_mid_fn;sess_leaf_fn 1\n"
+		 "%s;sess_root_fn;sess_mid_fn;sess_leaf_fn;kfunc_outer_[k];"
+		 "kfunc_inner_[k] 3\n",
+		 comm, comm, comm);
+	assert_string_equal(text, expect);
+	/* By page-fault deltas: 10 + 10 + 10, 70, 5. */
+	text = folded_text(p, "page-faults");
+	snprintf(expect, sizeof(expect),
+		 "%s;sess_root_fn;0x10 5\n"
+		 "%s;sess_root_fn;sess_mid_fn;sess_leaf_fn 70\n"
+		 "%s;sess_root_fn;sess_mid_fn;sess_leaf_fn;kfunc_outer_[k];"
+		 "kfunc_inner_[k] 30\n",
+		 comm, comm, comm);
+	assert_string_equal(text, expect);
+
+	sess_root_fn();
+	evprof_session__free(s);
+	evprof_profile__free(p);
+	evprof_symbolizer__free(sym);
+	unlink(kpath);
+}
+
+/* Later mappings hide earlier ones; non-exec mappings are ignored. */
+static void test_maps_override(void **state)
+{
+	struct evprof_session *s = new_session(NULL, 0);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+	const struct val v[] = {{L0, 1}};
+	const uint64_t c1[] = {UCTX, 0x10500};
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(feed_comm(s, 100, 100, "app", false, 1), 0);
+	assert_int_equal(feed_mmap2(s, 100, 0x10000, 0x2000, 0,
+				    PROT_READ | PROT_EXEC, "/lib/first.so", 2),
+			 0);
+	assert_int_equal(feed_mmap2(s, 100, 0x10000, 0x1000, 0, PROT_READ,
+				    "/lib/data.bin", 3),
+			 0);
+	assert_int_equal(feed_sample(s, 100, 100, 5, v, 1, c1, 2), 0);
+	assert_int_equal(feed_mmap2(s, 100, 0x10400, 0x400, 0x3000,
+				    PROT_READ | PROT_EXEC, "/lib/second.so",
+				    10),
+			 0);
+	assert_int_equal(feed_sample(s, 100, 100, 20, v, 1, c1, 2), 0);
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	/* 0x10500 is 0x500 into first.so, then 0x3100 into second.so. */
+	assert_string_equal(folded_text(p, NULL), "app;0x3100 1\n"
+						  "app;0x500 1\n");
+	evprof_session__free(s);
+	evprof_profile__free(p);
+}
+
+/* Feed throughput, printed for the record (no time assert). */
+static void test_feed_throughput(void **state)
+{
+	struct evprof_session *s = new_session(NULL, 0);
+	struct evprof_profile *p;
+	enum { N = 200000 };
+	static uint64_t recs[N / 100][32];
+	struct timespec t0, t1;
+	size_t len = 0;
+
+	(void)state;
+	/* 2000 distinct records (chains, values), replayed 100 times. */
+	for (size_t r = 0; r < N / 100; r++) {
+		struct rb b;
+		uint64_t chain[] = {KCTX,     0xffffffff81000100 + r % 7,
+				    UCTX,     0x400000 + r % 13,
+				    0x400100, 0x400200};
+
+		rb_begin(&b, PERF_RECORD_SAMPLE, 0);
+		rb_u64(&b, L0);
+		rb_u64(&b, 0x400000);
+		rb_u32x2(&b, 100, 100 + (uint32_t)(r % 4));
+		rb_u64(&b, r);
+		rb_u32x2(&b, 0, 0);
+		rb_u64(&b, 1);
+		rb_u64(&b, 4);
+		rb_u64(&b, 10);
+		rb_u64(&b, 5);
+		rb_u64(&b, r);
+		rb_u64(&b, L0);
+		rb_u64(&b, r);
+		rb_u64(&b, A0);
+		rb_u64(&b, r);
+		rb_u64(&b, B0);
+		rb_u64(&b, r);
+		rb_u64(&b, C0);
+		rb_u64(&b, 6);
+		for (int i = 0; i < 6; i++)
+			rb_u64(&b, chain[i]);
+		((struct perf_event_header *)b.w)->size = (uint16_t)b.len;
+		assert_true(b.len <= sizeof(recs[0]));
+		memcpy(recs[r], b.w, b.len);
+		len = b.len;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(
+		    evprof_session__feed(s, recs[i % (N / 100)], len), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	print_message(
+	    "feed: %.0f samples/s\n",
+	    N / ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9));
+	p = evprof_profile__new(NULL);
+	assert_non_null(p);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	print_message("build: %.3f s\n", (t1.tv_sec - t0.tv_sec) +
+					     (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_new_rejects),
+	    cmocka_unit_test(test_deltas_two_threads),
+	    cmocka_unit_test(test_counter_reset),
+	    cmocka_unit_test(test_process_tree),
+	    cmocka_unit_test(test_names_exec),
+	    cmocka_unit_test(test_accounting),
+	    cmocka_unit_test(test_exclude_idle),
+	    cmocka_unit_test(test_build_symbols),
+	    cmocka_unit_test(test_maps_override),
+	    cmocka_unit_test(test_feed_throughput),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Group validation: hardware slot counting, the counter count and where it
+ * comes from (environment, CPUID, default), and the oversized group error.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include <evprof/event.h>
+
+static char msgs[4096];
+static int nr_warn;
+
+__attribute__((format(printf, 2, 0))) static int
+capture(enum evprof_print_level level, const char *fmt, va_list ap)
+{
+	size_t off = strlen(msgs);
+
+	if (level == EVPROF_WARN)
+		nr_warn++;
+	vsnprintf(msgs + off, sizeof(msgs) - off, fmt, ap);
+	return 0;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	msgs[0] = '\0';
+	nr_warn = 0;
+	unsetenv("EVPROF_MAX_GROUP_EVENTS");
+	evprof_set_print(capture);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unsetenv("EVPROF_MAX_GROUP_EVENTS");
+	evprof_set_print(NULL);
+	return 0;
+}
+
+/* Parses a comma separated list of single events into specs[]. */
+static size_t specs_of(const char *const *names, size_t nr,
+		       struct evprof_event_spec *specs)
+{
+	for (size_t i = 0; i < nr; i++)
+		assert_int_equal(evprof_event_spec__parse(&specs[i], names[i]),
+				 0);
+	return nr;
+}
+
+/*
+ * What the machine says, worked out here on its own: Intel architectural
+ * perfmon version (CPUID.0AH:EAX[7:0]) > 0 gives EAX[15:8] counters.
+ */
+static unsigned int machine_counters(const char **source)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int eax = 0, ebx, ecx, edx, max = __get_cpuid_max(0, NULL);
+
+	if (max >= 10) {
+		__cpuid_count(10, 0, eax, ebx, ecx, edx);
+		if ((eax & 0xff) && ((eax >> 8) & 0xff)) {
+			*source = "cpuid leaf 0xa";
+			return (eax >> 8) & 0xff;
+		}
+	}
+#endif
+	*source = "default";
+	return 4;
+}
+
+static void test_counters_source(void **state)
+{
+	const char *src = NULL, *want_src;
+	unsigned int want = machine_counters(&want_src);
+
+	(void)state;
+	assert_int_equal(evprof_pmu_counters(&src), want);
+	assert_string_equal(src, want_src);
+	assert_int_equal(evprof_pmu_counters(NULL), want);
+	print_message("this machine: %u counters (%s)\n", want, want_src);
+	assert_int_equal(nr_warn, 0);
+}
+
+static void test_env_override(void **state)
+{
+	const char *src = NULL, *want_src;
+	unsigned int want = machine_counters(&want_src);
+	static const char *const bad[] = {"",	 "0",  "-3",
+					  "abc", "4x", "99999999999999999999"};
+
+	(void)state;
+	setenv("EVPROF_MAX_GROUP_EVENTS", "7", 1);
+	assert_int_equal(evprof_pmu_counters(&src), 7);
+	assert_string_equal(src, "EVPROF_MAX_GROUP_EVENTS");
+	setenv("EVPROF_MAX_GROUP_EVENTS", "1", 1);
+	assert_int_equal(evprof_pmu_counters(&src), 1);
+	assert_int_equal(nr_warn, 0);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv("EVPROF_MAX_GROUP_EVENTS", bad[i], 1);
+		nr_warn = 0;
+		msgs[0] = '\0';
+		assert_int_equal(evprof_pmu_counters(&src), want);
+		assert_string_equal(src, want_src);
+		assert_int_equal(nr_warn, 1);
+		assert_non_null(strstr(msgs, "EVPROF_MAX_GROUP_EVENTS"));
+	}
+}
+
+static void test_slots(void **state)
+{
+	static const char *const names[] = {
+	    "cycles",	       "cpu-clock",  "instructions", "page-faults",
+	    "LLC-load-misses", "task-clock", "r1a8",	     "context-switches",
+	};
+	struct evprof_event_spec specs[8];
+	size_t nr = specs_of(names, 8, specs);
+
+	(void)state;
+	setenv("EVPROF_MAX_GROUP_EVENTS", "8", 1);
+	/* cycles, instructions, LLC-load-misses, r1a8: software takes none. */
+	assert_int_equal(evprof_group__validate(specs, nr), 4);
+	assert_int_equal(evprof_group__validate(specs, 2), 1);
+	assert_int_equal(evprof_group__validate(specs + 1, 1), 0);
+	assert_int_equal(evprof_group__validate(specs, 0), 0);
+	assert_int_equal(evprof_group__validate(NULL, 0), 0);
+	assert_int_equal(evprof_group__validate(NULL, 1), -EINVAL);
+	/* Exactly full fits. */
+	setenv("EVPROF_MAX_GROUP_EVENTS", "4", 1);
+	assert_int_equal(evprof_group__validate(specs, nr), 4);
+	assert_int_equal(nr_warn, 0);
+}
+
+static void test_software_only_group(void **state)
+{
+	static const char *const names[] = {
+	    "cpu-clock",      "task-clock",   "page-faults",
+	    "minor-faults",   "major-faults", "context-switches",
+	    "cpu-migrations", "dummy",
+	};
+	struct evprof_event_spec specs[8];
+	size_t nr = specs_of(names, 8, specs);
+
+	(void)state;
+	setenv("EVPROF_MAX_GROUP_EVENTS", "1", 1);
+	assert_int_equal(evprof_group__validate(specs, nr), 0);
+	assert_int_equal(nr_warn, 0);
+}
+
+static void test_too_big(void **state)
+{
+	static const char *const names[] = {
+	    "cycles",	     "instructions", "cpu-clock",	 "branches",
+	    "branch-misses", "cache-misses", "cache-references",
+	};
+	struct evprof_event_spec specs[7];
+	size_t nr = specs_of(names, 7, specs);
+
+	(void)state;
+	setenv("EVPROF_MAX_GROUP_EVENTS", "5", 1);
+	assert_int_equal(evprof_group__validate(specs, nr),
+			 -EVPROF_ERR_GROUP_TOO_BIG);
+	assert_int_equal(nr_warn, 1);
+	/* Names the group, both numbers, and where the count came from. */
+	assert_non_null(strstr(msgs, "{cycles,instructions,cpu-clock,branches,"
+				     "branch-misses,cache-misses,"
+				     "cache-references}"));
+	assert_non_null(strstr(msgs, " 6 "));
+	assert_non_null(strstr(msgs, " 5 "));
+	assert_non_null(strstr(msgs, "EVPROF_MAX_GROUP_EVENTS"));
+}
+
+static void test_too_big_default(void **state)
+{
+	struct evprof_event_spec specs[100];
+	const char *src;
+	unsigned int counters = machine_counters(&src);
+	char want[64];
+
+	(void)state;
+	if (counters >= 100)
+		skip(); /* a PMU this large is not one we can overflow here */
+	for (size_t i = 0; i < 100; i++)
+		assert_int_equal(evprof_event_spec__parse(&specs[i], "cycles"),
+				 0);
+	assert_int_equal(evprof_group__validate(specs, 100),
+			 -EVPROF_ERR_GROUP_TOO_BIG);
+	snprintf(want, sizeof(want),
+		 "needs 100 hardware counters but the PMU has %u (from %s)",
+		 counters, src);
+	assert_non_null(strstr(msgs, want));
+	/* 100 names do not fit the message: it ends the list with "...". */
+	assert_non_null(strstr(msgs, "{cycles,cycles,"));
+	assert_non_null(strstr(msgs, ",...}"));
+}
+
+/* Specs built by hand, names without a NUL, must not overrun. */
+static void test_hand_built(void **state)
+{
+	struct evprof_event_spec specs[3];
+
+	(void)state;
+	memset(specs, 'x', sizeof(specs));
+	for (int i = 0; i < 3; i++)
+		specs[i].hw_slot = true;
+	setenv("EVPROF_MAX_GROUP_EVENTS", "2", 1);
+	assert_int_equal(evprof_group__validate(specs, 3),
+			 -EVPROF_ERR_GROUP_TOO_BIG);
+	assert_non_null(
+	    strstr(msgs, "needs 3 hardware counters but the PMU has 2"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_counters_source, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_env_override, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_slots, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_software_only_group, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_too_big_default, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_hand_built, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
