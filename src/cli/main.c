@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* evprof: subcommand dispatch and the library's message sink. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,12 @@ void cli_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+bool cli_unsupported(int err)
+{
+	return err == ENOENT || err == ENODEV || err == ENXIO ||
+	       err == EOPNOTSUPP || err == EINVAL;
 }
 
 static int print_lib(enum evprof_print_level level, const char *fmt,

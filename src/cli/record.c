@@ -101,12 +101,6 @@ static void note(struct rec *r, const char *fmt, ...)
 			 buf);
 }
 
-static bool is_unsupported(int err)
-{
-	return err == ENOENT || err == ENODEV || err == ENXIO ||
-	       err == EOPNOTSUPP || err == EINVAL;
-}
-
 /* Fills attrs: sampler, the hidden task-clock, then the extras. */
 static size_t build_attrs(const struct rec *r, struct perf_event_attr *attrs)
 {
@@ -221,16 +215,16 @@ static int open_groups(struct rec *r, pid_t pid)
 			r->exclude_kernel = true;
 			note(r, "kernel samples are not allowed (%s): recording "
 				"user space only", advice);
-		} else if (e < 0 && is_unsupported(err)) {
+		} else if (e < 0 && cli_unsupported(err)) {
 			r->cpu_time_member = false;
 			note(r, "task-clock cannot be counted (%s): CPU time "
 				"per sample is unknown", advice);
-		} else if (e > 0 && is_unsupported(err)) {
+		} else if (e > 0 && cli_unsupported(err)) {
 			note(r, "%s cannot be counted with %s (%s): recording "
 				"without it", r->events[e].name,
 			     r->events[0].name, advice);
 			drop_event(r, (size_t)e);
-		} else if (e == 0 && is_unsupported(err) &&
+		} else if (e == 0 && cli_unsupported(err) &&
 			   !(r->events[0].attr.type == PERF_TYPE_SOFTWARE &&
 			     r->events[0].attr.config ==
 				     PERF_COUNT_SW_CPU_CLOCK)) {

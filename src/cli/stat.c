@@ -93,13 +93,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Errors that mean "this machine has no such event", not "we may not". */
-static bool is_unsupported(int err)
-{
-	return err == ENOENT || err == ENODEV || err == ENXIO ||
-	       err == EOPNOTSUPP || err == EINVAL;
-}
-
 static void report_open_error(const struct evprof_event_spec *spec, int err)
 {
 	char advice[512];
@@ -157,7 +150,7 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 			return 1;
 		if (failed < 0 || failed >= (int)n)
 			failed = 0;
-		if (ii == 0 && is_unsupported(errno)) {
+		if (ii == 0 && cli_unsupported(errno)) {
 			struct stat_event *e = &st->ev[g->member[failed]];
 
 			e->supported = false;
