@@ -31,7 +31,12 @@ struct uw_ctx {
 	uint64_t sp;
 	uint64_t *pcs;
 	int nr;
-	bool past_end; /* a read above the copy failed since the last frame */
+	/*
+	 * A read above the copy failed: the CFI placed a saved value in the
+	 * part of the stack the copy lacks (a complete stack ends at a frame
+	 * whose return address is undefined, reading nothing beyond).
+	 */
+	bool past_end;
 	bool returned; /* next_thread gave the thread already */
 };
 
@@ -257,7 +262,6 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
 	c->pcs[c->nr++] = pc;
-	c->past_end = false;
 	return c->nr < EVPROF__UNWIND_MAX_FRAMES ? DWARF_CB_OK
 						 : DWARF_CB_ABORT;
 }
