@@ -367,6 +367,61 @@ static void test_record_without_sample_id(void **state)
 	evprof_session__free(s);
 }
 
+/*
+ * Stack copies for DWARF unwinding are kept up to max_stack_bytes (only
+ * the dyn_size bytes the kernel copied); the others are counted and keep
+ * their kernel part. Registers point nowhere known: the sampled pc alone.
+ */
+static void test_stack_copies_capped(void **state)
+{
+	/* One copy: header 3 + 17 regs + 5 words of the 40 copied bytes. */
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS | PERF_SAMPLE_REGS_USER |
+				   PERF_SAMPLE_STACK_USER,
+		    .sample_regs_user = evprof_session__unwind_regs(),
+		    .sample_id_all = true},
+	    .max_stack_bytes = 25 * 8,
+	};
+	struct evprof_session_stats st;
+	struct evprof_session *s;
+	const char *t;
+
+	(void)state;
+	if (!o.fmt.sample_regs_user)
+		skip(); /* no unwinder on this architecture */
+	s = evprof_session__new(&o);
+	assert_non_null(s);
+	for (int k = 0; k < 2; k++) {
+		struct rb b;
+
+		rb_begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+		rb_u64(&b, 1);
+		rb_u64(&b, 0x401000 + (uint64_t)k);
+		rb_u32x2(&b, PID, 101);
+		rb_u64(&b, 10 + (uint64_t)k);
+		rb_u32x2(&b, 0, 0);
+		rb_u64(&b, 0); /* callchain: none (exclude_callchain_user) */
+		rb_u64(&b, PERF_SAMPLE_REGS_ABI_64);
+		for (int r = 0; r < 17; r++) /* IP (8): the sampled pc */
+			rb_u64(&b, r == 8 ? 0x401000 + (uint64_t)k : 0x7f00);
+		rb_u64(&b, 48); /* size asked; 40 bytes copied */
+		for (int w = 0; w < 6; w++)
+			rb_u64(&b, 0);
+		rb_u64(&b, 40);
+		feed(s, &b);
+	}
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.stacks_dropped, 1);
+	t = build_folded(s);
+	has_line(t, "100;0x401000 1");
+	has_line(t, "100;0x401001 1");
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.stacks_unwound, 1);
+	assert_int_equal(st.stacks_truncated, 0);
+	evprof_session__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +432,7 @@ int main(void)
 	    cmocka_unit_test(test_cookie_mismatch),
 	    cmocka_unit_test(test_per_cpu_out_of_order),
 	    cmocka_unit_test(test_record_without_sample_id),
+	    cmocka_unit_test(test_stack_copies_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
