@@ -81,8 +81,7 @@ int evprof__session_feed_deferred(struct evprof_session *s,
 	/* Without the thread and time of the record it matches nothing. */
 	if (!r->sid.present || (s->fmt.sample_type & need) != need)
 		return 0;
-	err = evprof__session_chain(s, r->deferred.ips, r->deferred.nr,
-				    &chain);
+	err = evprof__session_chain(s, r->deferred.ips, r->deferred.nr, &chain);
 	if (!err)
 		err = evprof__vec_reserve(&s->deferred, sizeof(*d), 1);
 	if (err)
@@ -150,12 +149,12 @@ int evprof__session_stitch(struct evprof_session *s)
 	if (!ev)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->samples.len; i++) {
-		const uint64_t *w = (const uint64_t *)s->chains.data +
-				    ss[i].chain;
+		const uint64_t *w =
+		    (const uint64_t *)s->chains.data + ss[i].chain;
 
 		if (is_deferred(w + 1, w[0]))
-			ev[n++] = (struct sev){ss[i].time, ss[i].tid,
-					       (uint32_t)i, 0};
+			ev[n++] =
+			    (struct sev){ss[i].time, ss[i].tid, (uint32_t)i, 0};
 	}
 	for (size_t i = 0; i < s->deferred.len; i++)
 		ev[n++] = (struct sev){dr[i].time, dr[i].tid, (uint32_t)i, 1};
@@ -195,22 +194,22 @@ int evprof__session_stitch(struct evprof_session *s)
 
 /* ---- unwinding ---------------------------------------------------------- */
 
-int evprof__session_unwind(struct evprof_session *s,
-			   struct evprof__unwinder *u, uint64_t maps_key,
+int evprof__session_unwind(struct evprof_session *s, struct evprof__unwinder *u,
+			   uint64_t maps_key,
 			   const struct evprof__unwind_map *maps,
 			   size_t nr_maps, struct ssample *x)
 {
 	const uint64_t *w = (const uint64_t *)s->ustacks.data + x->ustack - 1;
 	const uint64_t *chain = (const uint64_t *)s->chains.data + x->chain;
 	struct evprof__unwind_input in = {
-		.pid = x->pid,
-		.tid = x->tid,
-		.regs_mask = s->fmt.sample_regs_user,
-		.regs = w + 3,
-		.nr_regs = (uint32_t)w[2],
-		.stack = w + 3 + w[2],
-		.stack_len = w[0],
-		.stack_full = w[0] == w[1],
+	    .pid = x->pid,
+	    .tid = x->tid,
+	    .regs_mask = s->fmt.sample_regs_user,
+	    .regs = w + 3,
+	    .nr_regs = (uint32_t)w[2],
+	    .stack = w + 3 + w[2],
+	    .stack_len = w[0],
+	    .stack_full = w[0] == w[1],
 	};
 	uint64_t buf[CHAIN_MAX], pcs[EVPROF__UNWIND_MAX_FRAMES];
 	uint64_t k = 0, room = CHAIN_MAX - EVPROF__UNWIND_MAX_FRAMES - 2;

@@ -47,8 +47,18 @@ struct evprof__unwinder {
 };
 
 /* perf_regs.h (x86): AX BX CX DX SI DI BP SP IP ... R8 = 16 .. R15 = 23. */
-enum { PR_AX, PR_BX, PR_CX, PR_DX, PR_SI, PR_DI, PR_BP, PR_SP, PR_IP,
-       PR_R8 = 16 };
+enum {
+	PR_AX,
+	PR_BX,
+	PR_CX,
+	PR_DX,
+	PR_SI,
+	PR_DI,
+	PR_BP,
+	PR_SP,
+	PR_IP,
+	PR_R8 = 16
+};
 
 #if defined(__x86_64__)
 
@@ -60,9 +70,9 @@ enum { PR_AX, PR_BX, PR_CX, PR_DX, PR_SI, PR_DI, PR_BP, PR_SP, PR_IP,
  * value: perf register.
  */
 static const int dwarf_to_perf[17] = {
-	PR_AX, PR_DX, PR_CX, PR_BX, PR_SI, PR_DI, PR_BP, PR_SP,
-	PR_R8, PR_R8 + 1, PR_R8 + 2, PR_R8 + 3, PR_R8 + 4, PR_R8 + 5,
-	PR_R8 + 6, PR_R8 + 7, PR_IP,
+    PR_AX,     PR_DX,	  PR_CX,     PR_BX,	PR_SI,	   PR_DI,
+    PR_BP,     PR_SP,	  PR_R8,     PR_R8 + 1, PR_R8 + 2, PR_R8 + 3,
+    PR_R8 + 4, PR_R8 + 5, PR_R8 + 6, PR_R8 + 7, PR_IP,
 };
 
 uint64_t evprof__unwind_regs_mask(void)
@@ -149,18 +159,18 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 }
 
 static const Dwfl_Thread_Callbacks thread_cbs = {
-	.next_thread = next_thread,
-	.memory_read = memory_read,
-	.set_initial_registers = set_initial_registers,
+    .next_thread = next_thread,
+    .memory_read = memory_read,
+    .set_initial_registers = set_initial_registers,
 };
 
 /* Only files on this machine: no debuginfod (it may reach the network). */
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_cbs = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_build_id_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_build_id_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
 };
 
 /*
@@ -215,7 +225,7 @@ static void report_maps(Dwfl *dwfl, const struct evprof__unwind_map *maps,
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = !strcmp(maps[k].path, m->path) &&
 			       maps[k].start - maps[k].pgoff ==
-				       m->start - m->pgoff;
+				   m->start - m->pgoff;
 		if (seen)
 			continue;
 		fd = open(m->path, O_RDONLY | O_CLOEXEC);
@@ -229,8 +239,8 @@ static void report_maps(Dwfl *dwfl, const struct evprof__unwind_map *maps,
 }
 
 static struct cached *dwfl_for(struct evprof__unwinder *u, uint64_t key,
-			       const struct evprof__unwind_map *maps,
-			       size_t nr, uint32_t pid)
+			       const struct evprof__unwind_map *maps, size_t nr,
+			       uint32_t pid)
 {
 	struct cached *c;
 
@@ -262,8 +272,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
 	c->pcs[c->nr++] = pc;
-	return c->nr < EVPROF__UNWIND_MAX_FRAMES ? DWARF_CB_OK
-						 : DWARF_CB_ABORT;
+	return c->nr < EVPROF__UNWIND_MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
 int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
@@ -289,8 +298,8 @@ int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
 				      frame_cb, c);
 	if (!c->nr) /* no module there, or nothing attached: the pc alone */
 		pcs[c->nr++] = ip;
-	*truncated = c->past_end && in->stack_full &&
-		     c->nr < EVPROF__UNWIND_MAX_FRAMES;
+	*truncated =
+	    c->past_end && in->stack_full && c->nr < EVPROF__UNWIND_MAX_FRAMES;
 	return c->nr;
 }
 

@@ -26,13 +26,13 @@ struct evprof__unwind_map {
 /* What one sample carries. */
 struct evprof__unwind_input {
 	uint32_t pid, tid;
-	uint64_t regs_mask;  /* sample_regs_user */
+	uint64_t regs_mask;   /* sample_regs_user */
 	const uint64_t *regs; /* ascending bit order of the mask */
 	uint32_t nr_regs;
-	const void *stack;   /* the copy, starting at the sampled SP */
-	uint64_t stack_len;  /* dyn_size: bytes actually copied */
-	bool stack_full;     /* the copy has the size asked for: more of the
-			      * stack may lie above it */
+	const void *stack;  /* the copy, starting at the sampled SP */
+	uint64_t stack_len; /* dyn_size: bytes actually copied */
+	bool stack_full;    /* the copy has the size asked for: more of the
+			     * stack may lie above it */
 };
 
 struct evprof__unwinder;
@@ -50,8 +50,8 @@ EVPROF_HIDDEN void evprof__unwinder_free(struct evprof__unwinder *u);
  * mappings at the sample's time; maps_key names that set of maps (the
  * files are opened once per key and kept for a few keys). *truncated is
  * set when unwinding stopped because it needed stack above the copy.
- * Returns the number of pcs (at least 1 when the registers hold a pc), or
- * -EINVAL (no SP/IP register) or -ENOMEM.
+ * Returns the number of pcs (at least 1 when the registers hold a pc),
+ * -EINVAL (no SP/IP register), -ENOTSUP (not x86-64) or -ENOMEM.
  */
 EVPROF_HIDDEN int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
 				 const struct evprof__unwind_map *maps,

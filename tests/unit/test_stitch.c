@@ -24,10 +24,10 @@
 #define ST_BITS                                                                \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |           \
 	 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN)
-#define KCTX ((uint64_t)PERF_CONTEXT_KERNEL)
-#define UCTX ((uint64_t)PERF_CONTEXT_USER)
+#define KCTX  ((uint64_t)PERF_CONTEXT_KERNEL)
+#define UCTX  ((uint64_t)PERF_CONTEXT_USER)
 #define DEFER EVPROF_CONTEXT_USER_DEFERRED
-#define PID 100
+#define PID   100
 
 struct rb {
 	uint64_t w[64];
@@ -84,8 +84,8 @@ static void sample_deferred(struct evprof_session *s, uint32_t tid,
 }
 
 /* A user-mode sample with its user stack inline (leaf, caller). */
-static void sample_inline(struct evprof_session *s, uint32_t tid,
-			  uint64_t time, uint64_t leaf, uint64_t caller)
+static void sample_inline(struct evprof_session *s, uint32_t tid, uint64_t time,
+			  uint64_t leaf, uint64_t caller)
 {
 	struct rb b;
 

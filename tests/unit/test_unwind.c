@@ -23,7 +23,7 @@
 #include "unwind.h"
 
 #define NOIPA __attribute__((noipa))
-#define COPY 8192
+#define COPY  8192
 
 struct snap {
 	uint64_t regs[17]; /* perf order: AX..IP (0-8), R8..R15 (16-23) */
@@ -84,8 +84,8 @@ static int add_map(const struct evprof_map *m, void *arg)
 
 	if (!(m->prot & EVPROF_MAP_EXEC) || ms->nr == 256)
 		return 0;
-	ms->m[ms->nr++] = (struct evprof__unwind_map){
-	    strdup(m->path), m->start, m->end, m->pgoff};
+	ms->m[ms->nr++] = (struct evprof__unwind_map){strdup(m->path), m->start,
+						      m->end, m->pgoff};
 	return 0;
 }
 
@@ -139,9 +139,8 @@ static void test_own_stack(void **state)
 	/* Without a stack pointer there is nothing to start from. */
 	in.regs_mask &= ~(1ULL << 7);
 	in.nr_regs = 16;
-	assert_int_equal(evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs,
-					&truncated),
-			 -EINVAL);
+	assert_int_equal(
+	    evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &truncated), -EINVAL);
 	evprof__unwinder_free(u);
 	for (size_t i = 0; i < ms.nr; i++)
 		free((char *)ms.m[i].path);
