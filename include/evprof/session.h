@@ -61,6 +61,12 @@ struct evprof_session_opts {
 	size_t nr_pids;
 	/* Drop samples of pid 0 (the idle task). */
 	bool exclude_idle;
+	/*
+	 * Bytes of user stack copies (PERF_SAMPLE_STACK_USER, only the part
+	 * the kernel copied) kept for DWARF unwinding at build; samples over
+	 * it keep their kernel part and count in stacks_dropped. 0: 1 GiB.
+	 */
+	size_t max_stack_bytes;
 };
 
 /* Returns a session or NULL with errno set (EINVAL, ENOMEM). */
@@ -109,6 +115,20 @@ struct evprof_session_stats {
 	 * whose FORK was not seen; the value counts as a first sample.
 	 */
 	uint64_t counter_resets;
+	/*
+	 * User stacks. With PERF_SAMPLE_STACK_USER + REGS_USER, samples are
+	 * unwound with DWARF CFI at build (x86-64): unwound counts them,
+	 * truncated those that stopped at the end of the copy (their stack
+	 * gets a root frame "[truncated]"), dropped the copies not kept.
+	 * Deferred user callchains (Linux 6.19): samples that waited for a
+	 * CALLCHAIN_DEFERRED, and those the last build left with their
+	 * kernel part only (record lost, or a cookie mismatch).
+	 */
+	uint64_t stacks_unwound;
+	uint64_t stacks_truncated;
+	uint64_t stacks_dropped;
+	uint64_t deferred_samples;
+	uint64_t deferred_unstitched;
 	uint32_t processes, threads; /* in the profile the last build made */
 	uint64_t first_time, last_time; /* of samples, ns; 0 if none */
 };
@@ -132,12 +152,23 @@ EVPROF_API uint64_t evprof_session__thread_total(const struct evprof_session *s,
 						 pid_t tid, int counter);
 
 /*
+ * The sample_regs_user mask DWARF unwinding needs on this architecture
+ * (x86-64), or 0 where evprof cannot unwind.
+ */
+EVPROF_API uint64_t evprof_session__unwind_regs(void);
+
+/*
  * Fills p: its counters (opts order, then sampler_counter), processes and
  * threads that have kept samples, with names and times, every kept sample
  * with its stack, CPU delta and counter deltas. Stacks go root first: the
  * outermost user frame ... the user frame that entered the kernel, then
  * the outermost kernel frame ... the kernel leaf; return addresses (every
  * frame but the first of each context) are looked up as addr - 1.
+ * Samples whose callchain ends in PERF_CONTEXT_USER_DEFERRED + cookie get
+ * the user ips of the first later CALLCHAIN_DEFERRED of their thread (all
+ * records in time order): the same cookie stitches, another one leaves
+ * them with their kernel part. Samples with a stack copy get the user part
+ * unwound from it instead of the one their callchain has.
  * Side-band records and samples are replayed in time order, so every
  * sample sees the maps, names and process tree of its time; an exec starts
  * a new profile process (same pid) named after the new image. Addresses

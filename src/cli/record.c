@@ -33,7 +33,8 @@
 #include "launch.h"
 
 static const char record_usage[] =
-	"usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|none] [-o FILE]\n"
+	"usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
+	"                     [-o FILE]\n"
 	"                     [--format firefox|folded] [--weight EVENT]\n"
 	"                     [--mode auto|task|cpu] [--duration S] -- CMD ARGS...\n"
 	"\n"
@@ -41,7 +42,10 @@ static const char record_usage[] =
 	"                      every sample (default: cycles)\n"
 	"  -F, --freq HZ       samples per second of the sampling event (1000)\n"
 	"  -c, --count N       sample every N events instead\n"
-	"  -g, --call-graph M  fp (default): kernel + frame-pointer user stacks;\n"
+	"  -g, --call-graph M  fp (default): kernel + frame-pointer user stacks\n"
+	"                      (user part deferred where the kernel can);\n"
+	"                      dwarf[,SIZE]: user stacks unwound with DWARF CFI\n"
+	"                      from SIZE-byte stack copies (8192; x86-64);\n"
 	"                      none: the sampled instruction only\n"
 	"  -o, --output FILE   default evprof.json.gz (evprof.folded with folded)\n"
 	"      --format F      firefox (default) or folded (also chosen by a\n"
@@ -63,6 +67,8 @@ struct rec {
 	long freq;
 	long period;
 	bool callchain;
+	uint32_t dwarf_stack; /* -g dwarf: bytes of user stack per sample */
+	bool defer;	      /* deferred user callchains (Linux 6.19) */
 	char notes[8][256];
 	int nr_notes;
 	struct evprof_group_set *set;
@@ -101,6 +107,27 @@ static void note(struct rec *r, const char *fmt, ...)
 			 buf);
 }
 
+#define DWARF_STACK_DEFAULT 8192
+/* The sample size is a u16: the kernel refuses copies of 64 KiB. */
+#define DWARF_STACK_MAX 65528
+
+/* The sampler's callchain bits beyond PERF_SAMPLE_CALLCHAIN. */
+static void set_call_graph(const struct rec *r, struct perf_event_attr *a)
+{
+	if (r->dwarf_stack) {
+		/* The kernel part from the kernel, the user part unwound. */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = evprof_session__unwind_regs();
+		a->sample_stack_user = r->dwarf_stack;
+		a->exclude_callchain_user = 1;
+	}
+	if (r->defer) {
+		evprof_attr__set_bit(a, EVPROF_ATTR_BIT_DEFER_CALLCHAIN, true);
+		/* The records come on the side-band event: this one. */
+		evprof_attr__set_bit(a, EVPROF_ATTR_BIT_DEFER_OUTPUT, true);
+	}
+}
+
 /* Fills attrs: sampler, the hidden task-clock, then the extras. */
 static size_t build_attrs(const struct rec *r, struct perf_event_attr *attrs)
 {
@@ -136,6 +163,7 @@ static size_t build_attrs(const struct rec *r, struct perf_event_attr *attrs)
 			a->enable_on_exec = 1;
 			a->mmap = a->mmap2 = a->comm = a->comm_exec = 1;
 			a->task = 1;
+			set_call_graph(r, a);
 			a->watermark = 1;
 			a->wakeup_watermark = RING_PAGES * 4096 / 4;
 			if (r->cpu_time_member) {
@@ -211,7 +239,12 @@ static int open_groups(struct rec *r, pid_t pid)
 		evprof_open_advice(err, e < 0 ? "task-clock"
 					      : r->events[e].name,
 				   advice, sizeof(advice));
-		if ((err == EACCES || err == EPERM) && !r->exclude_kernel) {
+		if (err == EINVAL && r->defer && e == 0) {
+			/* The probe said yes, the real group says no. */
+			r->defer = false;
+			note(r, "deferred user callchains refused (%s): "
+				"user stacks inline", advice);
+		} else if ((err == EACCES || err == EPERM) && !r->exclude_kernel) {
 			r->exclude_kernel = true;
 			note(r, "kernel samples are not allowed (%s): recording "
 				"user space only", advice);
@@ -379,6 +412,20 @@ static void summary(struct rec *r, struct evprof_session *s,
 		st.processes, secs, (unsigned long long)lost,
 		(unsigned long long)lost_recs,
 		(unsigned long long)lost_samples, path);
+	if (r->dwarf_stack)
+		fprintf(stderr,
+			"evprof: call graph dwarf: %llu stacks unwound, %llu "
+			"truncated at %u bytes, %llu copies dropped\n",
+			(unsigned long long)st.stacks_unwound,
+			(unsigned long long)st.stacks_truncated,
+			r->dwarf_stack,
+			(unsigned long long)st.stacks_dropped);
+	else if (r->defer)
+		fprintf(stderr,
+			"evprof: call graph fp, deferred user part: %llu "
+			"deferred samples, %llu left unstitched\n",
+			(unsigned long long)st.deferred_samples,
+			(unsigned long long)st.deferred_unstitched);
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -423,6 +470,67 @@ static int parse_events(struct rec *r, const char *list)
 	r->nr = l->nr_events;
 	evprof_event_list__free(l);
 	return 0;
+}
+
+/* -g fp | dwarf[,SIZE] | none */
+static int parse_call_graph(struct rec *r, const char *arg)
+{
+	char *end;
+	long size;
+
+	r->callchain = strcmp(arg, "none") != 0;
+	r->dwarf_stack = 0;
+	if (!strcmp(arg, "fp") || !strcmp(arg, "none"))
+		return 0;
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
+		cli_err("-g takes fp, dwarf[,SIZE] or none");
+		return -1;
+	}
+	if (!evprof_session__unwind_regs()) {
+		cli_err("-g dwarf: DWARF unwinding is only implemented for "
+			"x86-64");
+		return -1;
+	}
+	size = DWARF_STACK_DEFAULT;
+	if (arg[5]) {
+		errno = 0;
+		size = strtol(arg + 6, &end, 0);
+		if (errno || *end || size < 8 || size > DWARF_STACK_MAX) {
+			cli_err("-g dwarf,SIZE: SIZE from 8 to %d bytes",
+				DWARF_STACK_MAX);
+			return -1;
+		}
+	}
+	r->dwarf_stack = (uint32_t)(size & ~7L); /* the kernel wants u64s */
+	return 0;
+}
+
+/* Says which unwinding made the user stacks, and how it went. */
+static void note_call_graph(struct rec *r, struct evprof_profile *p,
+			    const struct evprof_session_stats *st)
+{
+	char buf[256];
+
+	if (!r->callchain)
+		return;
+	if (r->dwarf_stack)
+		snprintf(buf, sizeof(buf),
+			 "call graph: dwarf (%u-byte user stack copies "
+			 "unwound with libdw): %llu stacks unwound, %llu "
+			 "truncated, %llu copies dropped",
+			 r->dwarf_stack,
+			 (unsigned long long)st->stacks_unwound,
+			 (unsigned long long)st->stacks_truncated,
+			 (unsigned long long)st->stacks_dropped);
+	else if (r->defer)
+		snprintf(buf, sizeof(buf),
+			 "call graph: frame pointers, user part deferred: "
+			 "%llu deferred samples, %llu left unstitched",
+			 (unsigned long long)st->deferred_samples,
+			 (unsigned long long)st->deferred_unstitched);
+	else
+		snprintf(buf, sizeof(buf), "call graph: frame pointers");
+	evprof_profile__add_note(p, buf);
 }
 
 int cmd_record(int argc, char **argv)
@@ -478,12 +586,8 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		case 'g':
-			if (!strcmp(optarg, "none")) {
-				r.callchain = false;
-			} else if (strcmp(optarg, "fp")) {
-				cli_err("-g takes fp or none");
+			if (parse_call_graph(&r, optarg) < 0)
 				return 2;
-			}
 			break;
 		case 'o':
 			out = optarg;
@@ -541,6 +645,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (parse_events(&r, events) < 0)
 		return 2;
+	r.defer = r.callchain && !r.dwarf_stack &&
+		  evprof_probe(EVPROF_FEAT_DEFER_CALLCHAIN)->yes;
 
 	err = launch_prepare(&l, argv);
 	if (err) {
@@ -629,8 +735,13 @@ int cmd_record(int argc, char **argv)
 	for (int i = 0; i < r.nr_notes; i++)
 		evprof_profile__add_note(prof, r.notes[i]);
 	err = evprof_session__build(s, prof, sym);
-	if (!err)
+	if (!err) {
+		struct evprof_session_stats st;
+
+		evprof_session__stats(s, &st);
+		note_call_graph(&r, prof, &st);
 		err = write_output(prof, out, folded, weight);
+	}
 	if (err) {
 		cli_err("cannot write %s: %s", out, evprof_strerror(err));
 		ret = ret ? ret : 1;

@@ -107,6 +107,8 @@ void evprof_session__free(struct evprof_session *s)
 	free(s->deltas.data);
 	free(s->sb.data);
 	free(s->strs.data);
+	free(s->ustacks.data);
+	free(s->deferred.data);
 	free(s);
 }
 
@@ -134,6 +136,8 @@ evprof_session__new(const struct evprof_session_opts *opts)
 		goto nomem;
 	s->fmt = opts->fmt;
 	s->exclude_idle = opts->exclude_idle;
+	s->max_stack_bytes = opts->max_stack_bytes ? opts->max_stack_bytes
+						   : (size_t)1 << 30;
 	s->nr_slots = opts->nr_counters + !!opts->sampler_counter;
 	if (opts->nr_counters) {
 		s->counters = calloc(opts->nr_counters, sizeof(*s->counters));
@@ -394,6 +398,12 @@ static int intern_chain(struct evprof_session *s, const uint64_t *ips,
 	return 0;
 }
 
+int evprof__session_chain(struct evprof_session *s, const uint64_t *ips,
+			  uint64_t nr, uint32_t *off)
+{
+	return intern_chain(s, ips, nr, off);
+}
+
 /* ---- feeding ------------------------------------------------------------ */
 
 static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
@@ -485,6 +495,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	    .deltas = (uint32_t)s->deltas.len,
 	    .flags = has_cpu ? SS_HAS_CPU : 0,
 	};
+	evprof__session_sample_ext(s, smp, ss);
 	for (size_t i = 0; i < s->nr_slots; i++) {
 		if (has & (1ULL << i))
 			((uint64_t *)s->deltas.data)[s->deltas.len + n++] =
@@ -619,6 +630,9 @@ int evprof_session__feed(struct evprof_session *s, const void *rec, size_t size)
 		break;
 	case PERF_RECORD_THROTTLE:
 		s->st.throttled++;
+		break;
+	case EVPROF_RECORD_CALLCHAIN_DEFERRED:
+		err = evprof__session_feed_deferred(s, &r);
 		break;
 	default:
 		break;

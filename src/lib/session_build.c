@@ -30,6 +30,7 @@
 #include <evprof/session.h>
 
 #include "session_internal.h"
+#include "unwind.h"
 
 #define NO_INDEX      UINT32_MAX
 #define KEY_KERNEL    UINT64_MAX       /* frame cache: kernel address */
@@ -156,6 +157,7 @@ struct order { /* sort key: time, then arrival */
 struct chain_frame {
 	uint64_t addr;
 	bool kernel, first;
+	bool truncated; /* the "[truncated]" root of a cut user stack */
 };
 
 struct build {
@@ -168,6 +170,8 @@ struct build {
 	struct evprof__vec pending; /* struct pending_fork */
 	struct evprof__vec fidx;    /* int: frame indices, cache ranges */
 	struct evprof__vec scratch; /* struct chain_frame */
+	struct evprof__vec umaps;   /* struct evprof__unwind_map */
+	struct evprof__unwinder *uw; /* made for the first stack copy */
 	struct kvmap pid_proc, tid_thread, frames, stacks;
 	uint32_t epoch;
 	int slot_counter[EVPROF_PROFILE_MAX_COUNTERS];
@@ -676,6 +680,14 @@ static int frames_for(struct build *b, const struct bproc *pr,
 	uint64_t v;
 	int err;
 
+	if (cf->truncated) {
+		struct evprof_profile_frame f = {.lib = -1,
+						 .function = "[truncated]"};
+
+		*off = (uint32_t)start;
+		*cnt = 1;
+		return push_frame(b, &f);
+	}
 	if (kv_get(&b->frames, key, look, &v)) {
 		*off = (uint32_t)(v >> 32);
 		*cnt = (uint32_t)v;
@@ -702,6 +714,15 @@ static int chain_frames(struct build *b, const uint64_t *ips, uint64_t nr)
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t ip = ips[i];
 
+		if (ip == EVPROF__CHAIN_TRUNCATED) {
+			err = evprof__vec_reserve(&b->scratch, sizeof(*cf), 1);
+			if (err)
+				return err;
+			cf = (struct chain_frame *)b->scratch.data +
+			     b->scratch.len++;
+			*cf = (struct chain_frame){.truncated = true};
+			continue;
+		}
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
 			/* Guest and hypervisor frames are not ours. */
@@ -719,7 +740,7 @@ static int chain_frames(struct build *b, const uint64_t *ips, uint64_t nr)
 		if (err)
 			return err;
 		cf = (struct chain_frame *)b->scratch.data + b->scratch.len++;
-		*cf = (struct chain_frame){ip, kernel, first};
+		*cf = (struct chain_frame){ip, kernel, first, false};
 		first = false;
 	}
 	return 0;
@@ -871,17 +892,46 @@ static int emit_sample(struct build *b, const struct ssample *x,
 	return evprof_profile__add_sample(b->p, t->prof, &ps);
 }
 
+/* Unwinds x's stack copy with the maps pr has now. */
+static int unwind_sample(struct build *b, const struct bproc *pr,
+			 struct ssample *x)
+{
+	struct evprof__unwind_map *um;
+	int err;
+
+	if (!b->uw) {
+		b->uw = evprof__unwinder_new();
+		if (!b->uw)
+			return errno == ENOMEM ? -ENOMEM : 0;
+	}
+	b->umaps.len = 0;
+	err = evprof__vec_reserve(&b->umaps, sizeof(*um), pr->nr_segs);
+	if (err)
+		return err;
+	um = b->umaps.data;
+	for (size_t i = 0; i < pr->nr_segs; i++) {
+		const struct bmap *m = MAP(b, pr->segs[i].map);
+
+		if (i && pr->segs[i].map == pr->segs[i - 1].map)
+			continue;
+		um[b->umaps.len++] = (struct evprof__unwind_map){
+		    sess_str(b->s, m->path), m->start, m->end, m->pgoff};
+	}
+	return evprof__session_unwind(b->s, b->uw, pr->epoch, um,
+				      b->umaps.len, x);
+}
+
 /* Merges the two time orders, side-band first at equal times. */
 static int replay(struct build *b, const struct order *so,
 		  const struct order *eo, uint32_t *thr, int *stacks)
 {
 	const struct sb_event *sb = b->s->sb.data;
-	const struct ssample *ss = b->s->samples.data;
+	struct ssample *ss = b->s->samples.data;
 	size_t ns = b->s->samples.len, ne = b->s->sb.len, i = 0, j = 0;
 	int err;
 
 	while (i < ns || j < ne) {
-		const struct ssample *x;
+		struct ssample *x;
 		const struct bproc *lin;
 
 		if (j < ne && (i == ns || eo[j].time <= so[i].time)) {
@@ -897,6 +947,12 @@ static int replay(struct build *b, const struct order *so,
 		lin = lineage(b, THREAD(b, thr[i])->proc);
 		stacks[i] = STACK_SKIPPED;
 		if (lin->in_tree || lin->pending) {
+			if (x->ustack && !(x->flags & SS_UNWOUND)) {
+				err = unwind_sample(
+				    b, PROC(b, THREAD(b, thr[i])->proc), x);
+				if (err)
+					return err;
+			}
 			err = stack_for(b, PROC(b, THREAD(b, thr[i])->proc),
 					x->chain, &stacks[i]);
 			if (err)
@@ -927,6 +983,10 @@ static int build(struct build *b)
 			return c;
 		b->slot_counter[i] = c;
 	}
+	err = evprof__session_stitch(s);
+	if (err)
+		return err;
+	err = -ENOMEM;
 	so = sorted(&s->samples, sizeof(struct ssample));
 	eo = sorted(&s->sb, sizeof(struct sb_event));
 	thr = malloc((ns ? ns : 1) * sizeof(*thr));
@@ -990,6 +1050,8 @@ int evprof_session__build(struct evprof_session *s, struct evprof_profile *p,
 	free(b.pending.data);
 	free(b.fidx.data);
 	free(b.scratch.data);
+	free(b.umaps.data);
+	evprof__unwinder_free(b.uw);
 	free(b.pid_proc.t);
 	free(b.tid_thread.t);
 	free(b.frames.t);

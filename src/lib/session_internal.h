@@ -28,6 +28,7 @@ EVPROF_HIDDEN int evprof__vec_reserve(struct evprof__vec *v, size_t elem,
 /* ssample.flags */
 #define SS_HAS_CPU 0x1 /* cpu_delta is known */
 #define SS_KEPT	   0x2 /* the last build kept it */
+#define SS_UNWOUND 0x4 /* chain holds the user part unwound from ustack */
 
 /* One stored sample; 48 bytes. */
 struct ssample {
@@ -38,6 +39,7 @@ struct ssample {
 	uint32_t chain;	 /* word offset of [nr, ips...] in the chain arena */
 	uint32_t deltas; /* first of popcount(has) packed deltas */
 	uint32_t flags;
+	uint32_t ustack; /* word offset + 1 of its stack copy, 0: none */
 };
 
 /* Side-band event kinds (records and /proc seeds), replayed at build. */
@@ -60,6 +62,20 @@ struct sb_event {
 	uint32_t build_id; /* offset of build_id_len bytes in strs */
 	uint64_t addr, len, pgoff, ino;
 };
+
+/* A PERF_RECORD_CALLCHAIN_DEFERRED, kept for stitching at build. */
+struct sdeferred {
+	uint64_t time;
+	uint64_t cookie;
+	uint32_t tid;
+	uint32_t chain; /* its user ips [nr, ips...] in the chain arena */
+};
+
+/*
+ * Root-end word of a chain whose user part stopped at the end of the stack
+ * copy; a value no kernel context marker uses.
+ */
+#define EVPROF__CHAIN_TRUNCATED ((uint64_t)-4000)
 
 struct evprof_session {
 	struct evprof_record_fmt fmt;
@@ -90,6 +106,11 @@ struct evprof_session {
 	struct evprof__vec sb;	    /* struct sb_event */
 	struct evprof__vec strs;    /* char */
 
+	/* stack copies: [dyn_size, size, nr_regs, regs..., stack words] */
+	struct evprof__vec ustacks; /* uint64_t */
+	size_t max_stack_bytes;
+	struct evprof__vec deferred; /* struct sdeferred */
+
 	uint64_t idle; /* samples of pid 0 dropped by exclude_idle */
 	bool built;    /* stats and SS_KEPT come from the last build */
 	struct evprof_session_stats st;
@@ -98,6 +119,41 @@ struct evprof_session {
 /* Adds len bytes to the string arena; *off receives their offset. */
 EVPROF_HIDDEN int evprof__session_str(struct evprof_session *s, const void *p,
 				      size_t len, uint32_t *off);
+
+/* Finds or stores the chain ips[nr] (not in the arena itself). */
+EVPROF_HIDDEN int evprof__session_chain(struct evprof_session *s,
+					const uint64_t *ips, uint64_t nr,
+					uint32_t *off);
+
+/*
+ * session_stitch.c. At feed: keeps the sample's stack copy and registers
+ * (sets ss->ustack; a copy that does not fit is counted, not an error),
+ * counts deferred samples; stores a CALLCHAIN_DEFERRED record.
+ */
+EVPROF_HIDDEN void evprof__session_sample_ext(struct evprof_session *s,
+					      const struct evprof_sample *smp,
+					      struct ssample *ss);
+EVPROF_HIDDEN int evprof__session_feed_deferred(struct evprof_session *s,
+						const struct evprof_record *r);
+/*
+ * At build, before the replay: gives each sample waiting on a deferred
+ * user part the one its thread's CALLCHAIN_DEFERRED with its cookie
+ * carries, in time order. Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__session_stitch(struct evprof_session *s);
+
+struct evprof__unwinder;
+struct evprof__unwind_map;
+/*
+ * At build, in the replay: replaces the user part of x's chain by the one
+ * unwound from its stack copy with the process's maps of that time (key:
+ * that set of maps). Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__session_unwind(struct evprof_session *s,
+					 struct evprof__unwinder *u,
+					 uint64_t maps_key,
+					 const struct evprof__unwind_map *maps,
+					 size_t nr_maps, struct ssample *x);
 
 static inline const char *sess_str(const struct evprof_session *s, uint32_t off)
 {

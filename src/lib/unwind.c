@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DWARF unwinding with libdwfl. One Dwfl per set of maps (a process's maps
+ * at some time), with the mapped files reported at their load bias and a
+ * thread whose registers come from the sample and whose memory is the
+ * sample's stack copy. libdwfl reads the CFI from the files and, where a
+ * function has none, falls back to the frame pointer (x86-64 backend).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "unwind.h"
+
+#define CACHE_SIZE 8 /* Dwfl handles kept: open files per set of maps */
+
+struct cached {
+	Dwfl *dwfl;
+	uint64_t key;
+	bool attached; /* dwfl_attach_state succeeded */
+};
+
+/* The sample being unwound, seen by the callbacks through dwfl_arg. */
+struct uw_ctx {
+	const struct evprof__unwind_input *in;
+	uint64_t sp;
+	uint64_t *pcs;
+	int nr;
+	/*
+	 * A read above the copy failed: the CFI placed a saved value in the
+	 * part of the stack the copy lacks (a complete stack ends at a frame
+	 * whose return address is undefined, reading nothing beyond).
+	 */
+	bool past_end;
+	bool returned; /* next_thread gave the thread already */
+};
+
+struct evprof__unwinder {
+	struct cached cache[CACHE_SIZE];
+	unsigned next; /* round-robin victim */
+	struct uw_ctx ctx;
+};
+
+/* perf_regs.h (x86): AX BX CX DX SI DI BP SP IP ... R8 = 16 .. R15 = 23. */
+enum {
+	PR_AX,
+	PR_BX,
+	PR_CX,
+	PR_DX,
+	PR_SI,
+	PR_DI,
+	PR_BP,
+	PR_SP,
+	PR_IP,
+	PR_R8 = 16
+};
+
+#if defined(__x86_64__)
+
+#define PR_MASK (0x1ffULL | 0xffULL << PR_R8)
+
+/*
+ * DWARF register numbers of x86-64 (psABI): rax rdx rcx rbx rsi rdi rbp
+ * rsp r8..r15, then 16 the return address (rip). Index: DWARF number,
+ * value: perf register.
+ */
+static const int dwarf_to_perf[17] = {
+    PR_AX,     PR_DX,	  PR_CX,     PR_BX,	PR_SI,	   PR_DI,
+    PR_BP,     PR_SP,	  PR_R8,     PR_R8 + 1, PR_R8 + 2, PR_R8 + 3,
+    PR_R8 + 4, PR_R8 + 5, PR_R8 + 6, PR_R8 + 7, PR_IP,
+};
+
+uint64_t evprof__unwind_regs_mask(void)
+{
+	return PR_MASK;
+}
+
+#else
+
+static const int dwarf_to_perf[1] = {0};
+
+uint64_t evprof__unwind_regs_mask(void)
+{
+	return 0;
+}
+
+#endif
+
+/* Value of perf register r in the sample, false when not recorded. */
+static bool perf_reg(const struct evprof__unwind_input *in, int r,
+		     uint64_t *val)
+{
+	uint64_t bit = 1ULL << r;
+	uint32_t idx;
+
+	if (!(in->regs_mask & bit))
+		return false;
+	idx = (uint32_t)__builtin_popcountll(in->regs_mask & (bit - 1));
+	if (idx >= in->nr_regs)
+		return false;
+	*val = in->regs[idx];
+	return true;
+}
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
+{
+	struct uw_ctx *c = arg;
+
+	(void)dwfl;
+	if (c->returned)
+		return 0;
+	c->returned = true;
+	*thread_arg = c;
+	/* libdwfl wants a positive tid; 0 (a made-up one) would end it. */
+	return c->in->tid ? (pid_t)c->in->tid : 1;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			void *arg)
+{
+	struct uw_ctx *c = arg;
+	uint64_t len = c->in->stack_len;
+
+	(void)dwfl;
+	if (addr >= c->sp && addr - c->sp <= len &&
+	    len - (addr - c->sp) >= sizeof(*result)) {
+		memcpy(result, (const char *)c->in->stack + (addr - c->sp),
+		       sizeof(*result));
+		return true;
+	}
+	if (addr >= c->sp)
+		c->past_end = true;
+	return false;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	struct uw_ctx *c = thread_arg;
+	Dwarf_Word w;
+
+	for (int d = 0; d < (int)ARRAY_SIZE(dwarf_to_perf); d++) {
+		uint64_t v;
+
+		if (!perf_reg(c->in, dwarf_to_perf[d], &v))
+			continue;
+		w = v;
+		if (!dwfl_thread_state_registers(thread, d, 1, &w))
+			return false;
+	}
+	if (!perf_reg(c->in, PR_IP, &w))
+		return false;
+	dwfl_thread_state_register_pc(thread, w);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_cbs = {
+    .next_thread = next_thread,
+    .memory_read = memory_read,
+    .set_initial_registers = set_initial_registers,
+};
+
+/* Only files on this machine: no debuginfod (it may reach the network). */
+static char *debuginfo_path;
+static const Dwfl_Callbacks dwfl_cbs = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_build_id_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
+};
+
+/*
+ * Where vaddr 0 of the ELF on fd lies when file page pgoff is mapped at
+ * start: the PT_LOAD holding that page was mapped there. ET_EXEC: 0.
+ */
+static uint64_t load_bias(int fd, uint64_t start, uint64_t pgoff)
+{
+	uint64_t bias = start - pgoff;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	size_t n;
+
+	if (!elf)
+		return bias;
+	if (!gelf_getehdr(elf, &eh) || eh.e_type != ET_DYN) {
+		bias = 0;
+		goto out;
+	}
+	if (elf_getphdrnum(elf, &n))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if ((ph.p_offset & ~0xfffULL) <= pgoff &&
+		    pgoff < ph.p_offset + ph.p_filesz) {
+			bias = start - (pgoff - (ph.p_offset & ~0xfffULL)) -
+			       (ph.p_vaddr & ~0xfffULL);
+			break;
+		}
+	}
+out:
+	elf_end(elf);
+	return bias;
+}
+
+/* Reports every file of maps once (same path at the same bias). */
+static void report_maps(Dwfl *dwfl, const struct evprof__unwind_map *maps,
+			size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		const struct evprof__unwind_map *m = &maps[i];
+		uint64_t bias;
+		bool seen = false;
+		int fd;
+
+		/* [vdso], [anon:...], memfd: no file to read CFI from. */
+		if (m->path[0] != '/')
+			continue;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(maps[k].path, m->path) &&
+			       maps[k].start - maps[k].pgoff ==
+				   m->start - m->pgoff;
+		if (seen)
+			continue;
+		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		bias = load_bias(fd, m->start, m->pgoff);
+		/* On success the fd belongs to libdwfl. */
+		if (!dwfl_report_elf(dwfl, m->path, m->path, fd, bias, false))
+			close(fd);
+	}
+}
+
+static struct cached *dwfl_for(struct evprof__unwinder *u, uint64_t key,
+			       const struct evprof__unwind_map *maps, size_t nr,
+			       uint32_t pid)
+{
+	struct cached *c;
+
+	for (unsigned i = 0; i < CACHE_SIZE; i++)
+		if (u->cache[i].dwfl && u->cache[i].key == key)
+			return &u->cache[i];
+	c = &u->cache[u->next];
+	u->next = (u->next + 1) % CACHE_SIZE;
+	if (c->dwfl)
+		dwfl_end(c->dwfl);
+	*c = (struct cached){.key = key, .dwfl = dwfl_begin(&dwfl_cbs)};
+	if (!c->dwfl)
+		return NULL;
+	dwfl_report_begin(c->dwfl);
+	report_maps(c->dwfl, maps, nr);
+	dwfl_report_end(c->dwfl, NULL, NULL);
+	/* The architecture comes from the first module that opens. */
+	c->attached = dwfl_attach_state(c->dwfl, NULL, pid ? (pid_t)pid : 1,
+					&thread_cbs, &u->ctx);
+	return c;
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct uw_ctx *c = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
+		return DWARF_CB_ABORT;
+	c->pcs[c->nr++] = pc;
+	return c->nr < EVPROF__UNWIND_MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
+		   const struct evprof__unwind_map *maps, size_t nr_maps,
+		   const struct evprof__unwind_input *in, uint64_t *pcs,
+		   bool *truncated)
+{
+	struct uw_ctx *c = &u->ctx;
+	struct cached *d;
+	uint64_t ip;
+
+	*truncated = false;
+	if (!evprof__unwind_regs_mask())
+		return -ENOTSUP;
+	*c = (struct uw_ctx){.in = in, .pcs = pcs};
+	if (!perf_reg(in, PR_SP, &c->sp) || !perf_reg(in, PR_IP, &ip))
+		return -EINVAL;
+	d = dwfl_for(u, maps_key, maps, nr_maps, in->pid);
+	if (!d)
+		return -ENOMEM;
+	if (d->attached)
+		dwfl_getthread_frames(d->dwfl, in->tid ? (pid_t)in->tid : 1,
+				      frame_cb, c);
+	if (!c->nr) /* no module there, or nothing attached: the pc alone */
+		pcs[c->nr++] = ip;
+	*truncated =
+	    c->past_end && in->stack_full && c->nr < EVPROF__UNWIND_MAX_FRAMES;
+	return c->nr;
+}
+
+struct evprof__unwinder *evprof__unwinder_new(void)
+{
+	struct evprof__unwinder *u;
+
+	if (!evprof__unwind_regs_mask()) {
+		errno = ENOTSUP;
+		return NULL;
+	}
+	elf_version(EV_CURRENT);
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		errno = ENOMEM;
+	return u;
+}
+
+void evprof__unwinder_free(struct evprof__unwinder *u)
+{
+	if (!u)
+		return;
+	for (unsigned i = 0; i < CACHE_SIZE; i++)
+		if (u->cache[i].dwfl)
+			dwfl_end(u->cache[i].dwfl);
+	free(u);
+}

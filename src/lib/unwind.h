@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DWARF unwinding of user stacks from a sample's copy of the stack
+ * (PERF_SAMPLE_STACK_USER) and its user registers (PERF_SAMPLE_REGS_USER),
+ * with elfutils' libdwfl reading the CFI (.eh_frame, .debug_frame) of the
+ * mapped files. x86-64 only.
+ */
+#ifndef EVPROF_LIB_UNWIND_H
+#define EVPROF_LIB_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* Most frames one unwinding returns. */
+#define EVPROF__UNWIND_MAX_FRAMES 256
+
+/* One executable file mapping of the process. */
+struct evprof__unwind_map {
+	const char *path;
+	uint64_t start, end, pgoff;
+};
+
+/* What one sample carries. */
+struct evprof__unwind_input {
+	uint32_t pid, tid;
+	uint64_t regs_mask;   /* sample_regs_user */
+	const uint64_t *regs; /* ascending bit order of the mask */
+	uint32_t nr_regs;
+	const void *stack;  /* the copy, starting at the sampled SP */
+	uint64_t stack_len; /* dyn_size: bytes actually copied */
+	bool stack_full;    /* the copy has the size asked for: more of the
+			     * stack may lie above it */
+};
+
+struct evprof__unwinder;
+
+/* sample_regs_user unwinding needs here; 0 on other architectures. */
+EVPROF_HIDDEN uint64_t evprof__unwind_regs_mask(void);
+
+/* Returns an unwinder or NULL with errno set (ENOMEM, ENOTSUP). */
+EVPROF_HIDDEN struct evprof__unwinder *evprof__unwinder_new(void);
+EVPROF_HIDDEN void evprof__unwinder_free(struct evprof__unwinder *u);
+
+/*
+ * Unwinds in into pcs (leaf first: the sampled pc, then return addresses),
+ * at most EVPROF__UNWIND_MAX_FRAMES. maps are the process's executable
+ * mappings at the sample's time; maps_key names that set of maps (the
+ * files are opened once per key and kept for a few keys). *truncated is
+ * set when unwinding stopped because it needed stack above the copy.
+ * Returns the number of pcs (at least 1 when the registers hold a pc),
+ * -EINVAL (no SP/IP register), -ENOTSUP (not x86-64) or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
+				 const struct evprof__unwind_map *maps,
+				 size_t nr_maps,
+				 const struct evprof__unwind_input *in,
+				 uint64_t *pcs, bool *truncated);
+
+#endif /* EVPROF_LIB_UNWIND_H */
