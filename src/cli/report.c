@@ -16,17 +16,17 @@
 #include "cli.h"
 
 static const char report_usage[] =
-	"usage: evprof report [--sort EVENT] [--top N] [--per-thread] FILE\n"
-	"       evprof report -o OUT [--weight EVENT] FILE\n"
-	"\n"
-	"  FILE                a profile from evprof record: .json.gz or .pb.gz\n"
-	"  -s, --sort EVENT    samples, cpu or a counter (default: cpu time)\n"
-	"  -n, --top N         functions per table (default 20; 0: all)\n"
-	"  -T, --per-thread    one report per thread\n"
-	"  -o, --output OUT    convert instead: OUT's name picks the format\n"
-	"                      (.folded, .pb.gz, else Firefox JSON)\n"
-	"      --weight EVENT  with -o: weigh by that counter (folded,\n"
-	"                      Firefox) or show it first (pprof)\n";
+    "usage: evprof report [--sort EVENT] [--top N] [--per-thread] FILE\n"
+    "       evprof report -o OUT [--weight EVENT] FILE\n"
+    "\n"
+    "  FILE                a profile from evprof record: .json.gz or .pb.gz\n"
+    "  -s, --sort EVENT    samples, cpu or a counter (default: cpu time)\n"
+    "  -n, --top N         functions per table (default 20; 0: all)\n"
+    "  -T, --per-thread    one report per thread\n"
+    "  -o, --output OUT    convert instead: OUT's name picks the format\n"
+    "                      (.folded, .pb.gz, else Firefox JSON)\n"
+    "      --weight EVENT  with -o: weigh by that counter (folded,\n"
+    "                      Firefox) or show it first (pprof)\n";
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -39,21 +39,21 @@ static int convert(const struct evprof_profile *p, const char *out,
 		   const char *weight)
 {
 	if (ends_with(out, ".folded") || ends_with(out, ".folded.gz")) {
-		struct evprof_folded_opts o = { .sz = sizeof(o),
-						.weight_counter = weight };
+		struct evprof_folded_opts o = {.sz = sizeof(o),
+					       .weight_counter = weight};
 
 		return evprof_profile__write_folded(p, out, &o);
 	}
 	if (ends_with(out, ".pb.gz") || ends_with(out, ".pb") ||
 	    ends_with(out, ".pprof")) {
-		struct evprof_pprof_opts o = { .sz = sizeof(o),
-					       .default_type = weight };
+		struct evprof_pprof_opts o = {.sz = sizeof(o),
+					      .default_type = weight};
 
 		return evprof_profile__write_pprof(p, out, &o);
 	}
 	{
-		struct evprof_firefox_opts o = { .sz = sizeof(o),
-						 .weight_counter = weight };
+		struct evprof_firefox_opts o = {.sz = sizeof(o),
+						.weight_counter = weight};
 
 		return evprof_profile__write_firefox(p, out, &o);
 	}
@@ -62,15 +62,15 @@ static int convert(const struct evprof_profile *p, const char *out,
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "sort", required_argument, NULL, 's' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "per-thread", no_argument, NULL, 'T' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "weight", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"sort", required_argument, NULL, 's'},
+	    {"top", required_argument, NULL, 'n'},
+	    {"per-thread", no_argument, NULL, 'T'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"weight", required_argument, NULL, 'w'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	struct evprof_report_opts ro = { .sz = sizeof(ro), .top = 20 };
+	struct evprof_report_opts ro = {.sz = sizeof(ro), .top = 20};
 	const char *out = NULL, *weight = NULL;
 	struct evprof_profile *p;
 	char *end;

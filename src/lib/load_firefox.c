@@ -23,7 +23,7 @@ struct fx {
 	jo *root, *shared;
 	jo *strings;
 	size_t nr_strs;
-	int *lib_of;	/* per libs[] entry: lib index */
+	int *lib_of; /* per libs[] entry: lib index */
 	size_t nr_libs;
 	int32_t *frame_of; /* per frameTable row: frame index */
 	int32_t *stack_of; /* per stackTable row: stack index */
@@ -151,8 +151,9 @@ static int read_meta(struct fx *c)
 
 	if (!meta)
 		return MALFORMED;
-	if (fixed(get(meta, "startTimeAsClockMonotonicNanosecondsSinceBoot"),
-		  0, &v) && v >= 0)
+	if (fixed(get(meta, "startTimeAsClockMonotonicNanosecondsSinceBoot"), 0,
+		  &v) &&
+	    v >= 0)
 		c->p->start_mono_ns = (uint64_t)v;
 	if (fixed(get(meta, "startTime"), 6, &v) && v >= 0)
 		c->p->start_wall_ns = (uint64_t)v;
@@ -232,8 +233,10 @@ static int read_libs(struct fx *c)
 
 static int read_frames(struct fx *c)
 {
-	jo *ft = get(c->shared, "frameTable"), *fn = get(c->shared, "funcTable");
-	jo *rt = get(c->shared, "resourceTable"), *src = get(c->shared, "sources");
+	jo *ft = get(c->shared, "frameTable"),
+	   *fn = get(c->shared, "funcTable");
+	jo *rt = get(c->shared, "resourceTable"),
+	   *src = get(c->shared, "sources");
 	jo *ns = get(c->shared, "nativeSymbols");
 	jo *cats = col(get(c->root, "meta"), "categories", 0);
 	int64_t n, nf, nr = 0, nsrc = 0, nsym = 0;
@@ -270,14 +273,15 @@ static int read_frames(struct fx *c)
 		int idx;
 
 		if (!int_at(f_func, i, &fi) || fi < 0 || fi >= nf ||
-		    !int_at(fn_name, (size_t)fi, &v) || !(f.function =
-							       str_at(c, v)))
+		    !int_at(fn_name, (size_t)fi, &v) ||
+		    !(f.function = str_at(c, v)))
 			return MALFORMED;
 		if (fn_res && int_at(fn_res, (size_t)fi, &v) && v >= 0) {
 			int64_t li;
 
-			if (v >= nr || !r_lib || !int_at(r_lib, (size_t)v, &li) ||
-			    li < 0 || (size_t)li >= c->nr_libs)
+			if (v >= nr || !r_lib ||
+			    !int_at(r_lib, (size_t)v, &li) || li < 0 ||
+			    (size_t)li >= c->nr_libs)
 				return MALFORMED;
 			f.lib = c->lib_of[li];
 		}
@@ -300,7 +304,8 @@ static int read_frames(struct fx *c)
 		    (cn = get(json_object_array_get_idx(cats, (size_t)cat),
 			      "name")) &&
 		    json_object_is_type(cn, json_type_string))
-			f.kernel = !strcmp(json_object_get_string(cn), "Kernel");
+			f.kernel =
+			    !strcmp(json_object_get_string(cn), "Kernel");
 		if (f_sym && int_at(f_sym, i, &v) && v >= 0 && v < nsym &&
 		    y_addr && y_size) {
 			int64_t a, sz;
@@ -386,9 +391,9 @@ static int thread_counters(struct fx *c, jo *threads)
 	size_t i, n = json_object_array_length(threads);
 
 	for (i = 0; i < n; i++) {
-		jo *ev = get(get(json_object_array_get_idx(threads, i),
-				 "samples"),
-			     "samplyEventDeltas");
+		jo *ev =
+		    get(get(json_object_array_get_idx(threads, i), "samples"),
+			"samplyEventDeltas");
 
 		if (!ev || !json_object_is_type(ev, json_type_object))
 			continue;
@@ -496,9 +501,8 @@ static int read_threads(struct fx *c)
 			proc = evprof_profile__add_process(p, (int)pid, pn, 0);
 		if (proc < 0)
 			return proc;
-		thr = evprof_profile__add_thread(p, proc, (int)tid,
-						 json_object_get_string(name),
-						 0);
+		thr = evprof_profile__add_thread(
+		    p, proc, (int)tid, json_object_get_string(name), 0);
 		if (thr < 0)
 			return thr;
 		err = read_samples(c, thr, get(t, "samples"));
@@ -508,8 +512,7 @@ static int read_threads(struct fx *c)
 	return 0;
 }
 
-int evprof__load_firefox(struct evprof_profile *p, const char *buf,
-			 size_t len)
+int evprof__load_firefox(struct evprof_profile *p, const char *buf, size_t len)
 {
 	struct json_tokener *tok = json_tokener_new_ex(64);
 	struct fx c = {.p = p};

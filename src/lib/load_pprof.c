@@ -110,7 +110,7 @@ struct idmap {
 	struct {
 		uint64_t id;
 		uint32_t idx;
-	} *e;
+	} * e;
 	size_t n, cap;
 };
 
@@ -291,7 +291,8 @@ static int read_types(struct rd *r)
 		while ((ret = rd_field(&s, &f)) == 1) {
 			if (f.wire == PB_VARINT && f.num == VALUE_TYPE_TYPE)
 				type = f.v;
-			else if (f.wire == PB_VARINT && f.num == VALUE_TYPE_UNIT)
+			else if (f.wire == PB_VARINT &&
+				 f.num == VALUE_TYPE_UNIT)
 				unit = f.v;
 		}
 		if (ret < 0 || type >= r->strs.n || unit >= r->strs.n)
@@ -551,8 +552,7 @@ static int read_locations(struct rd *r)
 }
 
 /* The thread for these labels (pid, tid, thread name), created once. */
-static int thread_for(struct rd *r, int64_t pid, int64_t tid,
-		      const char *name)
+static int thread_for(struct rd *r, int64_t pid, int64_t tid, const char *name)
 {
 	struct evprof_profile *p = r->p;
 	size_t i;
@@ -572,8 +572,8 @@ static int thread_for(struct rd *r, int64_t pid, int64_t tid,
 		proc = evprof_profile__add_process(p, (int)pid, buf, 0);
 	if (proc < 0)
 		return proc;
-	return evprof_profile__add_thread(p, proc, (int)tid,
-					  *name ? name : buf, 0);
+	return evprof_profile__add_thread(p, proc, (int)tid, *name ? name : buf,
+					  0);
 }
 
 static int read_sample(struct rd *r, struct span s)
@@ -671,8 +671,7 @@ static int read_sample(struct rd *r, struct span s)
 	return evprof_profile__add_sample(r->p, thr, &smp);
 }
 
-int evprof__load_pprof(struct evprof_profile *p, const uint8_t *buf,
-		       size_t len)
+int evprof__load_pprof(struct evprof_profile *p, const uint8_t *buf, size_t len)
 {
 	struct rd r = {.p = p};
 	size_t i;

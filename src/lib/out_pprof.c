@@ -106,12 +106,12 @@ struct mapping {
 struct pp {
 	const struct evprof_profile *p;
 	struct evprof__sink *out;
-	uint32_t nv;	     /* values per sample: samples, cpu, counters */
-	uint64_t next_str;   /* index of the next extra string */
-	struct pb extra;     /* extra string_table entries, encoded */
-	struct pb m, sub;    /* scratch messages */
+	uint32_t nv;	   /* values per sample: samples, cpu, counters */
+	uint64_t next_str; /* index of the next extra string */
+	struct pb extra;   /* extra string_table entries, encoded */
+	struct pb m, sub;  /* scratch messages */
 	uint64_t key_pid, key_tid, key_thread; /* label key strings */
-	int32_t *lf;	     /* location frames */
+	int32_t *lf;			       /* location frames */
 	size_t nr_lf, cap_lf;
 	struct loc *locs;
 	size_t nr_locs, cap_locs;
@@ -261,8 +261,8 @@ static int write_thread(struct pp *c, const struct evprof__thread *t,
 
 		c->sub.len = 0;
 		pb_u64(&c->sub, LABEL_KEY, c->key_pid);
-		pb_u64(&c->sub, LABEL_NUM, (uint64_t)(int64_t)
-				p->procs[t->proc].pid);
+		pb_u64(&c->sub, LABEL_NUM,
+		       (uint64_t)(int64_t)p->procs[t->proc].pid);
 		pb_msg(&c->m, SAMPLE_LABEL, &c->sub);
 		c->sub.len = 0;
 		pb_u64(&c->sub, LABEL_KEY, c->key_tid);
@@ -333,7 +333,8 @@ static void write_locations(struct pp *c)
 		}
 		pb_u64(&c->m, LOCATION_ADDRESS, real->address);
 		for (k = 0; k < l->n; k++) {
-			const struct evprof__frame *f = &p->frames[c->lf[l->off + k]];
+			const struct evprof__frame *f =
+			    &p->frames[c->lf[l->off + k]];
 
 			c->sub.len = 0;
 			pb_u64(&c->sub, LINE_FUNCTION_ID, f->func + 1);
@@ -342,7 +343,8 @@ static void write_locations(struct pp *c)
 			if (mi >= 0) {
 				c->maps[mi].lines |= f->line != 0;
 				c->maps[mi].inl |= f->inline_depth != 0;
-				c->maps[mi].files |= p->funcs[f->func].file >= 0;
+				c->maps[mi].files |=
+				    p->funcs[f->func].file >= 0;
 			}
 		}
 		emit(c->out, PROFILE_LOCATION, &c->m);
@@ -357,7 +359,8 @@ static void write_mappings(struct pp *c)
 
 	for (i = 0; i <= p->nr_libs; i++) {
 		const struct mapping *m = &c->maps[i];
-		const struct evprof__lib *l = i < p->nr_libs ? &p->libs[i] : NULL;
+		const struct evprof__lib *l =
+		    i < p->nr_libs ? &p->libs[i] : NULL;
 
 		if (!m->used)
 			continue;
@@ -369,7 +372,8 @@ static void write_mappings(struct pp *c)
 		       extra_str(c, l ? l->path : "[kernel.kallsyms]"));
 		if (l && l->build_id_len) {
 			for (k = 0; k < l->build_id_len; k++)
-				snprintf(hex + 2 * k, 3, "%02x", l->build_id[k]);
+				snprintf(hex + 2 * k, 3, "%02x",
+					 l->build_id[k]);
 			pb_u64(&c->m, MAPPING_BUILD_ID, extra_str(c, hex));
 		}
 		pb_u64(&c->m, MAPPING_HAS_FUNCTIONS, 1);

@@ -102,19 +102,19 @@ static void add_thread(struct rep *r, const struct evprof__thread *t)
 		v[COL_SAMPLES] = s->weight[k];
 		v[COL_CPU] = s->cpu[k];
 		for (i = 0; i < nc; i++)
-			v[COL_COUNTERS + i] = s->has[k] >> i & 1
-						  ? s->vals[k * nc + i]
-						  : 0;
+			v[COL_COUNTERS + i] =
+			    s->has[k] >> i & 1 ? s->vals[k * nc + i] : 0;
 		for (i = 0; i < nv; i++)
 			r->all[i] += v[i];
-		/* A function counts once per sample, however deep it recurses. */
+		/* A function counts once per sample, however deep it recurses.
+		 */
 		if (!++r->stamp) {
 			memset(r->mark, 0, r->nr_groups * sizeof(*r->mark));
 			r->stamp = 1;
 		}
 		for (; st >= 0; st = p->stacks[st].parent, leaf = false) {
-			uint32_t g = r->group_of[p->frames[p->stacks[st].frame]
-							 .func];
+			uint32_t g =
+			    r->group_of[p->frames[p->stacks[st].frame].func];
 
 			if (leaf)
 				for (i = 0; i < nv; i++)
