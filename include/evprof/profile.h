@@ -251,6 +251,76 @@ EVPROF_API int
 evprof_profile__write_folded_file(const struct evprof_profile *p, FILE *f,
 				  const struct evprof_folded_opts *opts);
 
+struct evprof_pprof_opts {
+	size_t sz; /* sizeof(struct evprof_pprof_opts) */
+	/*
+	 * The sample type viewers show first: "samples", "cpu" or a counter
+	 * name. NULL: "cpu" when samples carry CPU time, else "samples".
+	 */
+	const char *default_type;
+};
+
+/*
+ * Writes a pprof profile (google/pprof profile.proto). Sample types are
+ * samples/count, cpu/nanoseconds, then <counter>/count for every counter;
+ * one Sample per (thread, stack) with the summed values and the labels
+ * pid and tid (numbers) and thread (the thread's name). Each lib is a
+ * Mapping (path, build id in lowercase hex, has_functions; addresses are
+ * lib-relative as in the Firefox output), kernel frames share a
+ * "[kernel.kallsyms]" mapping; inlined frames are several Lines of one
+ * Location, innermost first. The profile's notes become comments.
+ * Files as evprof_profile__write_firefox(): a name ending in ".gz" is
+ * gzip-compressed (as pprof files on disk should be).
+ * Returns 0, -ENOENT (default_type is no sample type), -EINVAL or -errno.
+ */
+EVPROF_API int
+evprof_profile__write_pprof(const struct evprof_profile *p, const char *path,
+			    const struct evprof_pprof_opts *opts);
+
+struct evprof_report_opts {
+	size_t sz; /* sizeof(struct evprof_report_opts) */
+	/* "samples", "cpu" or a counter name; NULL: cpu when known. */
+	const char *sort;
+	unsigned top;	 /* rows per table; 0: every function */
+	bool per_thread; /* one report per thread instead of one in all */
+};
+
+/*
+ * Writes a text report to f: the totals, then two tables of functions
+ * (a function is a name in a lib), sorted by the self and by the total
+ * value of the sort column. Each row: self% and self, total% and total of
+ * the sort column, then every column's self value (samples, CPU time in
+ * ms, each counter), then ratios of self values where both counters
+ * exist: instructions per cycle, <x>-misses per 1000 instructions,
+ * <x>faults per second of CPU time ("-" for no denominator). Total counts
+ * a function once per sample, however often it recurses.
+ * Returns 0, -ENOENT (sort names no column), -EINVAL, -ENOMEM or -EIO.
+ */
+EVPROF_API int
+evprof_profile__write_report(const struct evprof_profile *p, FILE *f,
+			     const struct evprof_report_opts *opts);
+
+/* ---- readers ------------------------------------------------------------ */
+
+/*
+ * Reads a profile written by evprof_profile__write_firefox() or
+ * evprof_profile__write_pprof(), gzip-compressed or not (told by the
+ * bytes, not the name), into a new profile: libs, frames, stacks,
+ * processes, threads, samples with CPU time and counter deltas. A pprof
+ * profile comes back aggregated (one sample per thread and stack, its
+ * weight the summed samples/count). Other pprof files load too when their
+ * samples carry the labels; sample types other than samples/count and
+ * cpu/nanoseconds become counters. Returns a profile freed with
+ * evprof_profile__free(), or NULL with errno set: ENOENT, EACCES... from
+ * the file, EVPROF_ERR_MALFORMED for bytes that are neither, E2BIG beyond
+ * EVPROF_PROFILE_MAX_COUNTERS, ENOMEM.
+ */
+EVPROF_API struct evprof_profile *evprof_profile__load(const char *path);
+
+/* As evprof_profile__load() from len bytes at buf (not kept). */
+EVPROF_API struct evprof_profile *evprof_profile__load_buf(const void *buf,
+							   size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 int cmd_stat(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /*
  * True for perf_event_open errnos that mean "this machine has no such event

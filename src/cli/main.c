@@ -15,6 +15,7 @@ static const char usage[] =
 	"\n"
 	"commands:\n"
 	"  record  sample a command; samples carry counter deltas\n"
+	"  report  top functions per counter from a recorded profile\n"
 	"  stat    count events while a command runs (like perf stat)\n"
 	"  info    what this kernel and machine allow, and advice\n"
 	"\n"
@@ -55,6 +56,7 @@ int main(int argc, char **argv)
 		{ "stat", cmd_stat },
 		{ "info", cmd_info },
 		{ "record", cmd_record },
+		{ "report", cmd_report },
 	};
 
 	evprof_set_print(print_lib);

@@ -34,8 +34,8 @@
 
 static const char record_usage[] =
 	"usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
-	"                     [-o FILE]\n"
-	"                     [--format firefox|folded] [--weight EVENT]\n"
+	"                     [-o FILE]... [--format firefox|folded|pprof]\n"
+	"                     [--weight EVENT]\n"
 	"                     [--mode auto|task|cpu] [--duration S] -- CMD ARGS...\n"
 	"\n"
 	"  -e, --events LIST   first event samples, the others are counted with\n"
@@ -47,9 +47,10 @@ static const char record_usage[] =
 	"                      dwarf[,SIZE]: user stacks unwound with DWARF CFI\n"
 	"                      from SIZE-byte stack copies (8192; x86-64);\n"
 	"                      none: the sampled instruction only\n"
-	"  -o, --output FILE   default evprof.json.gz (evprof.folded with folded)\n"
-	"      --format F      firefox (default) or folded (also chosen by a\n"
-	"                      .folded file name)\n"
+	"  -o, --output FILE   default evprof.json.gz (evprof.folded, evprof.pb.gz);\n"
+	"                      repeat to write several files of one recording\n"
+	"      --format F      firefox (default), folded or pprof for every\n"
+	"                      output; else each name picks (.folded, .pb.gz)\n"
 	"      --weight EVENT  weigh samples by that event's deltas\n"
 	"      --mode M        auto (default), task (per-task groups with\n"
 	"                      inherit), cpu (per-CPU groups; not available yet)\n"
@@ -435,10 +436,39 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-static int write_output(const struct evprof_profile *p, const char *path,
-			bool folded, const char *weight)
+enum out_format { OUT_FIREFOX, OUT_FOLDED, OUT_PPROF };
+
+static int parse_format(const char *s)
 {
-	if (folded) {
+	if (!strcmp(s, "firefox"))
+		return OUT_FIREFOX;
+	if (!strcmp(s, "folded"))
+		return OUT_FOLDED;
+	if (!strcmp(s, "pprof"))
+		return OUT_PPROF;
+	return -1;
+}
+
+/* The format a file name asks for; firefox when it says nothing. */
+static enum out_format format_of(const char *path)
+{
+	if (ends_with(path, ".folded") || ends_with(path, ".folded.gz"))
+		return OUT_FOLDED;
+	if (ends_with(path, ".pb.gz") || ends_with(path, ".pb") ||
+	    ends_with(path, ".pprof"))
+		return OUT_PPROF;
+	return OUT_FIREFOX;
+}
+
+static int write_output(const struct evprof_profile *p, const char *path,
+			enum out_format fmt, const char *weight)
+{
+	if (fmt == OUT_PPROF) {
+		struct evprof_pprof_opts o = { .sz = sizeof(o),
+					       .default_type = weight };
+
+		return evprof_profile__write_pprof(p, path, &o);
+	} else if (fmt == OUT_FOLDED) {
 		struct evprof_folded_opts o = { .sz = sizeof(o),
 						.weight_counter = weight };
 
@@ -548,7 +578,10 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *events = "cycles", *out = NULL, *weight = NULL;
+	static const char *const default_out[] = { "evprof.json.gz",
+						   "evprof.folded",
+						   "evprof.pb.gz" };
+	const char *events = "cycles", *outs[8], *weight = NULL;
 	const char *mode = "auto", *format = NULL;
 	struct rec r = { .freq = 1000, .callchain = true,
 			 .cpu_time_member = true };
@@ -559,7 +592,7 @@ int cmd_record(int argc, char **argv)
 	struct evprof_symbolizer *sym = NULL;
 	const char *counters[MAX_EVENTS];
 	double duration = 0;
-	bool folded;
+	int fmt = -1, nr_outs = 0;
 	int c, err, status, ret = 1;
 	uint64_t t_mono, t_wall;
 	char product[512], os[200];
@@ -590,7 +623,11 @@ int cmd_record(int argc, char **argv)
 				return 2;
 			break;
 		case 'o':
-			out = optarg;
+			if (nr_outs == (int)(sizeof(outs) / sizeof(outs[0]))) {
+				cli_err("at most %d outputs", nr_outs);
+				return 2;
+			}
+			outs[nr_outs++] = optarg;
 			break;
 		case 'f':
 			format = optarg;
@@ -619,15 +656,12 @@ int cmd_record(int argc, char **argv)
 		fputs(record_usage, stderr);
 		return 2;
 	}
-	if (format && strcmp(format, "firefox") && strcmp(format, "folded")) {
-		cli_err("--format takes firefox or folded");
+	if (format && (fmt = parse_format(format)) < 0) {
+		cli_err("--format takes firefox, folded or pprof");
 		return 2;
 	}
-	folded = format ? !strcmp(format, "folded")
-			: (out && (ends_with(out, ".folded") ||
-				   ends_with(out, ".folded.gz")));
-	if (!out)
-		out = folded ? "evprof.folded" : "evprof.json.gz";
+	if (!nr_outs)
+		outs[nr_outs++] = default_out[fmt < 0 ? OUT_FIREFOX : fmt];
 	if (strcmp(mode, "auto") && strcmp(mode, "task") &&
 	    strcmp(mode, "cpu")) {
 		cli_err("--mode takes auto, task or cpu");
@@ -740,14 +774,26 @@ int cmd_record(int argc, char **argv)
 
 		evprof_session__stats(s, &st);
 		note_call_graph(&r, prof, &st);
-		err = write_output(prof, out, folded, weight);
 	}
 	if (err) {
-		cli_err("cannot write %s: %s", out, evprof_strerror(err));
+		cli_err("cannot build the profile: %s", evprof_strerror(err));
 		ret = ret ? ret : 1;
 		goto out;
 	}
-	summary(&r, s, out, (double)(clock_ns(CLOCK_MONOTONIC) - t_mono) / 1e9);
+	for (int i = 0; i < nr_outs; i++) {
+		err = write_output(prof, outs[i],
+				   fmt < 0 ? format_of(outs[i])
+					   : (enum out_format)fmt,
+				   weight);
+		if (err) {
+			cli_err("cannot write %s: %s", outs[i],
+				evprof_strerror(err));
+			ret = ret ? ret : 1;
+			goto out;
+		}
+	}
+	summary(&r, s, outs[nr_outs - 1],
+		(double)(clock_ns(CLOCK_MONOTONIC) - t_mono) / 1e9);
 	goto out;
 
 out_abort:

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+/* evprof_profile__load(): file, gzip, and which reader the bytes ask for. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "load.h"
+#include "profile_internal.h"
+
+/* Inflated profiles larger than this are refused rather than swapped in. */
+#define LOAD_MAX ((size_t)1 << 32)
+
+static int read_all(const char *path, uint8_t **out, size_t *len)
+{
+	uint8_t *buf = NULL;
+	size_t n = 0, cap = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t k;
+
+		if (evprof__grow(&buf, &cap, n + 65536, 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		k = read(fd, buf + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			err = -errno;
+			break;
+		}
+		if (!k)
+			break;
+		n += (size_t)k;
+		if (n > LOAD_MAX) {
+			err = -EFBIG;
+			break;
+		}
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* gzip members (as our writers and pprof make them) into one buffer. */
+static int gunzip(const uint8_t *in, size_t len, uint8_t **out, size_t *olen)
+{
+	z_stream z = {0};
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	int ret = Z_OK, err = 0;
+
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)(len < UINT32_MAX ? len : UINT32_MAX);
+	while (ret != Z_STREAM_END) {
+		if (evprof__grow(&buf, &cap, z.total_out + 65536, 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		z.next_out = buf + z.total_out;
+		z.avail_out = (uInt)(cap - z.total_out);
+		ret = inflate(&z, Z_NO_FLUSH);
+		if (ret == Z_STREAM_END && z.avail_in) {
+			/* Concatenated members are one gzip file. */
+			ret = inflateReset(&z);
+			continue;
+		}
+		if ((ret != Z_OK && ret != Z_STREAM_END) ||
+		    (ret == Z_OK && !z.avail_in && z.avail_out) ||
+		    z.total_out > LOAD_MAX) {
+			err = ret == Z_MEM_ERROR ? -ENOMEM
+						 : -EVPROF_ERR_MALFORMED;
+			break;
+		}
+	}
+	if (!err && z.avail_in) /* beyond 4 GiB of input */
+		err = -EFBIG;
+	*olen = z.total_out;
+	inflateEnd(&z);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	return 0;
+}
+
+struct evprof_profile *evprof_profile__load_buf(const void *data, size_t len)
+{
+	const uint8_t *b = data;
+	uint8_t *plain = NULL;
+	struct evprof_profile *p;
+	int err = 0;
+
+	if (!data && len) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (len >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
+		err = gunzip(b, len, &plain, &len);
+		if (err) {
+			errno = -err;
+			return NULL;
+		}
+		b = plain;
+	}
+	p = evprof_profile__new(NULL);
+	if (!p) {
+		free(plain);
+		return NULL;
+	}
+	/* Our JSON starts with '{'; as a protobuf key it would be invalid. */
+	if (len && b[0] == '{')
+		err = evprof__load_firefox(p, (const char *)b, len);
+	else
+		err = evprof__load_pprof(p, b, len);
+	free(plain);
+	if (err) {
+		evprof_profile__free(p);
+		errno = -err;
+		return NULL;
+	}
+	return p;
+}
+
+struct evprof_profile *evprof_profile__load(const char *path)
+{
+	struct evprof_profile *p;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	err = read_all(path, &buf, &len);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	p = evprof_profile__load_buf(buf, len);
+	err = errno;
+	free(buf);
+	errno = err;
+	return p;
+}

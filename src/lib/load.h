@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* Profile readers behind evprof_profile__load(), one per format. */
+#ifndef EVPROF_LIB_LOAD_H
+#define EVPROF_LIB_LOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <evprof/profile.h>
+
+#include "util.h"
+
+/*
+ * Fill the empty profile p from len bytes (uncompressed) of a pprof
+ * profile / a Firefox Profiler processed profile as evprof writes it.
+ * Return 0, -EVPROF_ERR_MALFORMED, -E2BIG or -ENOMEM; p may hold part of
+ * the input on error.
+ */
+EVPROF_HIDDEN int evprof__load_pprof(struct evprof_profile *p,
+				     const uint8_t *buf, size_t len);
+EVPROF_HIDDEN int evprof__load_firefox(struct evprof_profile *p,
+				       const char *buf, size_t len);
+
+#endif /* EVPROF_LIB_LOAD_H */

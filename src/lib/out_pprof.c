@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pprof writer (google/pprof proto/profile.proto, package
+ * perftools.profiles) with a small protobuf encoder of our own: the format
+ * needs only varints, length-delimited fields and packed varints.
+ *
+ * Samples are aggregated per (thread, stack): pprof sums values element
+ * wise and has no per-sample time, so nothing is lost. String indices: 0 is
+ * "", profile string i is i + 1, then the strings only pprof needs.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "profile_internal.h"
+#include "pprof.h"
+
+/* Growable message buffer; allocation failure latches. */
+struct pb {
+	uint8_t *b;
+	size_t len, cap;
+	bool oom;
+};
+
+static void pb_bytes(struct pb *m, const void *d, size_t n)
+{
+	if (m->oom || evprof__grow(&m->b, &m->cap, m->len + n, 1)) {
+		m->oom = true;
+		return;
+	}
+	memcpy(m->b + m->len, d, n);
+	m->len += n;
+}
+
+static size_t varint(uint8_t out[10], uint64_t v)
+{
+	size_t n = 0;
+
+	do {
+		out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+static void pb_varint(struct pb *m, uint64_t v)
+{
+	uint8_t t[10];
+
+	pb_bytes(m, t, varint(t, v));
+}
+
+/* A varint field; proto3 leaves zeros out. */
+static void pb_u64(struct pb *m, uint32_t field, uint64_t v)
+{
+	if (!v)
+		return;
+	pb_varint(m, (uint64_t)field << 3 | PB_VARINT);
+	pb_varint(m, v);
+}
+
+static void pb_len(struct pb *m, uint32_t field, const void *d, size_t n)
+{
+	pb_varint(m, (uint64_t)field << 3 | PB_LEN);
+	pb_varint(m, n);
+	pb_bytes(m, d, n);
+}
+
+static void pb_msg(struct pb *m, uint32_t field, const struct pb *sub)
+{
+	if (sub->oom)
+		m->oom = true;
+	pb_len(m, field, sub->b, sub->len);
+}
+
+/* A top-level Profile field straight to the output. */
+static void emit(struct evprof__sink *out, uint32_t field, struct pb *m)
+{
+	uint8_t t[20];
+	size_t n = varint(t, (uint64_t)field << 3 | PB_LEN);
+
+	n += varint(t + n, m->len);
+	evprof__sink_write(out, t, n);
+	evprof__sink_write(out, m->b, m->len);
+	m->len = 0;
+}
+
+struct loc {
+	uint32_t off; /* frames in pp->lf, innermost first */
+	uint32_t n;
+};
+
+struct loc_key {
+	const int32_t *fr;
+	uint32_t n;
+};
+
+struct mapping {
+	uint64_t lo, hi; /* address range of its locations */
+	bool used, files, lines, inl;
+};
+
+struct pp {
+	const struct evprof_profile *p;
+	struct evprof__sink *out;
+	uint32_t nv;	   /* values per sample: samples, cpu, counters */
+	uint64_t next_str; /* index of the next extra string */
+	struct pb extra;   /* extra string_table entries, encoded */
+	struct pb m, sub;  /* scratch messages */
+	uint64_t key_pid, key_tid, key_thread; /* label key strings */
+	int32_t *lf;			       /* location frames */
+	size_t nr_lf, cap_lf;
+	struct loc *locs;
+	size_t nr_locs, cap_locs;
+	struct evprof__hset loc_set;
+	uint32_t *loc_at; /* per stack: location id whose leaf it is; 0 */
+	int32_t *next_at; /* per stack: the stack below that location */
+	int32_t *scratch;
+	struct mapping *maps; /* per lib, then the kernel */
+};
+
+static uint64_t extra_str(struct pp *c, const char *s)
+{
+	pb_len(&c->extra, PROFILE_STRING_TABLE, s, strlen(s));
+	return c->next_str++;
+}
+
+static bool loc_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct pp *c = ctx;
+	const struct loc_key *k = key;
+	const struct loc *l = &c->locs[idx];
+
+	return l->n == k->n &&
+	       !memcmp(c->lf + l->off, k->fr, k->n * sizeof(*k->fr));
+}
+
+/*
+ * The location whose innermost frame is stack s's: s's frame and its
+ * callers up to the real (inline depth 0) frame, as one address.
+ */
+static int stack_loc(struct pp *c, int32_t s)
+{
+	const struct evprof_profile *p = c->p;
+	struct loc_key k = {c->scratch, 0};
+	int32_t t = s;
+	int64_t idx;
+	uint32_t h;
+
+	for (;;) {
+		int32_t fr = p->stacks[t].frame;
+
+		c->scratch[k.n++] = fr;
+		t = p->stacks[t].parent;
+		if (!p->frames[fr].inline_depth || t < 0)
+			break;
+	}
+	h = evprof__hash_bytes(k.fr, k.n * sizeof(*k.fr), 0);
+	idx = evprof__hset_find(&c->loc_set, h, loc_eq, c, &k);
+	if (idx < 0) {
+		idx = (int64_t)c->nr_locs;
+		if (evprof__grow(&c->lf, &c->cap_lf, c->nr_lf + k.n,
+				 sizeof(*c->lf)) ||
+		    evprof__grow(&c->locs, &c->cap_locs, c->nr_locs + 1,
+				 sizeof(*c->locs)) ||
+		    evprof__hset_add(&c->loc_set, h, (uint32_t)idx))
+			return -ENOMEM;
+		memcpy(c->lf + c->nr_lf, k.fr, k.n * sizeof(*k.fr));
+		c->locs[idx] = (struct loc){(uint32_t)c->nr_lf, k.n};
+		c->nr_lf += k.n;
+		c->nr_locs++;
+	}
+	c->loc_at[s] = (uint32_t)idx + 1;
+	c->next_at[s] = t;
+	return 0;
+}
+
+static void put_value_type(struct pp *c, const char *type, const char *unit)
+{
+	c->sub.len = 0;
+	pb_u64(&c->sub, VALUE_TYPE_TYPE, extra_str(c, type));
+	pb_u64(&c->sub, VALUE_TYPE_UNIT, extra_str(c, unit));
+}
+
+static void write_header(struct pp *c, const char *def)
+{
+	const struct evprof_profile *p = c->p;
+	uint32_t i;
+
+	put_value_type(c, "samples", "count");
+	emit(c->out, PROFILE_SAMPLE_TYPE, &c->sub);
+	put_value_type(c, "cpu", "nanoseconds");
+	emit(c->out, PROFILE_SAMPLE_TYPE, &c->sub);
+	for (i = 0; i < p->nr_counters; i++) {
+		put_value_type(c, p->counters[i], "count");
+		emit(c->out, PROFILE_SAMPLE_TYPE, &c->sub);
+	}
+	/* Each sample stands for itself: one sample per period. */
+	put_value_type(c, "samples", "count");
+	emit(c->out, PROFILE_PERIOD_TYPE, &c->sub);
+	c->m.len = 0;
+	pb_u64(&c->m, PROFILE_PERIOD, 1);
+	pb_u64(&c->m, PROFILE_DEFAULT_SAMPLE_TYPE, extra_str(c, def));
+	pb_u64(&c->m, PROFILE_TIME_NANOS, p->start_wall_ns);
+	c->key_pid = extra_str(c, "pid");
+	c->key_tid = extra_str(c, "tid");
+	c->key_thread = extra_str(c, "thread");
+	for (i = 0; i < p->nr_notes; i++)
+		pb_u64(&c->m, PROFILE_COMMENT, extra_str(c, p->notes[i]));
+	evprof__sink_write(c->out, c->m.b, c->m.len);
+}
+
+/* One Sample per stack that thread t's samples touched. */
+static int write_thread(struct pp *c, const struct evprof__thread *t,
+			uint64_t *acc, uint32_t *touched, uint64_t *last)
+{
+	const struct evprof_profile *p = c->p;
+	const struct evprof__samples *s = &t->s;
+	uint32_t nc = p->nr_counters, nv = c->nv, nt = 0, i;
+	uint64_t name = extra_str(c, t->name);
+	size_t k;
+
+	for (k = 0; k < s->n; k++) {
+		uint32_t slot = (uint32_t)(s->stack[k] + 1);
+		uint64_t *a = &acc[(size_t)slot * nv];
+		bool fresh = true;
+
+		for (i = 0; i < nv && fresh; i++)
+			fresh = !a[i];
+		if (fresh)
+			touched[nt++] = slot;
+		a[0] += s->weight[k];
+		a[1] += s->cpu[k];
+		for (i = 0; i < nc; i++)
+			if (s->has[k] >> i & 1)
+				a[2 + i] += s->vals[k * nc + i];
+		if (s->time[k] > *last)
+			*last = s->time[k];
+	}
+	for (k = 0; k < nt; k++) {
+		uint64_t *a = &acc[(size_t)touched[k] * nv];
+		int32_t st = (int32_t)touched[k] - 1;
+
+		c->m.len = 0;
+		c->sub.len = 0;
+		while (st >= 0) {
+			if (!c->loc_at[st] && stack_loc(c, st))
+				return -ENOMEM;
+			pb_varint(&c->sub, c->loc_at[st]);
+			st = c->next_at[st];
+		}
+		pb_msg(&c->m, SAMPLE_LOCATION_ID, &c->sub);
+		c->sub.len = 0;
+		for (i = 0; i < nv; i++)
+			pb_varint(&c->sub, a[i]);
+		pb_msg(&c->m, SAMPLE_VALUE, &c->sub);
+		memset(a, 0, nv * sizeof(*a));
+
+		c->sub.len = 0;
+		pb_u64(&c->sub, LABEL_KEY, c->key_pid);
+		pb_u64(&c->sub, LABEL_NUM,
+		       (uint64_t)(int64_t)p->procs[t->proc].pid);
+		pb_msg(&c->m, SAMPLE_LABEL, &c->sub);
+		c->sub.len = 0;
+		pb_u64(&c->sub, LABEL_KEY, c->key_tid);
+		pb_u64(&c->sub, LABEL_NUM, (uint64_t)(int64_t)t->tid);
+		pb_msg(&c->m, SAMPLE_LABEL, &c->sub);
+		c->sub.len = 0;
+		pb_u64(&c->sub, LABEL_KEY, c->key_thread);
+		pb_u64(&c->sub, LABEL_STR, name);
+		pb_msg(&c->m, SAMPLE_LABEL, &c->sub);
+		if (c->m.oom || c->sub.oom)
+			return -ENOMEM;
+		emit(c->out, PROFILE_SAMPLE, &c->m);
+	}
+	return c->out->err;
+}
+
+static int write_samples(struct pp *c)
+{
+	const struct evprof_profile *p = c->p;
+	size_t slots = p->nr_stacks + 1, i;
+	uint64_t *acc = calloc(slots * c->nv, sizeof(*acc));
+	uint32_t *touched = malloc(slots * sizeof(*touched));
+	uint64_t last = p->start_mono_ns;
+	int err = acc && touched ? 0 : -ENOMEM;
+
+	for (i = 0; !err && i < p->nr_threads; i++)
+		err = write_thread(c, &p->threads[i], acc, touched, &last);
+	free(acc);
+	free(touched);
+	if (err)
+		return err;
+	c->m.len = 0;
+	pb_u64(&c->m, PROFILE_DURATION_NANOS, last - p->start_mono_ns);
+	evprof__sink_write(c->out, c->m.b, c->m.len);
+	return 0;
+}
+
+/* Index in c->maps of frame f's mapping, or -1 (none). */
+static int map_of(const struct pp *c, const struct evprof__frame *f)
+{
+	if (f->lib >= 0)
+		return f->lib;
+	return f->kernel ? (int)c->p->nr_libs : -1;
+}
+
+static void write_locations(struct pp *c)
+{
+	const struct evprof_profile *p = c->p;
+	size_t i, k;
+
+	for (i = 0; i < c->nr_locs; i++) {
+		const struct loc *l = &c->locs[i];
+		const struct evprof__frame *real =
+		    &p->frames[c->lf[l->off + l->n - 1]];
+		int mi = map_of(c, real);
+
+		c->m.len = 0;
+		pb_u64(&c->m, LOCATION_ID, i + 1);
+		if (mi >= 0) {
+			struct mapping *m = &c->maps[mi];
+
+			pb_u64(&c->m, LOCATION_MAPPING_ID, (uint64_t)mi + 1);
+			if (!m->used || real->address < m->lo)
+				m->lo = real->address;
+			if (!m->used || real->address >= m->hi)
+				m->hi = real->address + 1;
+			m->used = true;
+		}
+		pb_u64(&c->m, LOCATION_ADDRESS, real->address);
+		for (k = 0; k < l->n; k++) {
+			const struct evprof__frame *f =
+			    &p->frames[c->lf[l->off + k]];
+
+			c->sub.len = 0;
+			pb_u64(&c->sub, LINE_FUNCTION_ID, f->func + 1);
+			pb_u64(&c->sub, LINE_LINE, f->line);
+			pb_msg(&c->m, LOCATION_LINE, &c->sub);
+			if (mi >= 0) {
+				c->maps[mi].lines |= f->line != 0;
+				c->maps[mi].inl |= f->inline_depth != 0;
+				c->maps[mi].files |=
+				    p->funcs[f->func].file >= 0;
+			}
+		}
+		emit(c->out, PROFILE_LOCATION, &c->m);
+	}
+}
+
+static void write_mappings(struct pp *c)
+{
+	const struct evprof_profile *p = c->p;
+	char hex[2 * 64 + 1];
+	size_t i, k;
+
+	for (i = 0; i <= p->nr_libs; i++) {
+		const struct mapping *m = &c->maps[i];
+		const struct evprof__lib *l =
+		    i < p->nr_libs ? &p->libs[i] : NULL;
+
+		if (!m->used)
+			continue;
+		c->m.len = 0;
+		pb_u64(&c->m, MAPPING_ID, i + 1);
+		pb_u64(&c->m, MAPPING_MEMORY_START, m->lo);
+		pb_u64(&c->m, MAPPING_MEMORY_LIMIT, m->hi);
+		pb_u64(&c->m, MAPPING_FILENAME,
+		       extra_str(c, l ? l->path : "[kernel.kallsyms]"));
+		if (l && l->build_id_len) {
+			for (k = 0; k < l->build_id_len; k++)
+				snprintf(hex + 2 * k, 3, "%02x",
+					 l->build_id[k]);
+			pb_u64(&c->m, MAPPING_BUILD_ID, extra_str(c, hex));
+		}
+		pb_u64(&c->m, MAPPING_HAS_FUNCTIONS, 1);
+		pb_u64(&c->m, MAPPING_HAS_FILENAMES, m->files);
+		pb_u64(&c->m, MAPPING_HAS_LINE_NUMBERS, m->lines);
+		pb_u64(&c->m, MAPPING_HAS_INLINE_FRAMES, m->inl);
+		emit(c->out, PROFILE_MAPPING, &c->m);
+	}
+}
+
+static void write_functions_strings(struct pp *c)
+{
+	const struct evprof_profile *p = c->p;
+	size_t i;
+
+	for (i = 0; i < p->nr_funcs; i++) {
+		const struct evprof__func *f = &p->funcs[i];
+
+		c->m.len = 0;
+		pb_u64(&c->m, FUNCTION_ID, i + 1);
+		pb_u64(&c->m, FUNCTION_NAME, f->name + 1);
+		pb_u64(&c->m, FUNCTION_SYSTEM_NAME, f->name + 1);
+		if (f->file >= 0)
+			pb_u64(&c->m, FUNCTION_FILENAME, (uint64_t)f->file + 1);
+		emit(c->out, PROFILE_FUNCTION, &c->m);
+	}
+	/* string_table[0] must be "". */
+	c->m.len = 0;
+	pb_len(&c->m, PROFILE_STRING_TABLE, "", 0);
+	for (i = 0; i < p->nr_strs; i++) {
+		const char *s = evprof__pstr(p, (uint32_t)i);
+
+		pb_len(&c->m, PROFILE_STRING_TABLE, s, strlen(s));
+		if (c->m.len >= EVPROF_SINK_BUF) {
+			evprof__sink_write(c->out, c->m.b, c->m.len);
+			c->m.len = 0;
+		}
+	}
+	evprof__sink_write(c->out, c->m.b, c->m.len);
+	evprof__sink_write(c->out, c->extra.b, c->extra.len);
+}
+
+static int write_pprof(struct pp *c, const char *def)
+{
+	const struct evprof_profile *p = c->p;
+	int err;
+
+	c->loc_at = calloc(p->nr_stacks + 1, sizeof(*c->loc_at));
+	c->next_at = malloc((p->nr_stacks + 1) * sizeof(*c->next_at));
+	c->scratch = malloc((p->nr_stacks + 1) * sizeof(*c->scratch));
+	c->maps = calloc(p->nr_libs + 1, sizeof(*c->maps));
+	if (!c->loc_at || !c->next_at || !c->scratch || !c->maps)
+		return -ENOMEM;
+	write_header(c, def);
+	err = write_samples(c);
+	if (err)
+		return err;
+	write_locations(c);
+	write_mappings(c);
+	write_functions_strings(c);
+	if (c->m.oom || c->sub.oom || c->extra.oom)
+		return -ENOMEM;
+	return c->out->err;
+}
+
+int evprof_profile__write_pprof(const struct evprof_profile *p,
+				const char *path,
+				const struct evprof_pprof_opts *opts)
+{
+	const char *def = EVPROF_OPTS_GET(opts, default_type, NULL);
+	struct evprof__sink out;
+	struct pp c = {.p = p, .out = &out};
+	bool cpu = false;
+	size_t i, k;
+	int err, cerr;
+
+	if (!p || !path || (opts && opts->sz < sizeof(size_t)))
+		return -EINVAL;
+	if (def && strcmp(def, "samples") && strcmp(def, "cpu") &&
+	    evprof__profile_counter(p, def) < 0)
+		return -ENOENT;
+	for (i = 0; !def && !cpu && i < p->nr_threads; i++)
+		for (k = 0; !cpu && k < p->threads[i].s.n; k++)
+			cpu = p->threads[i].s.cpu[k] != 0;
+	if (!def)
+		def = cpu ? "cpu" : "samples";
+	c.nv = 2 + p->nr_counters;
+	c.next_str = p->nr_strs + 1;
+	err = evprof__sink_open(&out, path);
+	if (err)
+		return err;
+	err = write_pprof(&c, def);
+	cerr = evprof__sink_close(&out, !err);
+	free(c.extra.b);
+	free(c.m.b);
+	free(c.sub.b);
+	free(c.lf);
+	free(c.locs);
+	evprof__hset_free(&c.loc_set);
+	free(c.loc_at);
+	free(c.next_at);
+	free(c.scratch);
+	free(c.maps);
+	return err ? err : cerr;
+}
