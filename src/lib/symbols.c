@@ -66,8 +66,18 @@ struct load {
 	uint64_t offset, filesz, vaddr;
 };
 
+/* A sized symbol of an image; name owned by libdwfl. */
+struct symrec {
+	uint64_t lo, size;
+	const char *name;
+	int rank; /* binding: local < global < weak, as libdwfl prefers */
+};
+
 struct image {
 	struct image *next;
+	struct symrec *syms; /* sorted by lo, then rank; built on first use */
+	size_t nr_syms;
+	bool syms_built;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct load *loads;
@@ -135,6 +145,7 @@ struct evprof_symbolizer {
 	struct image *image_list;
 	struct acache acache; /* (image, file offset) -> answer */
 	struct smap jits;     /* "PID" -> struct jitmap, NULL when none */
+	struct smap cus;      /* "c:IMAGE:CU offset" -> struct cu_index */
 	struct evprof_symbolizer_stats st;
 	struct image *vdso;
 	bool vdso_tried;
@@ -651,12 +662,187 @@ static uint32_t die_udata(Dwarf_Die *die, unsigned int at)
 	return (uint32_t)w;
 }
 
+/* A function's address range in a CU: [lo, hi), DIE at off. */
+struct fn_range {
+	uint64_t lo, hi;
+	Dwarf_Off off;
+};
+
+/* The out-of-line functions of one CU, sorted by lo. */
+struct cu_index {
+	struct fn_range *r;
+	size_t nr;
+};
+
+struct fn_vec {
+	struct fn_range *v;
+	size_t nr, cap;
+	bool failed;
+};
+
+static void index_scope(Dwarf_Die *parent, struct fn_vec *fv, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 16 || dwarf_child(parent, &c) != 0)
+		return;
+	do {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_subprogram:
+			while ((off = dwarf_ranges(&c, off, &base, &lo, &hi)) >
+			       0) {
+				struct fn_range *nv;
+
+				if (hi <= lo)
+					continue;
+				if (fv->nr == fv->cap) {
+					fv->cap = fv->cap ? fv->cap * 2 : 64;
+					nv = realloc(fv->v,
+						     fv->cap * sizeof(*nv));
+					if (!nv) {
+						fv->failed = true;
+						return;
+					}
+					fv->v = nv;
+				}
+				fv->v[fv->nr++] = (struct fn_range){
+				    lo, hi, dwarf_dieoffset(&c)};
+			}
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+		case DW_TAG_module:
+			index_scope(&c, fv, depth + 1);
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static int cmp_fn_range(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The function index of cu, built on first use; NULL on failure. */
+static struct cu_index *cu_index(struct evprof_symbolizer *s,
+				 const struct image *img, Dwarf_Die *cu)
+{
+	struct fn_vec fv = {0};
+	struct cu_index *ci;
+	struct smap_ent *e;
+	char key[64];
+
+	snprintf(key, sizeof(key), "c:%p:%llx", (const void *)img,
+		 (unsigned long long)dwarf_dieoffset(cu));
+	e = smap_get(&s->cus, key);
+	if (e)
+		return e->val;
+	index_scope(cu, &fv, 0);
+	ci = arena_alloc(s, sizeof(*ci));
+	if (ci) {
+		ci->nr = fv.failed ? 0 : fv.nr;
+		ci->r = arena_alloc(s, (ci->nr ? ci->nr : 1) * sizeof(*ci->r));
+		if (ci->r && ci->nr) {
+			qsort(fv.v, ci->nr, sizeof(*fv.v), cmp_fn_range);
+			memcpy(ci->r, fv.v, ci->nr * sizeof(*fv.v));
+		}
+		if (!ci->r || !smap_put(s, &s->cus, key, false, ci))
+			ci = NULL;
+	}
+	free(fv.v);
+	return ci;
+}
+
+/* Whether die's code covers pc; blocks without addresses may (abstract). */
+static bool may_hold(Dwarf_Die *die, Dwarf_Addr pc)
+{
+	if (dwarf_haspc(die, pc) == 1)
+		return true;
+	return !dwarf_hasattr(die, DW_AT_low_pc) &&
+	       !dwarf_hasattr(die, DW_AT_ranges);
+}
+
+/* The inlined subroutine directly in parent (through blocks) at pc. */
+static bool inner_inline(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out,
+			 int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 32 || dwarf_child(parent, &c) != 0)
+		return false;
+	do {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_inlined_subroutine:
+			if (dwarf_haspc(&c, pc) == 1) {
+				*out = c;
+				return true;
+			}
+			break;
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (may_hold(&c, pc) && inner_inline(&c, pc, out, depth + 1))
+				return true;
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/*
+ * The functions at pc, innermost first, into scopes (MAX_INLINE): through
+ * the CU's function index, then down the inline nesting of the one
+ * function that holds pc. dwarf_getscopes() would walk the whole CU per
+ * address, which is most of the time on large C++ CUs. Returns how many,
+ * 0 when no indexed function holds pc.
+ */
+static int find_scopes(struct evprof_symbolizer *s, const struct image *img,
+		       Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *scopes)
+{
+	struct cu_index *ci = cu_index(s, img, cu);
+	Dwarf_Die chain[MAX_INLINE];
+	size_t lo = 0, hi, steps;
+	int n = 0, i;
+
+	if (!ci)
+		return 0;
+	hi = ci->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ci->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (steps = 0; lo > 0 && steps < 8; lo--, steps++)
+		if (pc < ci->r[lo - 1].hi)
+			break;
+	if (!lo || steps == 8 ||
+	    !dwarf_offdie(dwarf_cu_getdwarf(cu->cu), ci->r[lo - 1].off,
+			  &chain[0]))
+		return 0;
+	n = 1;
+	while (n < MAX_INLINE && inner_inline(&chain[n - 1], pc, &chain[n], 0))
+		n++;
+	for (i = 0; i < n; i++)
+		scopes[i] = chain[n - 1 - i];
+	return n;
+}
+
 /* Fills s->frames from DWARF; returns how many. */
 static uint32_t inline_frames(struct evprof_symbolizer *s, struct image *img,
 			      uint64_t svma)
 {
 	const char *file = NULL;
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *cu, *scopes = NULL, found[MAX_INLINE];
 	Dwarf_Files *files = NULL;
 	Dwarf_Addr bias;
 	Dwfl_Line *l;
@@ -672,7 +858,11 @@ static uint32_t inline_frames(struct evprof_symbolizer *s, struct image *img,
 		file = dwfl_lineinfo(l, NULL, &line, &col, NULL, NULL);
 	if (dwarf_getsrcfiles(cu, &files, &nfiles))
 		files = NULL;
+	nscopes = find_scopes(s, img, cu, svma - bias, found);
+	if (nscopes > 0)
+		goto frames;
 	/*
+	 * Not in the index (a function nested elsewhere): the slow way.
 	 * dwarf_getscopes() continues from an inlined instance into the
 	 * abstract function it came from; the physical nesting (inline ->
 	 * caller) comes from dwarf_getscopes_die() on the innermost function.
@@ -692,8 +882,9 @@ static uint32_t inline_frames(struct evprof_symbolizer *s, struct image *img,
 		scopes = NULL;
 		nscopes = dwarf_getscopes_die(&inner, &scopes);
 	}
+frames:
 	for (i = 0; i < nscopes && n < MAX_INLINE; i++) {
-		Dwarf_Die *d = &scopes[i];
+		Dwarf_Die *d = scopes ? &scopes[i] : &found[i];
 		int tag = dwarf_tag(d);
 		uint32_t cf;
 
@@ -736,11 +927,107 @@ static int keep_frames(struct evprof_symbolizer *s, uint32_t n,
 	return 0;
 }
 
+/* Symbol-table ranks by binding, as libdwfl breaks ties at one address. */
+static int bind_rank(unsigned char info)
+{
+	switch (GELF_ST_BIND(info)) {
+	case STB_GLOBAL:
+		return 1;
+	case STB_WEAK:
+	case STB_GNU_UNIQUE:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static int cmp_symrec(const void *a, const void *b)
+{
+	const struct symrec *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->rank - y->rank;
+}
+
+/*
+ * Sorted sized function symbols of img (.symtab, .dynsym or the
+ * .gnu_debugdata ones), made once: dwfl_module_addrinfo() scans every
+ * symbol for each lookup, minutes on a library like libLLVM.
+ */
+static void build_syms(struct evprof_symbolizer *s, struct image *img)
+{
+	struct symrec *v = NULL, *nv;
+	size_t nr = 0, cap = 0;
+	int n, i;
+
+	img->syms_built = true;
+	n = dwfl_module_getsymtab(img->mod);
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name;
+		int type;
+
+		name = dwfl_module_getsym_info(img->mod, i, &sym, &addr, &shndx,
+					       NULL, NULL);
+		type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || !sym.st_size || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		     type != STT_NOTYPE))
+			continue;
+		if (nr == cap) {
+			cap = cap ? cap * 2 : 1024;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return;
+			}
+			v = nv;
+		}
+		v[nr++] = (struct symrec){addr, sym.st_size, name,
+					  bind_rank(sym.st_info)};
+	}
+	if (nr) {
+		qsort(v, nr, sizeof(*v), cmp_symrec);
+		img->syms = arena_alloc(s, nr * sizeof(*v));
+		if (img->syms) {
+			memcpy(img->syms, v, nr * sizeof(*v));
+			img->nr_syms = nr;
+		}
+	}
+	free(v);
+}
+
+/* The closest sized symbol holding svma (the higher rank at one address). */
+static const struct symrec *find_sym(const struct image *img, uint64_t svma)
+{
+	size_t lo = 0, hi = img->nr_syms, steps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (img->syms[mid].lo <= svma)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (steps = 0; lo > 0 && steps < 16; lo--, steps++) {
+		const struct symrec *r = &img->syms[lo - 1];
+
+		if (svma - r->lo < r->size)
+			return r;
+	}
+	return NULL;
+}
+
 /* Looks fileoff up in img; fills *a (whose img and fileoff are set). */
 static int lookup_image(struct evprof_symbolizer *s, struct image *img,
 			uint64_t fileoff, struct aent *a)
 {
 	struct evprof_sym_result tmp = {0};
+	const struct symrec *sr;
 	const struct load *ld = NULL;
 	const char *name;
 	GElf_Off off = 0;
@@ -763,8 +1050,18 @@ static int lookup_image(struct evprof_symbolizer *s, struct image *img,
 	svma = fileoff - ld->offset + ld->vaddr;
 	a->found = true;
 	a->rel_addr = svma - img->base_vaddr;
-	name =
-	    dwfl_module_addrinfo(img->mod, svma, &off, &sym, NULL, NULL, NULL);
+	if (!img->syms_built)
+		build_syms(s, img);
+	sr = find_sym(img, svma);
+	if (sr) {
+		name = sr->name;
+		off = svma - sr->lo;
+		sym.st_size = sr->size;
+	} else {
+		/* Sizeless symbols and the like: libdwfl's own rules. */
+		name = dwfl_module_addrinfo(img->mod, svma, &off, &sym, NULL,
+					    NULL, NULL);
+	}
 	if (name) {
 		a->name = demangle(s, name);
 		if (!a->name)
@@ -1260,6 +1557,7 @@ void evprof_symbolizer__free(struct evprof_symbolizer *s)
 	free(s->mappings.ents);
 	free(s->images.ents);
 	free(s->jits.ents);
+	free(s->cus.ents);
 	free(s->acache.ents);
 	for (b = s->arena; b; b = nb) {
 		nb = b->next;
