@@ -71,6 +71,7 @@ struct symrec {
 	uint64_t lo, size;
 	const char *name;
 	int rank; /* binding: local < global < weak, as libdwfl prefers */
+	int ndx;  /* symbol table index */
 };
 
 struct image {
@@ -947,7 +948,10 @@ static int cmp_symrec(const void *a, const void *b)
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
-	return x->rank - y->rank;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	/* Folded aliases: the first in the table is found first, as binutils. */
+	return y->ndx - x->ndx;
 }
 
 /*
@@ -987,7 +991,7 @@ static void build_syms(struct evprof_symbolizer *s, struct image *img)
 			v = nv;
 		}
 		v[nr++] = (struct symrec){addr, sym.st_size, name,
-					  bind_rank(sym.st_info)};
+					  bind_rank(sym.st_info), i};
 	}
 	if (nr) {
 		qsort(v, nr, sizeof(*v), cmp_symrec);
@@ -1000,7 +1004,7 @@ static void build_syms(struct evprof_symbolizer *s, struct image *img)
 	free(v);
 }
 
-/* The closest sized symbol holding svma (the higher rank at one address). */
+/* The closest sized symbol holding svma; at one address, see cmp_symrec. */
 static const struct symrec *find_sym(const struct image *img, uint64_t svma)
 {
 	size_t lo = 0, hi = img->nr_syms, steps;

@@ -874,6 +874,58 @@ static void test_kernel_live(void **state)
 	evprof_symbolizer__free(s);
 }
 
+/*
+ * Module symbols ("[MOD]" after the name in kallsyms), against the file
+ * read here: each one's name (or an alias at its address) and "[MOD]".
+ * Without modules (CONFIG_MODULES=n) the ftrace and bpf pseudo-modules
+ * still list text symbols this way.
+ */
+static void test_kernel_modules_live(void **state)
+{
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	char line[512], name[256], mod[128], lib[132], type;
+	uint64_t addr;
+	int checked = 0;
+	FILE *f;
+
+	(void)state;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		skip();
+	s = evprof_symbolizer__new(NULL);
+	assert_non_null(s);
+	while (fgets(line, sizeof(line), f) && checked < 200) {
+		if (sscanf(line, "%" SCNx64 " %c %255s [%127[^]]]", &addr,
+			   &type, name, mod) != 4 ||
+		    (type != 't' && type != 'T') || !addr)
+			continue;
+		assert_int_equal(evprof_symbolizer__kernel(s, addr, &res), 0);
+		assert_non_null(res.name);
+		snprintf(lib, sizeof(lib), "[%s]", mod);
+		assert_string_equal(res.lib_name, lib);
+		assert_true(res.sym_start == res.rel_addr);
+		if (strcmp(res.name, name)) {
+			/* An alias: the same address under another name. */
+			char cmd[600];
+
+			snprintf(cmd, sizeof(cmd),
+				 "grep -q '^%016" PRIx64 " [tT] %s\\b' "
+				 "/proc/kallsyms",
+				 addr, res.name);
+			assert_int_equal(system(cmd), 0);
+		}
+		checked++;
+	}
+	fclose(f);
+	evprof_symbolizer__free(s);
+	if (!checked) {
+		print_message("no module text symbols in /proc/kallsyms\n");
+		skip();
+	}
+	print_message("%d module symbols checked\n", checked);
+}
+
 static void test_kernel_crafted(void **state)
 {
 	struct evprof_symbolizer_opts opts = {.sz = sizeof(opts)};
@@ -1030,6 +1082,7 @@ int main(void)
 	    cmocka_unit_test(test_cache),
 	    cmocka_unit_test(test_jit),
 	    cmocka_unit_test(test_kernel_live),
+	    cmocka_unit_test(test_kernel_modules_live),
 	    cmocka_unit_test(test_kernel_crafted),
 	    cmocka_unit_test(test_notes_build_id),
 	    cmocka_unit_test(test_vdso),
