@@ -9,7 +9,13 @@
  * Intended use is one pass at the end of a recording over the distinct
  * (mapping, address) pairs. Images are opened once and cached by build id
  * (else by device, inode, mtime and size); mappings are cached by their
- * description, so a lookup opens no file once its mapping was seen.
+ * description, so a lookup opens no file once its mapping was seen; and
+ * answers are cached per (image, address), so an address of a library
+ * that many processes map is symbolized once.
+ *
+ * JIT code is named from perf's map files, /tmp/perf-PID.map (lines
+ * "START SIZE name", hex), read once per process, as perf does only when
+ * the file is owned by us or root (or, when PID still runs, by its user).
  *
  * Relative addresses follow the Firefox Profiler and samply: for an ELF
  * image, the address the image was linked for (SVMA) minus the p_vaddr of
@@ -62,7 +68,11 @@ struct evprof_sym_mapping {
 	 * Path as in /proc/PID/maps or PERF_RECORD_MMAP2 (without any
 	 * " (deleted)" suffix). "[vdso]" symbolizes from this process's own
 	 * vdso, which is the vdso of every 64-bit process on the running
-	 * kernel. Other "[...]" names and "" are never opened.
+	 * kernel. Other names that are not absolute paths ("", "[heap]",
+	 * "[anon:...]", ...) are never opened. Addresses in those and in
+	 * "//anon", "/anon_hugepage", "/dev/zero" and "/memfd:..." mappings
+	 * are first looked up in PID's JIT map (see evprof_symbolizer__jit())
+	 * when pid > 0.
 	 */
 	const char *path;
 	uint64_t start; /* first address of the mapping */
@@ -98,7 +108,11 @@ struct evprof_sym_frame {
  * lives until evprof_symbolizer__free().
  */
 struct evprof_sym_result {
-	const char *lib_path; /* mapping path, "[kernel.kallsyms]" or "[MOD]" */
+	/*
+	 * Mapping path, "[kernel.kallsyms]", "[MOD]" or the JIT map file
+	 * (then rel_addr and sym_start are absolute addresses).
+	 */
+	const char *lib_path;
 	const char *lib_name; /* last component of lib_path */
 	/* GNU build id of the image that was read (else the mapping's). */
 	const uint8_t *build_id;
@@ -149,6 +163,17 @@ EVPROF_API int evprof_symbolizer__user(struct evprof_symbolizer *s,
 				       struct evprof_sym_result *res);
 
 /*
+ * Symbolizes an address of process pid that no file mapping holds (JIT
+ * code) from /tmp/perf-PID.map, read on the first call for pid and only
+ * when owned by our effective user, root, or pid's user while it runs.
+ * Fills *res and returns 0; when no entry covers addr, res->lib_path and
+ * res->name are NULL and res->rel_addr is addr. Returns -EINVAL, -ENOMEM.
+ */
+EVPROF_API int evprof_symbolizer__jit(struct evprof_symbolizer *s, int pid,
+				      uint64_t addr,
+				      struct evprof_sym_result *res);
+
+/*
  * Symbolizes a kernel address from kallsyms (text symbols only; read once,
  * on the first call). Fills *res and returns 0; res->name is NULL when no
  * symbol precedes addr or when kallsyms hides addresses (kptr_restrict,
@@ -160,6 +185,22 @@ EVPROF_API int evprof_symbolizer__user(struct evprof_symbolizer *s,
 EVPROF_API int evprof_symbolizer__kernel(struct evprof_symbolizer *s,
 					 uint64_t addr,
 					 struct evprof_sym_result *res);
+
+/* What a symbolizer did so far (to check its caches). */
+struct evprof_symbolizer_stats {
+	size_t sz; /* sizeof(struct evprof_symbolizer_stats) */
+	uint64_t lookups;  /* calls to __user, __jit and __kernel */
+	uint64_t cached;   /* user lookups answered from the address cache */
+	uint64_t images;   /* ELF images opened and indexed (vdso included) */
+	uint64_t jit_maps; /* JIT map files read */
+};
+
+/*
+ * Copies the counters into *st (up to st->sz bytes). Returns 0, -EINVAL
+ * for a NULL argument or an st->sz smaller than sizeof(size_t).
+ */
+EVPROF_API int evprof_symbolizer__stats(const struct evprof_symbolizer *s,
+					struct evprof_symbolizer_stats *st);
 
 #ifdef __cplusplus
 }

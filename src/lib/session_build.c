@@ -655,6 +655,9 @@ static int symbolize(struct build *b, const struct bproc *pr, uint32_t map,
 			};
 			err = 0;
 		}
+	} else if (b->sym) {
+		/* In no file mapping: JIT code, named by perf-PID.map. */
+		err = evprof_symbolizer__jit(b->sym, (int)pr->pid, look, &r);
 	}
 	if (err == -ENOMEM)
 		return err;

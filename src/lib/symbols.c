@@ -11,7 +11,6 @@
  * shared by every process (and every mapping) that maps them.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -28,6 +27,8 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+#include <libiberty/demangle.h>
+#undef ARRAY_SIZE /* libiberty.h has its own; util.h's follows */
 
 #include <evprof/proc.h>
 #include <evprof/symbols.h>
@@ -36,6 +37,10 @@
 
 #define MAX_BUILD_ID 64
 #define MAX_INLINE   64
+/* Longest name demangled: libiberty's stack use is ~100 bytes per char. */
+#define MAX_MANGLED   8192
+#define MAX_DEMANGLED (1u << 20)
+#define MAX_JIT_SYMS  (1u << 24)
 
 /* ---- arena and string map ------------------------------------------------ */
 
@@ -61,8 +66,19 @@ struct load {
 	uint64_t offset, filesz, vaddr;
 };
 
+/* A sized symbol of an image; name owned by libdwfl. */
+struct symrec {
+	uint64_t lo, size;
+	const char *name;
+	int rank; /* binding: local < global < weak, as libdwfl prefers */
+	int ndx;  /* symbol table index */
+};
+
 struct image {
 	struct image *next;
+	struct symrec *syms; /* sorted by lo, then rank; built on first use */
+	size_t nr_syms;
+	bool syms_built;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct load *loads;
@@ -78,7 +94,45 @@ struct mapent {
 	const char *lib_path, *lib_name;
 };
 
-typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+/*
+ * Address cache entry: what lookup_image() found for (img, fileoff); every
+ * pointer is arena-owned. img NULL: an empty slot.
+ */
+struct aent {
+	const struct image *img;
+	uint64_t fileoff;
+	bool found;
+	uint64_t rel_addr, sym_start, sym_size;
+	const char *name;
+	const struct evprof_sym_frame *frames;
+	uint32_t nr_frames;
+};
+
+struct acache {
+	struct aent *ents;
+	size_t cap, nr;
+};
+
+/* One line of a JIT map; name is raw (demangled at lookup). */
+struct jit_sym {
+	uint64_t start, size;
+	const char *name;
+	size_t line;
+};
+
+/* A process's JIT map, sorted by start, then by line. */
+struct jitmap {
+	struct jit_sym *syms;
+	size_t nr;
+	const char *path, *name;
+};
+
+/* Growing output of one demangling; failed when it would pass the cap. */
+struct dmg_buf {
+	char *p;
+	size_t len, cap;
+	bool failed;
+};
 
 struct evprof_symbolizer {
 	struct evprof_symbolizer_opts opts;
@@ -90,15 +144,17 @@ struct evprof_symbolizer {
 	struct smap mappings; /* mapping description -> struct mapent */
 	struct smap images;   /* identity -> struct image */
 	struct image *image_list;
+	struct acache acache; /* (image, file offset) -> answer */
+	struct smap jits;     /* "PID" -> struct jitmap, NULL when none */
+	struct smap cus;      /* "c:IMAGE:CU offset" -> struct cu_index */
+	struct evprof_symbolizer_stats st;
 	struct image *vdso;
 	bool vdso_tried;
 	struct evprof__kallsyms *ksyms;
 	bool ksyms_tried;
 	uint8_t kernel_id[MAX_BUILD_ID];
 	size_t kernel_id_len;
-	void *libstdcxx;
-	cxa_demangle_fn demangle;
-	bool demangle_tried;
+	struct dmg_buf dmg; /* scratch for one demangling */
 	struct evprof_sym_frame frames[MAX_INLINE]; /* scratch for one lookup */
 };
 
@@ -219,35 +275,59 @@ static const char *intern(struct evprof_symbolizer *s, const char *str)
 /* ---- names ----------------------------------------------------------------
  */
 
+static void dmg_put(const char *str, size_t n, void *opaque)
+{
+	struct dmg_buf *b = opaque;
+	char *np;
+
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		np = cap > MAX_DEMANGLED ? NULL : realloc(b->p, cap);
+		if (!np) {
+			b->failed = true;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, str, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
 /*
- * C++ (and legacy Rust, which uses the same "_Z" scheme) through the C++
- * runtime's __cxa_demangle, loaded on first use so that C programs need no
- * C++ runtime at link time. Names it cannot demangle stay as they are.
+ * C++ and Rust (legacy "_ZN...17h<hash>E" and v0 "_R...") through
+ * libiberty, in the order and with the options of binutils' addr2line -C
+ * (Rust first, since legacy Rust names are also valid C++ names). The
+ * callback forms never call xmalloc, which exits on failure; their stack
+ * use grows with the name, hence MAX_MANGLED. Names that do not demangle
+ * stay as they are.
  */
 static const char *demangle(struct evprof_symbolizer *s, const char *name)
 {
-	const char *out;
-	char *d;
-	int status = -1;
+	const int opts = DMGL_PARAMS | DMGL_ANSI;
+	struct dmg_buf *b = &s->dmg;
+	bool ok;
 
-	if (!name || s->opts.no_demangle || strncmp(name, "_Z", 2))
+	if (!name || s->opts.no_demangle ||
+	    (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2)) ||
+	    strnlen(name, MAX_MANGLED + 1) > MAX_MANGLED)
 		return intern(s, name);
-	if (!s->demangle_tried) {
-		s->demangle_tried = true;
-		s->libstdcxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-		if (s->libstdcxx)
-			*(void **)&s->demangle =
-			    dlsym(s->libstdcxx, "__cxa_demangle");
-		if (!s->demangle)
-			pr_warn("symbols: C++ runtime not found, names stay "
-				"mangled\n");
+	b->len = 0;
+	b->failed = false;
+	ok = rust_demangle_callback(name, opts, dmg_put, b) && !b->failed;
+	if (!ok) {
+		b->len = 0;
+		b->failed = false;
+		ok = cplus_demangle_v3_callback(name, opts, dmg_put, b) &&
+		     !b->failed;
 	}
-	if (!s->demangle)
-		return intern(s, name);
-	d = s->demangle(name, NULL, NULL, &status);
-	out = intern(s, status == 0 && d ? d : name);
-	free(d);
-	return out;
+	return intern(s, ok && b->len ? b->p : name);
 }
 
 static const char *basename_of(const char *path)
@@ -354,6 +434,7 @@ static struct image *image_new(struct evprof_symbolizer *s, int fd, Elf *elf,
 	}
 	/* libdwfl owns fd now and keeps its own Elf handle. */
 	elf_end(elf);
+	s->st.images++;
 	img->next = s->image_list;
 	s->image_list = img;
 	return img;
@@ -582,12 +663,187 @@ static uint32_t die_udata(Dwarf_Die *die, unsigned int at)
 	return (uint32_t)w;
 }
 
+/* A function's address range in a CU: [lo, hi), DIE at off. */
+struct fn_range {
+	uint64_t lo, hi;
+	Dwarf_Off off;
+};
+
+/* The out-of-line functions of one CU, sorted by lo. */
+struct cu_index {
+	struct fn_range *r;
+	size_t nr;
+};
+
+struct fn_vec {
+	struct fn_range *v;
+	size_t nr, cap;
+	bool failed;
+};
+
+static void index_scope(Dwarf_Die *parent, struct fn_vec *fv, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 16 || dwarf_child(parent, &c) != 0)
+		return;
+	do {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_subprogram:
+			while ((off = dwarf_ranges(&c, off, &base, &lo, &hi)) >
+			       0) {
+				struct fn_range *nv;
+
+				if (hi <= lo)
+					continue;
+				if (fv->nr == fv->cap) {
+					fv->cap = fv->cap ? fv->cap * 2 : 64;
+					nv = realloc(fv->v,
+						     fv->cap * sizeof(*nv));
+					if (!nv) {
+						fv->failed = true;
+						return;
+					}
+					fv->v = nv;
+				}
+				fv->v[fv->nr++] = (struct fn_range){
+				    lo, hi, dwarf_dieoffset(&c)};
+			}
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+		case DW_TAG_module:
+			index_scope(&c, fv, depth + 1);
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static int cmp_fn_range(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The function index of cu, built on first use; NULL on failure. */
+static struct cu_index *cu_index(struct evprof_symbolizer *s,
+				 const struct image *img, Dwarf_Die *cu)
+{
+	struct fn_vec fv = {0};
+	struct cu_index *ci;
+	struct smap_ent *e;
+	char key[64];
+
+	snprintf(key, sizeof(key), "c:%p:%llx", (const void *)img,
+		 (unsigned long long)dwarf_dieoffset(cu));
+	e = smap_get(&s->cus, key);
+	if (e)
+		return e->val;
+	index_scope(cu, &fv, 0);
+	ci = arena_alloc(s, sizeof(*ci));
+	if (ci) {
+		ci->nr = fv.failed ? 0 : fv.nr;
+		ci->r = arena_alloc(s, (ci->nr ? ci->nr : 1) * sizeof(*ci->r));
+		if (ci->r && ci->nr) {
+			qsort(fv.v, ci->nr, sizeof(*fv.v), cmp_fn_range);
+			memcpy(ci->r, fv.v, ci->nr * sizeof(*fv.v));
+		}
+		if (!ci->r || !smap_put(s, &s->cus, key, false, ci))
+			ci = NULL;
+	}
+	free(fv.v);
+	return ci;
+}
+
+/* Whether die's code covers pc; blocks without addresses may (abstract). */
+static bool may_hold(Dwarf_Die *die, Dwarf_Addr pc)
+{
+	if (dwarf_haspc(die, pc) == 1)
+		return true;
+	return !dwarf_hasattr(die, DW_AT_low_pc) &&
+	       !dwarf_hasattr(die, DW_AT_ranges);
+}
+
+/* The inlined subroutine directly in parent (through blocks) at pc. */
+static bool inner_inline(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out,
+			 int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 32 || dwarf_child(parent, &c) != 0)
+		return false;
+	do {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_inlined_subroutine:
+			if (dwarf_haspc(&c, pc) == 1) {
+				*out = c;
+				return true;
+			}
+			break;
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (may_hold(&c, pc) && inner_inline(&c, pc, out, depth + 1))
+				return true;
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/*
+ * The functions at pc, innermost first, into scopes (MAX_INLINE): through
+ * the CU's function index, then down the inline nesting of the one
+ * function that holds pc. dwarf_getscopes() would walk the whole CU per
+ * address, which is most of the time on large C++ CUs. Returns how many,
+ * 0 when no indexed function holds pc.
+ */
+static int find_scopes(struct evprof_symbolizer *s, const struct image *img,
+		       Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *scopes)
+{
+	struct cu_index *ci = cu_index(s, img, cu);
+	Dwarf_Die chain[MAX_INLINE];
+	size_t lo = 0, hi, steps;
+	int n = 0, i;
+
+	if (!ci)
+		return 0;
+	hi = ci->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ci->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (steps = 0; lo > 0 && steps < 8; lo--, steps++)
+		if (pc < ci->r[lo - 1].hi)
+			break;
+	if (!lo || steps == 8 ||
+	    !dwarf_offdie(dwarf_cu_getdwarf(cu->cu), ci->r[lo - 1].off,
+			  &chain[0]))
+		return 0;
+	n = 1;
+	while (n < MAX_INLINE && inner_inline(&chain[n - 1], pc, &chain[n], 0))
+		n++;
+	for (i = 0; i < n; i++)
+		scopes[i] = chain[n - 1 - i];
+	return n;
+}
+
 /* Fills s->frames from DWARF; returns how many. */
 static uint32_t inline_frames(struct evprof_symbolizer *s, struct image *img,
 			      uint64_t svma)
 {
 	const char *file = NULL;
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *cu, *scopes = NULL, found[MAX_INLINE];
 	Dwarf_Files *files = NULL;
 	Dwarf_Addr bias;
 	Dwfl_Line *l;
@@ -603,7 +859,11 @@ static uint32_t inline_frames(struct evprof_symbolizer *s, struct image *img,
 		file = dwfl_lineinfo(l, NULL, &line, &col, NULL, NULL);
 	if (dwarf_getsrcfiles(cu, &files, &nfiles))
 		files = NULL;
+	nscopes = find_scopes(s, img, cu, svma - bias, found);
+	if (nscopes > 0)
+		goto frames;
 	/*
+	 * Not in the index (a function nested elsewhere): the slow way.
 	 * dwarf_getscopes() continues from an inlined instance into the
 	 * abstract function it came from; the physical nesting (inline ->
 	 * caller) comes from dwarf_getscopes_die() on the innermost function.
@@ -623,8 +883,9 @@ static uint32_t inline_frames(struct evprof_symbolizer *s, struct image *img,
 		scopes = NULL;
 		nscopes = dwarf_getscopes_die(&inner, &scopes);
 	}
+frames:
 	for (i = 0; i < nscopes && n < MAX_INLINE; i++) {
-		Dwarf_Die *d = &scopes[i];
+		Dwarf_Die *d = scopes ? &scopes[i] : &found[i];
 		int tag = dwarf_tag(d);
 		uint32_t cf;
 
@@ -667,9 +928,110 @@ static int keep_frames(struct evprof_symbolizer *s, uint32_t n,
 	return 0;
 }
 
-static int lookup_image(struct evprof_symbolizer *s, struct image *img,
-			uint64_t fileoff, struct evprof_sym_result *res)
+/* Symbol-table ranks by binding, as libdwfl breaks ties at one address. */
+static int bind_rank(unsigned char info)
 {
+	switch (GELF_ST_BIND(info)) {
+	case STB_GLOBAL:
+		return 1;
+	case STB_WEAK:
+	case STB_GNU_UNIQUE:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static int cmp_symrec(const void *a, const void *b)
+{
+	const struct symrec *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	/* Folded aliases: the first in the table is found first, as binutils. */
+	return y->ndx - x->ndx;
+}
+
+/*
+ * Sorted sized function symbols of img (.symtab, .dynsym or the
+ * .gnu_debugdata ones), made once: dwfl_module_addrinfo() scans every
+ * symbol for each lookup, minutes on a library like libLLVM.
+ */
+static void build_syms(struct evprof_symbolizer *s, struct image *img)
+{
+	struct symrec *v = NULL, *nv;
+	size_t nr = 0, cap = 0;
+	int n, i;
+
+	img->syms_built = true;
+	n = dwfl_module_getsymtab(img->mod);
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name;
+		int type;
+
+		name = dwfl_module_getsym_info(img->mod, i, &sym, &addr, &shndx,
+					       NULL, NULL);
+		type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || !sym.st_size || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		     type != STT_NOTYPE))
+			continue;
+		if (nr == cap) {
+			cap = cap ? cap * 2 : 1024;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return;
+			}
+			v = nv;
+		}
+		v[nr++] = (struct symrec){addr, sym.st_size, name,
+					  bind_rank(sym.st_info), i};
+	}
+	if (nr) {
+		qsort(v, nr, sizeof(*v), cmp_symrec);
+		img->syms = arena_alloc(s, nr * sizeof(*v));
+		if (img->syms) {
+			memcpy(img->syms, v, nr * sizeof(*v));
+			img->nr_syms = nr;
+		}
+	}
+	free(v);
+}
+
+/* The closest sized symbol holding svma; at one address, see cmp_symrec. */
+static const struct symrec *find_sym(const struct image *img, uint64_t svma)
+{
+	size_t lo = 0, hi = img->nr_syms, steps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (img->syms[mid].lo <= svma)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (steps = 0; lo > 0 && steps < 16; lo--, steps++) {
+		const struct symrec *r = &img->syms[lo - 1];
+
+		if (svma - r->lo < r->size)
+			return r;
+	}
+	return NULL;
+}
+
+/* Looks fileoff up in img; fills *a (whose img and fileoff are set). */
+static int lookup_image(struct evprof_symbolizer *s, struct image *img,
+			uint64_t fileoff, struct aent *a)
+{
+	struct evprof_sym_result tmp = {0};
+	const struct symrec *sr;
 	const struct load *ld = NULL;
 	const char *name;
 	GElf_Off off = 0;
@@ -677,6 +1039,7 @@ static int lookup_image(struct evprof_symbolizer *s, struct image *img,
 	uint64_t svma;
 	uint32_t n = 0;
 	size_t i;
+	int err;
 
 	for (i = 0; i < img->nr_loads; i++) {
 		const struct load *c = &img->loads[i];
@@ -689,31 +1052,339 @@ static int lookup_image(struct evprof_symbolizer *s, struct image *img,
 	if (!ld)
 		return 0;
 	svma = fileoff - ld->offset + ld->vaddr;
-	res->image_found = true;
-	res->rel_addr = svma - img->base_vaddr;
-	if (img->build_id_len) {
-		res->build_id = img->build_id;
-		res->build_id_len = img->build_id_len;
+	a->found = true;
+	a->rel_addr = svma - img->base_vaddr;
+	if (!img->syms_built)
+		build_syms(s, img);
+	sr = find_sym(img, svma);
+	if (sr) {
+		name = sr->name;
+		off = svma - sr->lo;
+		sym.st_size = sr->size;
+	} else {
+		/* Sizeless symbols and the like: libdwfl's own rules. */
+		name = dwfl_module_addrinfo(img->mod, svma, &off, &sym, NULL,
+					    NULL, NULL);
 	}
-	name =
-	    dwfl_module_addrinfo(img->mod, svma, &off, &sym, NULL, NULL, NULL);
 	if (name) {
-		res->name = demangle(s, name);
-		if (!res->name)
+		a->name = demangle(s, name);
+		if (!a->name)
 			return -ENOMEM;
-		res->sym_start = svma - off - img->base_vaddr;
-		res->sym_size = sym.st_size;
+		a->sym_start = svma - off - img->base_vaddr;
+		a->sym_size = sym.st_size;
 	}
 	if (!s->opts.no_dwarf)
 		n = inline_frames(s, img, svma);
 	if (n && !s->frames[n - 1].name)
-		s->frames[n - 1].name = res->name;
-	if (!n && res->name) {
+		s->frames[n - 1].name = a->name;
+	if (!n && a->name) {
 		memset(&s->frames[0], 0, sizeof(s->frames[0]));
-		s->frames[0].name = res->name;
+		s->frames[0].name = a->name;
 		n = 1;
 	}
-	return keep_frames(s, n, res);
+	err = keep_frames(s, n, &tmp);
+	a->frames = tmp.frames;
+	a->nr_frames = tmp.nr_frames;
+	return err;
+}
+
+static size_t acache_hash(const struct image *img, uint64_t fileoff)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)img ^ fileoff * 0x9e3779b97f4a7c15ull);
+
+	return (size_t)((h ^ h >> 29) * 0xbf58476d1ce4e5b9ull >> 17);
+}
+
+static struct aent *acache_slot(const struct acache *c, const struct image *img,
+				uint64_t fileoff)
+{
+	size_t i = acache_hash(img, fileoff) & (c->cap - 1);
+
+	while (c->ents[i].img &&
+	       (c->ents[i].img != img || c->ents[i].fileoff != fileoff))
+		i = (i + 1) & (c->cap - 1);
+	return &c->ents[i];
+}
+
+static int acache_grow(struct acache *c)
+{
+	struct acache old = *c;
+	size_t i;
+
+	c->cap = old.cap ? old.cap * 2 : 1024;
+	c->ents = calloc(c->cap, sizeof(*c->ents));
+	if (!c->ents) {
+		*c = old;
+		return -ENOMEM;
+	}
+	for (i = 0; i < old.cap; i++)
+		if (old.ents[i].img)
+			*acache_slot(c, old.ents[i].img, old.ents[i].fileoff) =
+			    old.ents[i];
+	free(old.ents);
+	return 0;
+}
+
+/* lookup_image() once per (img, fileoff); the answer goes into *res. */
+static int lookup_cached(struct evprof_symbolizer *s, struct image *img,
+			 uint64_t fileoff, struct evprof_sym_result *res)
+{
+	struct aent *a = NULL, fresh = {.img = img, .fileoff = fileoff};
+	int err;
+
+	if (s->acache.cap)
+		a = acache_slot(&s->acache, img, fileoff);
+	if (a && a->img) {
+		s->st.cached++;
+	} else {
+		err = lookup_image(s, img, fileoff, &fresh);
+		if (err)
+			return err;
+		if ((s->acache.nr + 1) * 2 > s->acache.cap &&
+		    acache_grow(&s->acache))
+			return -ENOMEM;
+		a = acache_slot(&s->acache, img, fileoff);
+		*a = fresh;
+		s->acache.nr++;
+	}
+	if (!a->found)
+		return 0;
+	res->image_found = true;
+	res->rel_addr = a->rel_addr;
+	if (img->build_id_len) {
+		res->build_id = img->build_id;
+		res->build_id_len = img->build_id_len;
+	}
+	res->name = a->name;
+	res->sym_start = a->sym_start;
+	res->sym_size = a->sym_size;
+	res->frames = a->frames;
+	res->nr_frames = a->nr_frames;
+	return 0;
+}
+
+/* ---- JIT maps -------------------------------------------------------------
+ */
+
+/* A hex number with an optional 0x, ended by a space; NULL when not. */
+static const char *parse_hex(const char *p, uint64_t *out)
+{
+	uint64_t v = 0;
+	int digits = 0;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	for (; *p != ' '; p++, digits++) {
+		int d;
+
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'f')
+			d = (*p | 0x20) - 'a' + 10;
+		else
+			return NULL;
+		if (digits >= 16)
+			return NULL;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return digits ? p + 1 : NULL;
+}
+
+static int cmp_jit(const void *a, const void *b)
+{
+	const struct jit_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Same start: file order, so that the later line wins. */
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/*
+ * perf reads a JIT map only when it is ours or root's, since anyone can
+ * write /tmp; the profiled process's own user may write it too.
+ */
+static bool jit_owner_ok(uid_t owner, int pid)
+{
+	char path[32];
+	struct stat st;
+
+	if (owner == 0 || owner == geteuid())
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	return stat(path, &st) == 0 && st.st_uid == owner;
+}
+
+/* Reads /tmp/perf-PID.map; NULL when absent, refused or empty. */
+static struct jitmap *jit_load(struct evprof_symbolizer *s, int pid,
+			       const char *path)
+{
+	struct jit_sym *syms = NULL, *ns;
+	size_t nr = 0, cap = 0, lcap = 0;
+	struct jitmap *jm = NULL;
+	char *line = NULL, *text;
+	struct stat st;
+	ssize_t l;
+	FILE *f;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    !jit_owner_ok(st.st_uid, pid)) {
+		pr_warn("symbols: %s is not owned by us, root or the process's "
+			"user; JIT frames stay unknown\n",
+			path);
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
+	s->st.jit_maps++;
+	while ((l = getline(&line, &lcap, f)) > 0) {
+		struct jit_sym js;
+		const char *p;
+
+		if (line[l - 1] == '\n')
+			line[--l] = '\0';
+		p = parse_hex(line, &js.start);
+		if (p)
+			p = parse_hex(p, &js.size);
+		if (!p || !*p || !js.size || js.start + js.size < js.start)
+			continue;
+		if (nr == cap) {
+			if (cap >= MAX_JIT_SYMS)
+				break;
+			cap = cap ? cap * 2 : 1024;
+			ns = realloc(syms, cap * sizeof(*syms));
+			if (!ns)
+				goto out;
+			syms = ns;
+		}
+		text = arena_alloc(s, strlen(p) + 1);
+		if (!text)
+			goto out;
+		strcpy(text, p);
+		js.name = text;
+		js.line = nr;
+		syms[nr++] = js;
+	}
+	if (!nr)
+		goto out;
+	jm = arena_alloc(s, sizeof(*jm));
+	if (!jm)
+		goto out;
+	jm->syms = arena_alloc(s, nr * sizeof(*syms));
+	jm->path = intern(s, path);
+	if (!jm->syms || !jm->path) {
+		jm = NULL;
+		goto out;
+	}
+	qsort(syms, nr, sizeof(*syms), cmp_jit);
+	memcpy(jm->syms, syms, nr * sizeof(*syms));
+	jm->nr = nr;
+	jm->name = basename_of(jm->path);
+out:
+	free(line);
+	free(syms);
+	fclose(f);
+	return jm;
+}
+
+/* The JIT symbol covering addr: the nearest start, the later line. */
+static const struct jit_sym *jit_find(const struct jitmap *jm, uint64_t addr)
+{
+	size_t lo = 0, hi = jm->nr, steps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (jm->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Overlapping entries (code freed and reused) are few: look back. */
+	for (steps = 0; lo > 0 && steps < 64; lo--, steps++) {
+		const struct jit_sym *j = &jm->syms[lo - 1];
+
+		if (addr - j->start < j->size)
+			return j;
+	}
+	return NULL;
+}
+
+/* Fills res when pid's JIT map names addr; returns 0 or -ENOMEM. */
+static int jit_lookup(struct evprof_symbolizer *s, int pid, uint64_t addr,
+		      struct evprof_sym_result *res)
+{
+	const struct jit_sym *j;
+	struct jitmap *jm;
+	struct smap_ent *e;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	e = smap_get(&s->jits, path);
+	if (e) {
+		jm = e->val;
+	} else {
+		jm = jit_load(s, pid, path);
+		if (!smap_put(s, &s->jits, path, false, jm))
+			return -ENOMEM;
+	}
+	j = jm ? jit_find(jm, addr) : NULL;
+	if (!j)
+		return 0;
+	res->lib_path = jm->path;
+	res->lib_name = jm->name;
+	res->build_id = NULL;
+	res->build_id_len = 0;
+	res->image_found = true;
+	res->rel_addr = addr;
+	res->name = demangle(s, j->name);
+	if (!res->name)
+		return -ENOMEM;
+	res->sym_start = j->start;
+	res->sym_size = j->size;
+	memset(&s->frames[0], 0, sizeof(s->frames[0]));
+	s->frames[0].name = res->name;
+	return keep_frames(s, 1, res);
+}
+
+/*
+ * Mappings where JIT code lives: anonymous ones ("//anon" in perf records,
+ * "" or "[anon:NAME]" in /proc/PID/maps), and the ones perf also counts as
+ * anonymous memory; memfd code (e.g. double-mapped JIT code) is looked up
+ * here first, then as a file.
+ */
+static bool jit_candidate(const char *path)
+{
+	static const char *const anon[] = {"//anon", "/anon_hugepage",
+					   "/dev/zero", "/memfd:"};
+	size_t i;
+
+	if (path[0] != '/')
+		return strcmp(path, "[vdso]") != 0;
+	for (i = 0; i < sizeof(anon) / sizeof(anon[0]); i++)
+		if (!strncmp(path, anon[i], strlen(anon[i])))
+			return true;
+	return false;
+}
+
+int evprof_symbolizer__jit(struct evprof_symbolizer *s, int pid,
+			   uint64_t addr, struct evprof_sym_result *res)
+{
+	if (!s || !res || pid <= 0)
+		return -EINVAL;
+	s->st.lookups++;
+	memset(res, 0, sizeof(*res));
+	res->rel_addr = addr;
+	return jit_lookup(s, pid, addr, res);
 }
 
 int evprof_symbolizer__user(struct evprof_symbolizer *s,
@@ -727,7 +1398,14 @@ int evprof_symbolizer__user(struct evprof_symbolizer *s,
 		return -EINVAL;
 	if (addr < map->start || addr >= map->end)
 		return -EINVAL;
+	s->st.lookups++;
 	memset(res, 0, sizeof(*res));
+	if (map->pid > 0 && jit_candidate(map->path)) {
+		int err = jit_lookup(s, map->pid, addr, res);
+
+		if (err || res->name)
+			return err;
+	}
 	fileoff = addr - map->start + map->pgoff;
 	res->rel_addr = fileoff;
 	res->build_id = map->build_id_len ? map->build_id : NULL;
@@ -739,7 +1417,7 @@ int evprof_symbolizer__user(struct evprof_symbolizer *s,
 	res->lib_name = me->lib_name;
 	if (!me->img)
 		return 0;
-	return lookup_image(s, me->img, fileoff, res);
+	return lookup_cached(s, me->img, fileoff, res);
 }
 
 /* ---- kernel ---------------------------------------------------------------
@@ -778,6 +1456,7 @@ int evprof_symbolizer__kernel(struct evprof_symbolizer *s, uint64_t addr,
 
 	if (!s || !res)
 		return -EINVAL;
+	s->st.lookups++;
 	memset(res, 0, sizeof(*res));
 	if (!s->ksyms_tried)
 		load_kernel(s);
@@ -854,6 +1533,19 @@ evprof_symbolizer__new(const struct evprof_symbolizer_opts *opts)
 	return s;
 }
 
+int evprof_symbolizer__stats(const struct evprof_symbolizer *s,
+			     struct evprof_symbolizer_stats *st)
+{
+	size_t sz;
+
+	if (!s || !st || st->sz < sizeof(st->sz))
+		return -EINVAL;
+	sz = st->sz < sizeof(s->st) ? st->sz : sizeof(s->st);
+	memcpy((char *)st + sizeof(st->sz), (const char *)&s->st + sizeof(st->sz),
+	       sz - sizeof(st->sz));
+	return 0;
+}
+
 void evprof_symbolizer__free(struct evprof_symbolizer *s)
 {
 	struct arena_blk *b, *nb;
@@ -864,11 +1556,13 @@ void evprof_symbolizer__free(struct evprof_symbolizer *s)
 	for (img = s->image_list; img; img = img->next)
 		dwfl_end(img->dwfl);
 	evprof__kallsyms_free(s->ksyms);
-	if (s->libstdcxx)
-		dlclose(s->libstdcxx);
+	free(s->dmg.p);
 	free(s->strings.ents);
 	free(s->mappings.ents);
 	free(s->images.ents);
+	free(s->jits.ents);
+	free(s->cus.ents);
+	free(s->acache.ents);
 	for (b = s->arena; b; b = nb) {
 		nb = b->next;
 		free(b);

@@ -2,9 +2,10 @@
 /*
  * Symbolizer against binutils: fixtures are compiled at test time from
  * tests/fixtures/src with pinned flags (PIE, non-PIE, shared library,
- * stripped + debuglink, stripped + build-id directory, C++), run once to
- * print return addresses taken in known functions and their own maps, and
- * every address is looked up both through evprof and `addr2line -f -i -C`.
+ * stripped + debuglink, stripped + build-id directory, MiniDebugInfo, C++,
+ * Rust-mangled names), run once to print return addresses taken in known
+ * functions and their own maps, and every address is looked up both
+ * through evprof and `addr2line -f -i -C`.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -115,6 +117,26 @@ static int setup(void **state)
 	       "dbg/.build-id/${id%%${id#??}} && cp stripped.debug "
 	       "dbg/.build-id/${id%%${id#??}}/${id#??}.debug",
 	       dir))
+		return -1;
+	/*
+	 * MiniDebugInfo the way Fedora makes it (gdb manual, "MiniDebugInfo"):
+	 * function symbols not in .dynsym, in an xz-compressed ELF put into
+	 * .gnu_debugdata of the fully stripped binary.
+	 */
+	if (sh("cd %s && cp pie mini && nm -D mini --format=posix "
+	       "--defined-only | awk '{print $1}' | sort > mini.dyn && nm mini "
+	       "--format=posix --defined-only | awk '$2 == \"T\" || $2 == "
+	       "\"t\" || $2 == \"D\" {print $1}' | sort > mini.fn && comm -13 "
+	       "mini.dyn mini.fn > mini.keep && objcopy --only-keep-debug mini "
+	       "mini.full && objcopy -S --remove-section .gdb_index "
+	       "--remove-section .comment --keep-symbols=mini.keep mini.full "
+	       "mini.dd && strip --strip-all -R .comment mini && xz mini.dd && "
+	       "objcopy --add-section .gnu_debugdata=mini.dd.xz mini",
+	       dir) ||
+	    /* Rust-mangled names, symbol table only (no DWARF). */
+	    sh("cd %s && cc -O2 -fPIE -pie -Wl,--build-id -o rs "
+	       "%s/symfix_rust.c",
+	       dir, src))
 		return -1;
 	have_cxx = system("command -v c++ >/dev/null") == 0 &&
 		   sh("cd %s && c++ " CFLAGS " -o cxx %s/symfix_cxx.cc", dir,
@@ -611,6 +633,210 @@ static void test_cxx(void **state)
 	evprof_symbolizer__free(s);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* MiniDebugInfo: names that only .gnu_debugdata holds. */
+static void test_minidebuginfo(void **state)
+{
+	struct evprof_symbolizer_opts opts = {.sz = sizeof(opts)};
+	struct evprof_symbolizer *s;
+	struct run r;
+
+	(void)state;
+	/* Truth first: binutils sees no symbol, and leaf_a is not exported. */
+	assert_int_equal(sh("cd %s && test -z \"$(nm mini 2>/dev/null)\" && "
+			    "! nm -D mini | grep -qw leaf_a && readelf -SW "
+			    "mini | grep -q gnu_debugdata",
+			    dir),
+			 0);
+	opts.debuginfo_path = "/nonexistent";
+	s = evprof_symbolizer__new(&opts);
+	assert_non_null(s);
+	run_fixture("mini", &r);
+	check_point(s, &r, get_point(&r, "leaf_a"), "pie", false);
+	check_point(s, &r, get_point(&r, "helper"), "pie", false);
+	check_point(s, &r, get_point(&r, "main"), "pie", false);
+	free(r.maps);
+	evprof_symbolizer__free(s);
+}
+
+/*
+ * Rust legacy and v0 manglings, against addr2line -C and against the
+ * names worked out by hand from the mangling rules (hash and crate
+ * disambiguators hidden, as binutils does without --verbose).
+ */
+static void test_rust(void **state)
+{
+	static const char *const want[][2] = {
+	    {"legacy", "mycrate::module::func"},
+	    {"legacy_impl", "<mycrate::Foo as core::fmt::Debug>::fmt"},
+	    {"v0", "mycrate::module::func"},
+	    {"v0_generic", "mycrate::generic::<u32>"},
+	};
+	struct evprof_sym_mapping map = {0};
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	struct map_find f;
+	struct run r;
+	size_t i;
+
+	(void)state;
+	s = evprof_symbolizer__new(NULL);
+	assert_non_null(s);
+	run_fixture("rs", &r);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct point *pt = get_point(&r, want[i][0]);
+
+		check_point(s, &r, pt, "rs", false);
+		find_map(&r, pt->addr, &f);
+		map.path = f.path;
+		map.start = f.m.start;
+		map.end = f.m.end;
+		map.pgoff = f.m.pgoff;
+		assert_int_equal(
+		    evprof_symbolizer__user(s, &map, pt->addr, &res), 0);
+		assert_non_null(res.name);
+		assert_string_equal(res.name, want[i][1]);
+		assert_true(res.rel_addr == res.sym_start);
+	}
+	free(r.maps);
+	evprof_symbolizer__free(s);
+}
+
+/*
+ * One image per build id, one lookup per (image, address): two processes
+ * of the same binary, one under another path.
+ */
+static void test_cache(void **state)
+{
+	struct evprof_symbolizer_stats st = {.sz = sizeof(st)};
+	struct evprof_sym_mapping map = {0};
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	const char *exes[] = {"pie", "pie_copy", "pie"};
+	const char *first = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sh("cp %s/pie %s/pie_copy", dir, dir), 0);
+	s = evprof_symbolizer__new(NULL);
+	assert_non_null(s);
+	for (i = 0; i < 3; i++) {
+		const struct point *pt;
+		struct map_find f;
+		struct run r;
+
+		run_fixture(exes[i], &r);
+		pt = get_point(&r, "leaf_a");
+		find_map(&r, pt->addr - 1, &f);
+		map.path = f.path;
+		map.start = f.m.start;
+		map.end = f.m.end;
+		map.pgoff = f.m.pgoff;
+		map.pid = (int)get_point(&r, "self")->addr;
+		assert_int_equal(
+		    evprof_symbolizer__user(s, &map, pt->addr - 1, &res), 0);
+		assert_string_equal(res.name, "leaf_a");
+		if (!first)
+			first = res.name;
+		/* The very answer of the first process. */
+		assert_ptr_equal(res.name, first);
+		free(r.maps);
+	}
+	assert_int_equal(evprof_symbolizer__stats(s, &st), 0);
+	assert_int_equal(st.lookups, 3);
+	assert_int_equal(st.images, 1);
+	assert_int_equal(st.cached, 2);
+	st.sz = 1;
+	assert_int_equal(evprof_symbolizer__stats(s, &st), -EINVAL);
+	evprof_symbolizer__free(s);
+}
+
+/* JIT code named from a hand-written /tmp/perf-PID.map. */
+static void test_jit(void **state)
+{
+	struct evprof_symbolizer_stats st = {.sz = sizeof(st)};
+	struct evprof_sym_mapping map = {0};
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	char path[64];
+	int pid = (int)getpid();
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	write_file(path, "7f0000001000 40 jit_first\n"
+			 "garbage\n"
+			 "7f0000001040 20 LazyCompile:*foo bar.js:12\n"
+			 "0x7f0000002000 0x100 _ZN3evp3jitEi\n"
+			 "7f0000002000 10 replaced_later\n"
+			 "7f0000001080 0 zero_size\n");
+	s = evprof_symbolizer__new(NULL);
+	assert_non_null(s);
+	assert_int_equal(evprof_symbolizer__jit(s, pid, 0x7f000000103full, &res),
+			 0);
+	assert_string_equal(res.name, "jit_first");
+	assert_true(res.image_found && res.sym_start == 0x7f0000001000ull &&
+		    res.sym_size == 0x40 && res.rel_addr == 0x7f000000103full);
+	assert_string_equal(res.lib_path, path);
+	assert_string_equal(res.lib_name, path + 5);
+	assert_int_equal(res.nr_frames, 1);
+	/* Names keep their spaces. */
+	assert_int_equal(evprof_symbolizer__jit(s, pid, 0x7f0000001041ull, &res),
+			 0);
+	assert_string_equal(res.name, "LazyCompile:*foo bar.js:12");
+	/* Same start: the later line wins while it covers the address. */
+	assert_int_equal(evprof_symbolizer__jit(s, pid, 0x7f0000002008ull, &res),
+			 0);
+	assert_string_equal(res.name, "replaced_later");
+	/* Past the short entry, the long one still covers; demangled. */
+	assert_int_equal(evprof_symbolizer__jit(s, pid, 0x7f0000002010ull, &res),
+			 0);
+	assert_string_equal(res.name, "evp::jit(int)");
+	/* Gaps and zero sizes: unknown, the address kept. */
+	assert_int_equal(evprof_symbolizer__jit(s, pid, 0x7f0000001080ull, &res),
+			 0);
+	assert_null(res.name);
+	assert_null(res.lib_path);
+	assert_true(res.rel_addr == 0x7f0000001080ull);
+	/* Through an anonymous executable mapping of the process. */
+	map.path = "//anon";
+	map.start = 0x7f0000000000ull;
+	map.end = 0x7f0000010000ull;
+	map.pid = pid;
+	assert_int_equal(
+	    evprof_symbolizer__user(s, &map, 0x7f0000001001ull, &res), 0);
+	assert_string_equal(res.name, "jit_first");
+	assert_int_equal(
+	    evprof_symbolizer__user(s, &map, 0x7f0000003000ull, &res), 0);
+	assert_null(res.name);
+	assert_string_equal(res.lib_path, "//anon");
+	assert_true(res.rel_addr == 0x3000);
+	assert_int_equal(evprof_symbolizer__stats(s, &st), 0);
+	assert_int_equal(st.jit_maps, 1);
+	evprof_symbolizer__free(s);
+
+	/* Owned by a stranger (neither us, root nor the process): refused. */
+	if (geteuid() == 0) {
+		assert_int_equal(chown(path, 54321, 54321), 0);
+		s = evprof_symbolizer__new(NULL);
+		assert_non_null(s);
+		assert_int_equal(
+		    evprof_symbolizer__jit(s, pid, 0x7f000000103full, &res), 0);
+		assert_null(res.name);
+		evprof_symbolizer__free(s);
+	} else {
+		print_message("not root: the foreign-owner case is not run\n");
+	}
+	unlink(path);
+}
+
 /* ---- kernel ------------------------------------------------------------- */
 
 static void test_kernel_live(void **state)
@@ -648,13 +874,56 @@ static void test_kernel_live(void **state)
 	evprof_symbolizer__free(s);
 }
 
-static void write_file(const char *path, const char *text)
+/*
+ * Module symbols ("[MOD]" after the name in kallsyms), against the file
+ * read here: each one's name (or an alias at its address) and "[MOD]".
+ * Without modules (CONFIG_MODULES=n) the ftrace and bpf pseudo-modules
+ * still list text symbols this way.
+ */
+static void test_kernel_modules_live(void **state)
 {
-	FILE *f = fopen(path, "w");
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	char line[512], name[256], mod[128], lib[132], type;
+	uint64_t addr;
+	int checked = 0;
+	FILE *f;
 
-	assert_non_null(f);
-	fputs(text, f);
+	(void)state;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		skip();
+	s = evprof_symbolizer__new(NULL);
+	assert_non_null(s);
+	while (fgets(line, sizeof(line), f) && checked < 200) {
+		if (sscanf(line, "%" SCNx64 " %c %255s [%127[^]]]", &addr,
+			   &type, name, mod) != 4 ||
+		    (type != 't' && type != 'T') || !addr)
+			continue;
+		assert_int_equal(evprof_symbolizer__kernel(s, addr, &res), 0);
+		assert_non_null(res.name);
+		snprintf(lib, sizeof(lib), "[%s]", mod);
+		assert_string_equal(res.lib_name, lib);
+		assert_true(res.sym_start == res.rel_addr);
+		if (strcmp(res.name, name)) {
+			/* An alias: the same address under another name. */
+			char cmd[600];
+
+			snprintf(cmd, sizeof(cmd),
+				 "grep -q '^%016" PRIx64 " [tT] %s\\b' "
+				 "/proc/kallsyms",
+				 addr, res.name);
+			assert_int_equal(system(cmd), 0);
+		}
+		checked++;
+	}
 	fclose(f);
+	evprof_symbolizer__free(s);
+	if (!checked) {
+		print_message("no module text symbols in /proc/kallsyms\n");
+		skip();
+	}
+	print_message("%d module symbols checked\n", checked);
 }
 
 static void test_kernel_crafted(void **state)
@@ -808,7 +1077,12 @@ int main(void)
 	    cmocka_unit_test(test_build_id_mismatch),
 	    cmocka_unit_test(test_deleted_binary),
 	    cmocka_unit_test(test_cxx),
+	    cmocka_unit_test(test_minidebuginfo),
+	    cmocka_unit_test(test_rust),
+	    cmocka_unit_test(test_cache),
+	    cmocka_unit_test(test_jit),
 	    cmocka_unit_test(test_kernel_live),
+	    cmocka_unit_test(test_kernel_modules_live),
 	    cmocka_unit_test(test_kernel_crafted),
 	    cmocka_unit_test(test_notes_build_id),
 	    cmocka_unit_test(test_vdso),
