@@ -104,6 +104,7 @@ void evprof_session__free(struct evprof_session *s)
 	free(s->last);
 	free(s->ts);
 	free(s->ts_vals.data);
+	free(s->exit_tid);
 	free(s->chains.data);
 	free(s->chain_set);
 	free(s->samples.data);
@@ -442,6 +443,9 @@ static bool is_cut(const struct evprof_session *s,
 static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 {
 	const struct evprof_sample *smp = &r->sample;
+	uint32_t tid = smp->tid == UINT32_MAX && s->per_cpu
+			       ? evprof__cut_dead_tid(s, smp->cpu)
+			       : smp->tid;
 	struct evprof_snapshot snap;
 	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS];
 	uint64_t one[2], has = 0, cpu = 0;
@@ -470,7 +474,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	/* Everything that can fail comes before the state changes. */
 	err = last_reserve(s, snap.nr);
 	if (!err && s->has_cut && !idle) {
-		ts = evprof__tstate_get(s, smp->tid);
+		ts = evprof__tstate_get(s, tid);
 		if (!ts)
 			err = -ENOMEM;
 	}
@@ -506,7 +510,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		    (e->role == EVPROF_SESSION_SAMPLER && !s->sampler_counter))
 			continue;
 		/* Per CPU, every thread continues the CPU's one instance. */
-		d = take_delta(s, v->id, s->per_cpu ? PER_CPU_TID : smp->tid,
+		d = take_delta(s, v->id, s->per_cpu ? PER_CPU_TID : tid,
 			       v->raw, smp->time);
 		if (e->role == EVPROF_SESSION_CPU_TIME) {
 			cpu += d;
@@ -547,7 +551,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	    .cpu_delta = cpu,
 	    .has = has,
 	    .pid = smp->pid,
-	    .tid = smp->tid,
+	    .tid = tid,
 	    .chain = chain,
 	    .deltas = (uint32_t)s->deltas.len,
 	    .flags = has_cpu ? SS_HAS_CPU : 0,
@@ -613,6 +617,9 @@ static int feed_task(struct evprof_session *s, const struct evprof_record *r)
 	if (fork) {
 		reset_tid(s, r->task.tid, r->task.time);
 		evprof__cut_fork(s, r->task.tid, r->task.time);
+	} else if (s->per_cpu && r->sid.present &&
+		   (s->fmt.sample_type & PERF_SAMPLE_CPU)) {
+		return evprof__cut_exit(s, r->sid.cpu, r->task.tid);
 	}
 	return 0;
 }

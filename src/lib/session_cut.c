@@ -14,6 +14,8 @@
 
 #include "session_internal.h"
 
+#define MAX_CPUS 65536 /* bounds what an untrusted record can make us allocate */
+
 static size_t ts_slot(const struct tstate *tab, size_t cap, uint32_t tid)
 {
 	size_t mask = cap - 1;
@@ -198,6 +200,30 @@ void evprof__cut_fork(struct evprof_session *s, uint32_t tid, uint64_t time)
 	ts->has_cpu = false;
 	ts->has_chain = false;
 	ts->last = NO_SAMPLE;
+}
+
+int evprof__cut_exit(struct evprof_session *s, uint32_t cpu, uint32_t tid)
+{
+	if (cpu >= MAX_CPUS)
+		return 0;
+	if (cpu >= s->nr_exit_cpus) {
+		size_t n = cpu + 1;
+		uint32_t *t = realloc(s->exit_tid, n * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		for (size_t i = s->nr_exit_cpus; i < n; i++)
+			t[i] = UINT32_MAX;
+		s->exit_tid = t;
+		s->nr_exit_cpus = n;
+	}
+	s->exit_tid[cpu] = tid;
+	return 0;
+}
+
+uint32_t evprof__cut_dead_tid(const struct evprof_session *s, uint32_t cpu)
+{
+	return cpu < s->nr_exit_cpus ? s->exit_tid[cpu] : UINT32_MAX;
 }
 
 int evprof__cut_flush(struct evprof_session *s)

@@ -96,6 +96,8 @@ struct evprof_session {
 	struct tstate *ts;
 	size_t ts_cap, nr_ts;
 	struct evprof__vec ts_vals; /* uint64_t: nr_slots per tstate */
+	uint32_t *exit_tid; /* per CPU: the task whose EXIT came last */
+	size_t nr_exit_cpus;
 
 	uint64_t idle; /* samples of pid 0 dropped by exclude_idle */
 	bool built;    /* stats and SS_KEPT come from the last build */
@@ -130,6 +132,16 @@ EVPROF_HIDDEN void evprof__cut_take(struct evprof_session *s,
 /* A FORK at time makes tid a new task: the old one's pending is flushed. */
 EVPROF_HIDDEN void evprof__cut_fork(struct evprof_session *s, uint32_t tid,
 				    uint64_t time);
+/*
+ * Per CPU, an EXIT record comes before the task's last switch-out, which
+ * Linux 6.18 reports with tid -1 (the thread is unhashed by then). Returns
+ * 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__cut_exit(struct evprof_session *s, uint32_t cpu,
+				   uint32_t tid);
+/* The tid a per-CPU record of tid -1 on cpu stands for. */
+EVPROF_HIDDEN uint32_t evprof__cut_dead_tid(const struct evprof_session *s,
+					    uint32_t cpu);
 /*
  * Puts every pending delta on its thread's latest sample, or on a new
  * sample at its last cut. Returns 0 or -ENOMEM.
