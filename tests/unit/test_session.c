@@ -680,6 +680,40 @@ static void test_per_cpu_cuts(void **state)
 	evprof_session__free(s);
 }
 
+/*
+ * A thread's last switch-out comes after its EXIT, with tid -1 (Linux
+ * 6.18): it is charged to the thread whose EXIT this CPU saw last.
+ */
+static void test_per_cpu_exit_tail(void **state)
+{
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS,
+		    .read_format = RF_BITS,
+		    .sample_id_all = true},
+	    .counters = counter_names,
+	    .nr_counters = 2,
+	    .per_cpu = true,
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(p);
+	assert_int_equal(evprof_session__set_id(s, A0, 0), 0);
+	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
+	assert_int_equal(feed_cpu0(s, false, 200, 201, 100, 10, 0), 0);
+	assert_int_equal(feed_task(s, PERF_RECORD_EXIT, 200, 200, 201, 201, 150),
+			 0);
+	assert_int_equal(feed_cpu0(s, true, 200, UINT32_MAX, 160, 13, 0), 0);
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	assert_int_equal(s->samples.len, 1);
+	assert_int_equal(evprof_session__thread_total(s, 201, 0), 13);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
 /* ---- stacks through the symbolizer -------------------------------------- */
 
 static volatile int sink;
@@ -903,6 +937,7 @@ int main(void)
 	    cmocka_unit_test(test_accounting),
 	    cmocka_unit_test(test_exclude_idle),
 	    cmocka_unit_test(test_per_cpu_cuts),
+	    cmocka_unit_test(test_per_cpu_exit_tail),
 	    cmocka_unit_test(test_build_symbols),
 	    cmocka_unit_test(test_maps_override),
 	    cmocka_unit_test(test_feed_throughput),
