@@ -11,7 +11,8 @@
  * evprof_session__build() symbolizes the distinct addresses once and fills
  * an evprof_profile.
  *
- * Deltas are keyed by (kernel event id, tid): with inherit every thread has
+ * Deltas are keyed by (kernel event id, tid) (or by id alone with
+ * opts.per_cpu, see there): with inherit every thread has
  * its own counter instance that reports the id of the event we opened, and
  * per-CPU opening gives each CPU its own id. A thread's first sample on a
  * key carries everything that instance counted since it started, so the sum
@@ -42,6 +43,15 @@ struct evprof_session;
 #define EVPROF_SESSION_SAMPLER (-1)  /* the sampling leader */
 #define EVPROF_SESSION_CPU_TIME (-2) /* task-clock/cpu-clock member: ns on
 				      * CPU, becomes the sample's CPU delta */
+/*
+ * A member sampling every context switch (context-switches, period 1),
+ * whose samples are taken in the context of the task switched out. Its
+ * samples are not profile samples: they end the thread's interval, and
+ * their deltas are held for the thread's next sample (after its last one:
+ * added to that one at build; a thread with none gets one sample at its
+ * last switch-out), so each thread's deltas sum to all it counted.
+ */
+#define EVPROF_SESSION_CUT (-3)
 
 struct evprof_session_opts {
 	size_t sz; /* sizeof(struct evprof_session_opts) */
@@ -67,6 +77,14 @@ struct evprof_session_opts {
 	 * it keep their kernel part and count in stacks_dropped. 0: 1 GiB.
 	 */
 	size_t max_stack_bytes;
+	/*
+	 * The groups are per CPU (pid -1): every thread running on a CPU
+	 * shares its counters, so a delta is the value minus the last value
+	 * of the same id (whatever thread it was), charged to the sample's
+	 * thread. Exact when EVPROF_SESSION_CUT samples end every thread's
+	 * interval. Records of one CPU must be fed in ring order.
+	 */
+	bool per_cpu;
 };
 
 /* Returns a session or NULL with errno set (EINVAL, ENOMEM). */
@@ -76,7 +94,8 @@ EVPROF_API void evprof_session__free(struct evprof_session *s);
 
 /*
  * Declares what kernel event id means: EVPROF_SESSION_SAMPLER,
- * EVPROF_SESSION_CPU_TIME, or a counter index (0..nr_counters-1). Call it
+ * EVPROF_SESSION_CPU_TIME, EVPROF_SESSION_CUT, or a counter index
+ * (0..nr_counters-1). Call it
  * for every member of every group (each CPU's group has its own ids).
  * Returns 0, -EINVAL or -ENOMEM.
  */

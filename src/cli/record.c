@@ -6,8 +6,19 @@
  *
  * Per-task mode: one group per CPU on the child with inherit (an inherited
  * event cannot be mmapped with cpu == -1), enable_on_exec, one ring per
- * CPU on the leader. A hidden task-clock member gives each sample its
- * thread's exact CPU time.
+ * CPU on the leader; attached processes get such groups on each of their
+ * threads. A hidden task-clock member gives each sample its thread's exact
+ * CPU time.
+ *
+ * Per-CPU mode (kernels before 6.12, and -a): one group per CPU with
+ * pid -1, no inherit, enabled explicitly; the session keeps the profiled
+ * process tree. A CPU's counters are shared by every thread running there,
+ * so a hidden context-switches member samples each switch-out (in the
+ * context of the task switched out, Linux 6.18 as every version since the
+ * event exists) and cuts the intervals: what a thread counted while it ran
+ * is charged to it. The hidden clock is cpu-clock. The same cut member in
+ * task mode gives a thread the counts after its last sample up to its last
+ * switch-out.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -25,6 +37,7 @@
 #include <unistd.h>
 
 #include <evprof/evprof.h>
+#include <evprof/proc.h>
 #include <evprof/profile.h>
 #include <evprof/session.h>
 #include <evprof/symbols.h>
@@ -35,8 +48,8 @@
 static const char record_usage[] =
 	"usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
 	"                     [-o FILE]... [--format firefox|folded|pprof]\n"
-	"                     [--weight EVENT]\n"
-	"                     [--mode auto|task|cpu] [--duration S] -- CMD ARGS...\n"
+	"                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
+	"                     [-p PID[,PID...] | -a [--include-idle]] [-- CMD ARGS...]\n"
 	"\n"
 	"  -e, --events LIST   first event samples, the others are counted with\n"
 	"                      every sample (default: cycles)\n"
@@ -52,9 +65,13 @@ static const char record_usage[] =
 	"      --format F      firefox (default), folded or pprof for every\n"
 	"                      output; else each name picks (.folded, .pb.gz)\n"
 	"      --weight EVENT  weigh samples by that event's deltas\n"
-	"      --mode M        auto (default), task (per-task groups with\n"
-	"                      inherit), cpu (per-CPU groups; not available yet)\n"
-	"      --duration S    stop after S seconds (the command gets SIGTERM)\n";
+	"      --mode M        auto (default: task where the kernel can), task\n"
+	"                      (per-task groups with inherit, Linux 6.12), cpu\n"
+	"                      (per-CPU groups filtered to the process tree)\n"
+	"      --duration S    stop after S seconds (the command gets SIGTERM)\n"
+	"  -p, --pid PIDS      attach to running processes (all their threads)\n"
+	"  -a, --all-cpus      system-wide (per-CPU mode)\n"
+	"      --include-idle  with -a, keep the idle task's samples\n";
 
 #define RING_PAGES 128
 #define MAX_EVENTS (EVPROF_SNAPSHOT_MAX - 2)
@@ -63,7 +80,11 @@ struct rec {
 	/* Events as they end up: [0] samples, then the extras. */
 	struct evprof_event_spec events[MAX_EVENTS + 1];
 	size_t nr;
-	bool cpu_time_member; /* the hidden task-clock is in the group */
+	bool cpu_time_member; /* the hidden task/cpu-clock is in the group */
+	bool cut_member;      /* the hidden context-switches cut is last */
+	bool per_cpu;	      /* pid -1 groups instead of inherited ones */
+	bool launched;	      /* task mode: enable on the command's exec */
+	size_t nr_members;    /* of the group build_attrs() made */
 	bool exclude_kernel;
 	long freq;
 	long period;
@@ -72,8 +93,9 @@ struct rec {
 	bool defer;	      /* deferred user callchains (Linux 6.19) */
 	char notes[8][256];
 	int nr_notes;
-	struct evprof_group_set *set;
-	struct evprof_ring **rings;
+	struct evprof_group_set **sets; /* one, or one per attached thread */
+	size_t nr_sets;
+	struct evprof_ring **rings; /* one per CPU of sets[0] */
 	size_t nr_rings;
 };
 
@@ -129,8 +151,12 @@ static void set_call_graph(const struct rec *r, struct perf_event_attr *a)
 	}
 }
 
-/* Fills attrs: sampler, the hidden task-clock, then the extras. */
-static size_t build_attrs(const struct rec *r, struct perf_event_attr *attrs)
+/*
+ * Fills attrs: sampler, the hidden clock, the extras, then the hidden cut.
+ * Leaders open disabled: enable_on_exec for a launched command in task
+ * mode, else evprof_group_set__enable().
+ */
+static size_t build_attrs(struct rec *r, struct perf_event_attr *attrs)
 {
 	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 		      PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
@@ -145,7 +171,7 @@ static size_t build_attrs(const struct rec *r, struct perf_event_attr *attrs)
 		*a = r->events[i].attr;
 		a->sample_type = st;
 		/* Inherited counters report per thread only with TID (6.12). */
-		a->inherit = 1;
+		a->inherit = !r->per_cpu;
 		a->sample_id_all = 1;
 		a->use_clockid = 1;
 		a->clockid = CLOCK_MONOTONIC; /* one clock for the group */
@@ -161,7 +187,7 @@ static size_t build_attrs(const struct rec *r, struct perf_event_attr *attrs)
 				a->sample_freq = (uint64_t)r->freq;
 			}
 			a->disabled = 1;
-			a->enable_on_exec = 1;
+			a->enable_on_exec = r->launched && !r->per_cpu;
 			a->mmap = a->mmap2 = a->comm = a->comm_exec = 1;
 			a->task = 1;
 			set_call_graph(r, a);
@@ -173,10 +199,13 @@ static size_t build_attrs(const struct rec *r, struct perf_event_attr *attrs)
 				*t = (struct perf_event_attr){
 					.size = sizeof(*t),
 					.type = PERF_TYPE_SOFTWARE,
-					.config = PERF_COUNT_SW_TASK_CLOCK,
+					/* Per CPU: the CPU's time. */
+					.config = r->per_cpu
+						? PERF_COUNT_SW_CPU_CLOCK
+						: PERF_COUNT_SW_TASK_CLOCK,
 				};
 				t->sample_type = st;
-				t->inherit = 1;
+				t->inherit = !r->per_cpu;
 				t->sample_id_all = 1;
 				t->use_clockid = 1;
 				t->clockid = CLOCK_MONOTONIC;
@@ -189,16 +218,45 @@ static size_t build_attrs(const struct rec *r, struct perf_event_attr *attrs)
 			a->disabled = 0;
 		}
 	}
+	if (r->cut_member) {
+		struct perf_event_attr *c = &attrs[n++];
+
+		/* Counts in the kernel's switch path: never exclude_kernel. */
+		*c = (struct perf_event_attr){
+			.size = sizeof(*c),
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_CONTEXT_SWITCHES,
+			.sample_period = 1,
+			.sample_type = st,
+			.inherit = !r->per_cpu,
+			.sample_id_all = 1,
+			.use_clockid = 1,
+			.clockid = CLOCK_MONOTONIC,
+		};
+		/*
+		 * Its samples are parsed with the sampler's format, but the
+		 * session keeps no stack of a cut: copy 0 bytes of it.
+		 */
+		set_call_graph(r, c);
+		evprof_attr__set_bit(c, EVPROF_ATTR_BIT_DEFER_OUTPUT, false);
+		c->sample_stack_user = 0;
+	}
+	r->nr_members = n;
 	return n;
 }
 
-/* Which event does attrs index m stand for: -1 for the hidden clock. */
+#define MEMBER_CLOCK (-1)
+#define MEMBER_CUT   (-2)
+
+/* Which event does attrs index m stand for, or MEMBER_CLOCK/MEMBER_CUT. */
 static long event_of(const struct rec *r, size_t m)
 {
 	if (m == 0)
 		return 0;
+	if (r->cut_member && m == r->nr_members - 1)
+		return MEMBER_CUT;
 	if (r->cpu_time_member)
-		return m == 1 ? -1 : (long)m - 1;
+		return m == 1 ? MEMBER_CLOCK : (long)m - 1;
 	return (long)m;
 }
 
@@ -209,12 +267,24 @@ static void drop_event(struct rec *r, size_t e)
 	r->nr--;
 }
 
+static const char *member_name(const struct rec *r, long e)
+{
+	if (e == MEMBER_CUT)
+		return "context-switches";
+	if (e == MEMBER_CLOCK)
+		return r->per_cpu ? "cpu-clock" : "task-clock";
+	return r->events[e].name;
+}
+
 /*
- * Opens the groups, walking the fallback chain: without the extras that
- * cannot open, then cpu-clock sampling with every extra that opens, then
- * without kernel samples when they are not allowed. Returns 0 or -1.
+ * Opens the groups on pid (-1 per CPU), walking the fallback chain:
+ * without the extras that cannot open, then cpu-clock sampling with every
+ * extra that opens, then without kernel samples when they are not allowed.
+ * Returns the set, or NULL (errno ESRCH quietly when pid is gone and
+ * quiet_gone).
  */
-static int open_groups(struct rec *r, pid_t pid)
+static struct evprof_group_set *open_groups(struct rec *r, pid_t pid,
+					     bool quiet_gone)
 {
 	struct evprof_event_spec all[MAX_EVENTS + 1];
 	size_t all_nr = r->nr;
@@ -230,29 +300,40 @@ static int open_groups(struct rec *r, pid_t pid)
 			.failed_cpu = &failed_cpu,
 		};
 		size_t n = build_attrs(r, attrs);
+		struct evprof_group_set *set;
 		long e;
 
-		r->set = evprof_group_set__open(attrs, n, pid, &o);
-		if (r->set)
-			return 0;
+		set = evprof_group_set__open(attrs, n, pid, &o);
+		if (set)
+			return set;
 		err = errno;
+		if (err == ESRCH && quiet_gone)
+			return NULL;
 		e = failed_member < 0 ? 0 : event_of(r, (size_t)failed_member);
-		evprof_open_advice(err, e < 0 ? "task-clock"
-					      : r->events[e].name,
-				   advice, sizeof(advice));
+		evprof_open_advice(err, member_name(r, e), advice,
+				   sizeof(advice));
 		if (err == EINVAL && r->defer && e == 0) {
 			/* The probe said yes, the real group says no. */
 			r->defer = false;
 			note(r, "deferred user callchains refused (%s): "
 				"user stacks inline", advice);
-		} else if ((err == EACCES || err == EPERM) && !r->exclude_kernel) {
+		} else if (e == MEMBER_CUT) {
+			r->cut_member = false;
+			note(r, "context switches cannot be sampled (%s): %s",
+			     advice, r->per_cpu
+				? "a CPU's counts go to the thread it samples "
+				  "next, not exactly to the thread that ran"
+				: "counts after a thread's last sample are "
+				  "lost");
+		} else if ((err == EACCES || err == EPERM) &&
+			   !r->exclude_kernel) {
 			r->exclude_kernel = true;
 			note(r, "kernel samples are not allowed (%s): recording "
 				"user space only", advice);
-		} else if (e < 0 && cli_unsupported(err)) {
+		} else if (e == MEMBER_CLOCK && cli_unsupported(err)) {
 			r->cpu_time_member = false;
-			note(r, "task-clock cannot be counted (%s): CPU time "
-				"per sample is unknown", advice);
+			note(r, "%s cannot be counted (%s): CPU time "
+				"per sample is unknown", member_name(r, e), advice);
 		} else if (e > 0 && cli_unsupported(err)) {
 			note(r, "%s cannot be counted with %s (%s): recording "
 				"without it", r->events[e].name,
@@ -269,35 +350,75 @@ static int open_groups(struct rec *r, pid_t pid)
 			r->nr = all_nr;
 			if (evprof_event_spec__parse(&r->events[0],
 						     "cpu-clock") < 0)
-				return -1;
+				return NULL;
 		} else {
-			cli_err("cannot open %s: %s",
-				e < 0 ? "task-clock" : r->events[e].name,
-				advice);
-			return -1;
+			cli_err("cannot open %s: %s", member_name(r, e), advice);
+			return NULL;
 		}
 	}
 }
 
+/* The ring of the CPU a group was opened on (rings follow sets[0]). */
+static struct evprof_ring *ring_of_cpu(const struct rec *r, int cpu)
+{
+	for (size_t i = 0; i < r->nr_rings; i++)
+		if (evprof_group_set__cpu(r->sets[0], i) == cpu)
+			return r->rings[i];
+	return NULL;
+}
+
+/*
+ * Maps one ring per CPU on the leaders of sets[0]; every other leader and
+ * every cut member sends its records into the ring of its CPU.
+ */
 static int open_rings(struct rec *r)
 {
-	r->nr_rings = evprof_group_set__nr(r->set);
+	r->nr_rings = evprof_group_set__nr(r->sets[0]);
 	r->rings = calloc(r->nr_rings, sizeof(*r->rings));
 	if (!r->rings)
 		return -1;
 	for (size_t i = 0; i < r->nr_rings; i++) {
-		int fd = evprof_group__fd(evprof_group_set__group(r->set, i),
+		int fd = evprof_group__fd(evprof_group_set__group(r->sets[0], i),
 					  0);
 
 		r->rings[i] = evprof_ring__open(fd, RING_PAGES);
 		if (!r->rings[i]) {
 			cli_err("cannot map the ring buffer of CPU %d: %s%s",
-				evprof_group_set__cpu(r->set, i),
+				evprof_group_set__cpu(r->sets[0], i),
 				strerror(errno),
 				errno == EPERM ? " (raise "
 						 "kernel.perf_event_mlock_kb)"
 					       : "");
 			return -1;
+		}
+	}
+	for (size_t k = 0; k < r->nr_sets; k++) {
+		for (size_t i = 0; i < evprof_group_set__nr(r->sets[k]); i++) {
+			struct evprof_group *g =
+				evprof_group_set__group(r->sets[k], i);
+			struct evprof_ring *ring = ring_of_cpu(
+				r, evprof_group_set__cpu(r->sets[k], i));
+			int err = 0;
+
+			if (!ring) {
+				err = -ENODEV; /* a CPU that came online */
+			} else {
+				if (k > 0)
+					err = evprof_ring__add_fd(
+						ring, evprof_group__fd(g, 0));
+				if (!err && r->cut_member)
+					err = evprof_ring__add_fd(
+						ring, evprof_group__fd(
+							      g, r->nr_members -
+									 1));
+			}
+			if (err) {
+				cli_err("cannot send CPU %d's records to its "
+					"ring: %s",
+					evprof_group_set__cpu(r->sets[k], i),
+					strerror(-err));
+				return -1;
+			}
 		}
 	}
 	return 0;
@@ -316,36 +437,191 @@ static void drain(struct rec *r, struct evprof_session *s)
 
 static int declare_ids(struct rec *r, struct evprof_session *s)
 {
-	for (size_t i = 0; i < evprof_group_set__nr(r->set); i++) {
-		struct evprof_group *g = evprof_group_set__group(r->set, i);
+	for (size_t k = 0; k < r->nr_sets; k++) {
+		for (size_t i = 0; i < evprof_group_set__nr(r->sets[k]); i++) {
+			struct evprof_group *g =
+				evprof_group_set__group(r->sets[k], i);
 
-		for (size_t m = 0; m < evprof_group__nr(g); m++) {
-			long e = event_of(r, m);
-			int role = e == 0   ? EVPROF_SESSION_SAMPLER
-				   : e < 0 ? EVPROF_SESSION_CPU_TIME
-					   : (int)e - 1;
+			for (size_t m = 0; m < evprof_group__nr(g); m++) {
+				long e = event_of(r, m);
+				int role = e == 0 ? EVPROF_SESSION_SAMPLER
+					   : e == MEMBER_CLOCK
+						   ? EVPROF_SESSION_CPU_TIME
+					   : e == MEMBER_CUT
+						   ? EVPROF_SESSION_CUT
+						   : (int)e - 1;
 
-			if (evprof_session__set_id(s, evprof_group__id(g, m),
-						   role) < 0)
-				return -1;
+				if (evprof_session__set_id(
+					    s, evprof_group__id(g, m), role) <
+				    0)
+					return -1;
+			}
 		}
 	}
 	return 0;
 }
 
-/*
- * Records until the child exits, Ctrl-C, or the duration ends. Returns the
- * child's wait status.
- */
-static int record_loop(struct rec *r, struct evprof_session *s, pid_t child,
-		       double duration)
+/* What is recorded: a launched command, attached processes, or all. */
+struct target {
+	pid_t child; /* the launched command, or -1 */
+	pid_t *pids; /* -p */
+	size_t nr_pids;
+	bool system_wide;
+	bool include_idle;
+};
+
+/* Groups on one more attached thread, as the first one was opened. */
+static struct evprof_group_set *open_more(struct rec *r, pid_t tid)
 {
-	struct pollfd *pfd = calloc(r->nr_rings + 1, sizeof(*pfd));
+	struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
+	struct evprof_group_set_opts o = { .sz = sizeof(o) };
+	size_t n = build_attrs(r, attrs);
+
+	return evprof_group_set__open(attrs, n, tid, &o);
+}
+
+static int add_set(struct rec *r, struct evprof_group_set *set)
+{
+	struct evprof_group_set **sets =
+		realloc(r->sets, (r->nr_sets + 1) * sizeof(*sets));
+
+	if (!sets) {
+		evprof_group_set__close(set);
+		return -1;
+	}
+	r->sets = sets;
+	r->sets[r->nr_sets++] = set;
+	return 0;
+}
+
+static bool seen_tid(const pid_t *tids, size_t n, pid_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tids[i] == tid)
+			return true;
+	return false;
+}
+
+/*
+ * Task mode on running processes: groups with inherit on every thread
+ * (their later threads and children inherit them). Threads created while
+ * we open are caught by scanning /proc again until nothing is new.
+ */
+static int open_threads(struct rec *r, const struct target *tg)
+{
+	pid_t *done = NULL;
+	size_t nr_done = 0;
+	bool again = true;
+	int ret = -1;
+
+	while (again) {
+		again = false;
+		for (size_t p = 0; p < tg->nr_pids; p++) {
+			int *tids = NULL;
+			int n = evprof_proc__read_tids(tg->pids[p], &tids);
+
+			for (int i = 0; i < n; i++) {
+				struct evprof_group_set *set;
+				pid_t *d;
+
+				if (seen_tid(done, nr_done, tids[i]))
+					continue;
+				d = realloc(done, (nr_done + 1) * sizeof(*d));
+				if (!d) {
+					free(tids);
+					goto out;
+				}
+				done = d;
+				done[nr_done++] = tids[i];
+				set = r->nr_sets ? open_more(r, tids[i])
+						 : open_groups(r, tids[i], true);
+				if (!set && errno == ESRCH)
+					continue; /* it exited meanwhile */
+				if (!set || add_set(r, set) < 0) {
+					if (r->nr_sets)
+						cli_err("cannot open the events "
+							"on thread %d: %s",
+							tids[i],
+							strerror(errno));
+					free(tids);
+					goto out;
+				}
+				again = true;
+			}
+			free(tids);
+		}
+	}
+	if (!r->nr_sets)
+		cli_err("no thread of the given processes is left");
+	else
+		ret = 0;
+out:
+	free(done);
+	return ret;
+}
+
+static int open_target(struct rec *r, const struct target *tg)
+{
+	struct evprof_group_set *set;
+
+	if (!r->per_cpu && tg->child < 0)
+		return open_threads(r, tg);
+	set = open_groups(r, r->per_cpu ? -1 : tg->child, false);
+	return set ? add_set(r, set) : -1;
+}
+
+static int enable_all(struct rec *r)
+{
+	for (size_t k = 0; k < r->nr_sets; k++) {
+		int err = evprof_group_set__enable(r->sets[k]);
+
+		if (err) {
+			cli_err("cannot enable the events: %s", strerror(-err));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Learns from /proc what runs already: the attached or every process. */
+static void seed_processes(struct evprof_session *s, const struct target *tg)
+{
+	struct dirent *d;
+	DIR *dir;
+
+	for (size_t i = 0; i < tg->nr_pids; i++)
+		evprof_session__seed_process(s, tg->pids[i]);
+	if (!tg->system_wide)
+		return;
+	dir = opendir("/proc");
+	while (dir && (d = readdir(dir))) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+
+		/* Processes gone meanwhile are no error. */
+		if (!*end && pid > 0)
+			evprof_session__seed_process(s, (pid_t)pid);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/*
+ * Records until the command exits (or every attached process), Ctrl-C, or
+ * the duration ends. Returns the command's wait status, 0 without one.
+ */
+static int record_loop(struct rec *r, struct evprof_session *s,
+		       const struct target *tg, double duration)
+{
+	size_t nfd = r->nr_rings + (tg->child > 0 ? 1 : tg->nr_pids);
+	struct pollfd *pfd = calloc(nfd, sizeof(*pfd));
 	uint64_t end = duration > 0 ? clock_ns(CLOCK_MONOTONIC) +
 					      (uint64_t)(duration * 1e9)
 				    : 0;
+	pid_t child = tg->child;
 	bool stopping = false;
 	int status = 0;
+	size_t live = 0;
 	uint64_t stop_deadline = 0;
 
 	if (!pfd)
@@ -354,16 +630,37 @@ static int record_loop(struct rec *r, struct evprof_session *s, pid_t child,
 		pfd[i].fd = evprof_ring__fd(r->rings[i]);
 		pfd[i].events = POLLIN;
 	}
-	pfd[r->nr_rings].fd = (int)syscall(SYS_pidfd_open, child, 0);
-	pfd[r->nr_rings].events = POLLIN;
+	for (size_t i = r->nr_rings; i < nfd; i++) {
+		pid_t pid = child > 0 ? child : tg->pids[i - r->nr_rings];
+
+		/* A process already gone reads as exited: fd -1. */
+		pfd[i].fd = (int)syscall(SYS_pidfd_open, pid, 0);
+		pfd[i].events = POLLIN;
+		live += pfd[i].fd >= 0;
+	}
 	for (;;) {
 		uint64_t now;
-		int n = poll(pfd, r->nr_rings + 1, 100);
+		int n = poll(pfd, nfd, 100);
 
 		drain(r, s);
-		if (n > 0 && (pfd[r->nr_rings].revents & POLLIN))
-			break; /* the command exited */
+		for (size_t i = r->nr_rings; n > 0 && i < nfd; i++) {
+			if (pfd[i].fd >= 0 && (pfd[i].revents & POLLIN)) {
+				close(pfd[i].fd);
+				pfd[i].fd = -1;
+				live--;
+			}
+		}
+		if (nfd > r->nr_rings && !live)
+			break; /* the command, or every attached process, exited */
 		now = clock_ns(CLOCK_MONOTONIC);
+		if (child <= 0) {
+			/* Attached or system-wide: never signal anyone. */
+			if (end && now >= end)
+				cli_err("duration reached");
+			if ((end && now >= end) || interrupted)
+				break;
+			continue;
+		}
 		if (end && now >= end && !stopping) {
 			cli_err("duration reached: stopping the command");
 			kill(child, SIGTERM);
@@ -381,12 +678,15 @@ static int record_loop(struct rec *r, struct evprof_session *s, pid_t child,
 			stop_deadline = UINT64_MAX;
 		}
 	}
-	evprof_group_set__disable(r->set);
+	for (size_t k = 0; k < r->nr_sets; k++)
+		evprof_group_set__disable(r->sets[k]);
 	drain(r, s);
-	if (pfd[r->nr_rings].fd >= 0)
-		close(pfd[r->nr_rings].fd);
+	for (size_t i = r->nr_rings; i < nfd; i++)
+		if (pfd[i].fd >= 0)
+			close(pfd[i].fd);
 	free(pfd);
-	waitpid(child, &status, 0);
+	if (child > 0)
+		waitpid(child, &status, 0);
 	return status;
 }
 
@@ -563,6 +863,35 @@ static void note_call_graph(struct rec *r, struct evprof_profile *p,
 	evprof_profile__add_note(p, buf);
 }
 
+/* -p PID[,PID...] into tg->pids. Returns 0 or -1 after a message. */
+static int parse_pids(struct target *tg, const char *list)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long pid = strtol(p, &end, 10);
+		pid_t *pids;
+
+		if (end == p || pid <= 0 || pid > INT32_MAX ||
+		    (*end && *end != ',')) {
+			cli_err("bad pid list '%s'", list);
+			return -1;
+		}
+		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+			cli_err("no process %ld", pid);
+			return -1;
+		}
+		pids = realloc(tg->pids, (tg->nr_pids + 1) * sizeof(*pids));
+		if (!pids)
+			return -1;
+		tg->pids = pids;
+		tg->pids[tg->nr_pids++] = (pid_t)pid;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -575,6 +904,9 @@ int cmd_record(int argc, char **argv)
 		{ "weight", required_argument, NULL, 'w' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "include-idle", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -584,7 +916,9 @@ int cmd_record(int argc, char **argv)
 	const char *events = "cycles", *outs[8], *weight = NULL;
 	const char *mode = "auto", *format = NULL;
 	struct rec r = { .freq = 1000, .callchain = true,
-			 .cpu_time_member = true };
+			 .cpu_time_member = true, .cut_member = true };
+	struct target tg = { .child = -1 };
+	const char *pid_list = NULL;
 	struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_sigint };
 	struct evprof_session *s = NULL;
@@ -598,7 +932,7 @@ int cmd_record(int argc, char **argv)
 	char product[512], os[200];
 	struct utsname u;
 
-	while ((c = getopt_long(argc, argv, "+e:F:c:g:o:h", opts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+e:F:c:g:o:p:ah", opts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'e':
@@ -641,6 +975,15 @@ int cmd_record(int argc, char **argv)
 		case 'd':
 			duration = atof(optarg);
 			break;
+		case 'p':
+			pid_list = optarg;
+			break;
+		case 'a':
+			tg.system_wide = true;
+			break;
+		case 'I':
+			tg.include_idle = true;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return 0;
@@ -651,9 +994,13 @@ int cmd_record(int argc, char **argv)
 	}
 	argv += optind;
 	argc -= optind;
-	if (argc == 0) {
-		cli_err("record needs a command to run");
+	if (argc == 0 && !pid_list && !tg.system_wide) {
+		cli_err("record needs a command to run, -p PID or -a");
 		fputs(record_usage, stderr);
+		return 2;
+	}
+	if (pid_list && (argc || tg.system_wide)) {
+		cli_err("-p cannot be combined with -a or a command");
 		return 2;
 	}
 	if (format && (fmt = parse_format(format)) < 0) {
@@ -667,27 +1014,33 @@ int cmd_record(int argc, char **argv)
 		cli_err("--mode takes auto, task or cpu");
 		return 2;
 	}
-	if (!strcmp(mode, "cpu") ||
-	    (!strcmp(mode, "auto") &&
-	     !evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes)) {
-		cli_err("per-CPU recording (--mode cpu) is not available yet; "
-			"this kernel %s",
-			evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes
-				? "supports --mode task"
-				: "lacks inherit + PERF_SAMPLE_READ (Linux 6.12)");
+	if (tg.system_wide && !strcmp(mode, "task")) {
+		cli_err("-a records per CPU: --mode task does not apply");
 		return 2;
 	}
+	r.per_cpu = tg.system_wide || !strcmp(mode, "cpu") ||
+		    (!strcmp(mode, "auto") &&
+		     !evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes);
 	if (parse_events(&r, events) < 0)
 		return 2;
 	r.defer = r.callchain && !r.dwarf_stack &&
 		  evprof_probe(EVPROF_FEAT_DEFER_CALLCHAIN)->yes;
-
-	err = launch_prepare(&l, argv);
-	if (err) {
-		cli_err("cannot start '%s': %s", argv[0], strerror(-err));
-		return 1;
+	if (pid_list && parse_pids(&tg, pid_list) < 0) {
+		free(tg.pids);
+		return 2;
 	}
-	if (open_groups(&r, l.pid) < 0 || open_rings(&r) < 0)
+
+	if (argc) {
+		err = launch_prepare(&l, argv);
+		if (err) {
+			cli_err("cannot start '%s': %s", argv[0],
+				strerror(-err));
+			return 1;
+		}
+		tg.child = l.pid;
+		r.launched = true;
+	}
+	if (open_target(&r, &tg) < 0 || open_rings(&r) < 0)
 		goto out_abort;
 	for (size_t i = 1; i < r.nr; i++)
 		counters[i - 1] = r.events[i].name;
@@ -696,14 +1049,19 @@ int cmd_record(int argc, char **argv)
 			.sz = sizeof(so),
 			.counters = counters,
 			.nr_counters = r.nr - 1,
-			.pids = &l.pid,
-			.nr_pids = 1,
+			/* -a keeps everything, else the targets' trees. */
+			.pids = tg.system_wide ? NULL
+				: tg.child > 0 ? &tg.child : tg.pids,
+			.nr_pids = tg.system_wide ? 0
+				   : tg.child > 0 ? 1 : tg.nr_pids,
+			.exclude_idle = r.per_cpu && !tg.include_idle,
+			.per_cpu = r.per_cpu,
 		};
 		struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
 
 		build_attrs(&r, attrs);
 		attrs[0].read_format = evprof_group__read_format(
-			evprof_group_set__group(r.set, 0));
+			evprof_group_set__group(r.sets[0], 0));
 		evprof_record_fmt__from_attr(&so.fmt, &attrs[0]);
 		s = evprof_session__new(&so);
 	}
@@ -725,16 +1083,22 @@ int cmd_record(int argc, char **argv)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	seed_processes(s, &tg);
 	t_mono = clock_ns(CLOCK_MONOTONIC);
 	t_wall = clock_ns(CLOCK_REALTIME);
-	err = launch_go(&l);
-	if (err) {
-		cli_err("cannot run '%s': %s", argv[0], strerror(-err));
-		ret = 127;
-		goto out;
+	/* Task mode on a command: enable_on_exec; else enabled here. */
+	if ((!r.launched || r.per_cpu) && enable_all(&r) < 0)
+		goto out_abort;
+	if (r.launched) {
+		err = launch_go(&l);
+		if (err) {
+			cli_err("cannot run '%s': %s", argv[0], strerror(-err));
+			ret = 127;
+			goto out;
+		}
 	}
-	status = record_loop(&r, s, l.pid, duration);
-	ret = launch_exit_code(status);
+	status = record_loop(&r, s, &tg, duration);
+	ret = r.launched ? launch_exit_code(status) : 0;
 
 	uname(&u);
 	snprintf(os, sizeof(os), "%s %s", u.sysname, u.release);
@@ -797,7 +1161,8 @@ int cmd_record(int argc, char **argv)
 	goto out;
 
 out_abort:
-	launch_abort(&l);
+	if (r.launched)
+		launch_abort(&l);
 out:
 	evprof_symbolizer__free(sym);
 	evprof_profile__free(prof);
@@ -805,6 +1170,9 @@ out:
 	for (size_t i = 0; i < r.nr_rings; i++)
 		evprof_ring__close(r.rings[i]);
 	free(r.rings);
-	evprof_group_set__close(r.set);
+	for (size_t k = 0; k < r.nr_sets; k++)
+		evprof_group_set__close(r.sets[k]);
+	free(r.sets);
+	free(tg.pids);
 	return ret;
 }

@@ -285,8 +285,10 @@ static bool lib_eq(const void *ctx, uint32_t idx, const void *key)
 	    &((const struct evprof_profile *)ctx)->libs[idx];
 	const struct lib_key *k = key;
 
+	/* memcmp() must not see NULL, even for 0 bytes (UBSan). */
 	return l->build_id_len == k->build_id_len &&
-	       !memcmp(l->build_id, k->build_id, k->build_id_len) &&
+	       (!k->build_id_len ||
+		!memcmp(l->build_id, k->build_id, k->build_id_len)) &&
 	       !strcmp(l->path, k->path);
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Sessions, feeding side: per-sample counter deltas keyed by (kernel id,
- * tid), compact sample storage with deduplicated callchains, and side-band
+ * tid) or, per CPU, by kernel id (held across context-switch cuts in
+ * session_cut.c), compact sample storage with deduplicated callchains, and side-band
  * events (COMM, FORK, EXIT, MMAP, /proc seeds) kept for the time-ordered
  * replay in session_build.c. Nothing on the per-sample path allocates
  * except the amortised growth of its arrays and tables.
@@ -101,6 +102,9 @@ void evprof_session__free(struct evprof_session *s)
 	free(s->roles);
 	free(s->ids);
 	free(s->last);
+	free(s->ts);
+	free(s->ts_vals.data);
+	free(s->exit_tid);
 	free(s->chains.data);
 	free(s->chain_set);
 	free(s->samples.data);
@@ -138,6 +142,7 @@ evprof_session__new(const struct evprof_session_opts *opts)
 	s->exclude_idle = opts->exclude_idle;
 	s->max_stack_bytes = opts->max_stack_bytes ? opts->max_stack_bytes
 						   : (size_t)1 << 30;
+	s->per_cpu = opts->per_cpu;
 	s->nr_slots = opts->nr_counters + !!opts->sampler_counter;
 	if (opts->nr_counters) {
 		s->counters = calloc(opts->nr_counters, sizeof(*s->counters));
@@ -201,8 +206,10 @@ int evprof_session__set_id(struct evprof_session *s, uint64_t id, int role)
 
 	if (!s || (role != EVPROF_SESSION_SAMPLER &&
 		   role != EVPROF_SESSION_CPU_TIME &&
+		   role != EVPROF_SESSION_CUT &&
 		   (role < 0 || (size_t)role >= s->nr_counters)))
 		return -EINVAL;
+	s->has_cut |= role == EVPROF_SESSION_CUT;
 	e = role_find(s, id);
 	if (e) {
 		e->role = role;
@@ -232,6 +239,9 @@ int evprof_session__set_id(struct evprof_session *s, uint64_t id, int role)
 }
 
 /* ---- (id, tid) -> last value -------------------------------------------- */
+
+/* The key of per-CPU instances: no task has this tid. */
+#define PER_CPU_TID UINT32_MAX
 
 static size_t last_slot(const struct last_ent *tab, size_t cap, uint64_t id,
 			uint32_t tid)
@@ -406,21 +416,61 @@ int evprof__session_chain(struct evprof_session *s, const uint64_t *ips,
 
 /* ---- feeding ------------------------------------------------------------ */
 
+/* The sample's callchain, or its ip alone in the context cpumode names. */
+static void sample_chain(const struct evprof_session *s,
+			 const struct evprof_record *r, uint64_t one[2],
+			 const uint64_t **ips, uint64_t *nr)
+{
+	const struct evprof_sample *smp = &r->sample;
+
+	*ips = smp->callchain;
+	*nr = smp->callchain_nr;
+	if ((s->fmt.sample_type & PERF_SAMPLE_CALLCHAIN) && *nr)
+		return;
+	*nr = 0;
+	if (s->fmt.sample_type & PERF_SAMPLE_IP) {
+		bool k = (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+			 PERF_RECORD_MISC_KERNEL;
+
+		one[0] = k ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER;
+		one[1] = smp->ip;
+		*ips = one;
+		*nr = 2;
+	}
+}
+
+static bool is_cut(const struct evprof_session *s,
+		   const struct evprof_sample *smp)
+{
+	const struct role_ent *e;
+
+	if (!s->has_cut)
+		return false;
+	e = role_find(s, smp->id);
+	return e && e->role == EVPROF_SESSION_CUT;
+}
+
 static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 {
 	const struct evprof_sample *smp = &r->sample;
+	uint32_t tid = smp->tid == UINT32_MAX && s->per_cpu
+			       ? evprof__cut_dead_tid(s, smp->cpu)
+			       : smp->tid;
 	struct evprof_snapshot snap;
 	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS];
 	uint64_t one[2], has = 0, cpu = 0;
-	const uint64_t *ips = smp->callchain;
-	uint64_t nr = smp->callchain_nr;
+	const uint64_t *ips;
+	uint64_t nr;
 	struct ssample *ss;
-	bool has_cpu = false;
-	uint32_t chain;
+	struct tstate *ts = NULL;
+	bool has_cpu = false, cut = is_cut(s, smp);
+	/* Per-CPU values must follow every read, the idle task's too. */
+	bool idle = s->exclude_idle &&
+		    (s->fmt.sample_type & PERF_SAMPLE_TID) && smp->pid == 0;
+	uint32_t chain = 0;
 	int err, n = 0;
 
-	if (s->exclude_idle && (s->fmt.sample_type & PERF_SAMPLE_TID) &&
-	    smp->pid == 0) {
+	if (idle && !s->per_cpu) {
 		s->idle++;
 		return 0;
 	}
@@ -431,32 +481,30 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		if (err < 0)
 			return err;
 	}
-	if (!(s->fmt.sample_type & PERF_SAMPLE_CALLCHAIN) || !nr) {
-		/* The sample ip, in the context its cpumode names. */
-		nr = 0;
-		if (s->fmt.sample_type & PERF_SAMPLE_IP) {
-			bool k = (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
-				 PERF_RECORD_MISC_KERNEL;
-
-			one[0] = k ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER;
-			one[1] = smp->ip;
-			ips = one;
-			nr = 2;
-		}
-	}
 	/* Everything that can fail comes before the state changes. */
-	err = intern_chain(s, ips, nr, &chain);
-	if (!err)
+	err = last_reserve(s, snap.nr);
+	if (!err && s->has_cut && !idle) {
+		ts = evprof__tstate_get(s, tid);
+		if (!ts)
+			err = -ENOMEM;
+	}
+	/* A cut's stack is kept while its thread has no sample. */
+	if (!err && !idle && (!cut || (ts->last == NO_SAMPLE &&
+				       !ts->has_chain))) {
+		sample_chain(s, r, one, &ips, &nr);
+		err = intern_chain(s, ips, nr, &chain);
+	}
+	if (!err && !idle && !cut) {
 		err = evprof__vec_reserve(&s->samples, sizeof(*ss), 1);
-	if (!err)
-		err = evprof__vec_reserve(&s->deltas, sizeof(uint64_t),
-					  s->nr_slots);
-	if (!err)
-		err = last_reserve(s, snap.nr);
+		if (!err)
+			err = evprof__vec_reserve(&s->deltas, sizeof(uint64_t),
+						  s->nr_slots);
+		if (!err && (s->deltas.len + s->nr_slots > UINT32_MAX ||
+			     s->samples.len >= NO_SAMPLE))
+			err = -ENOMEM;
+	}
 	if (err)
 		return err;
-	if (s->deltas.len + s->nr_slots > UINT32_MAX)
-		return -ENOMEM;
 
 	for (uint32_t i = 0; i < snap.nr; i++) {
 		const struct evprof_counter_value *v = &snap.values[i];
@@ -468,9 +516,12 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 			s->st.unknown_ids++;
 			continue;
 		}
-		if (e->role == EVPROF_SESSION_SAMPLER && !s->sampler_counter)
+		if (e->role == EVPROF_SESSION_CUT ||
+		    (e->role == EVPROF_SESSION_SAMPLER && !s->sampler_counter))
 			continue;
-		d = take_delta(s, v->id, smp->tid, v->raw, smp->time);
+		/* Per CPU, every thread continues the CPU's one instance. */
+		d = take_delta(s, v->id, s->per_cpu ? PER_CPU_TID : tid,
+			       v->raw, smp->time);
 		if (e->role == EVPROF_SESSION_CPU_TIME) {
 			cpu += d;
 			has_cpu = true;
@@ -483,6 +534,26 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		vals[slot] += d;
 		has |= 1ULL << slot;
 	}
+	if (idle) {
+		s->idle += !cut;
+		return 0;
+	}
+	if (ts) {
+		ts->pid = smp->pid;
+		ts->time = smp->time;
+	}
+	if (cut) {
+		if (ts->last == NO_SAMPLE && !ts->has_chain) {
+			ts->chain = chain;
+			ts->has_chain = true;
+		}
+		evprof__cut_hold(s, ts, vals, has, cpu, has_cpu);
+		return 0;
+	}
+	if (ts) {
+		evprof__cut_take(s, ts, vals, &has, &cpu, &has_cpu);
+		ts->last = (uint32_t)s->samples.len;
+	}
 
 	ss = (struct ssample *)s->samples.data + s->samples.len++;
 	*ss = (struct ssample){
@@ -490,7 +561,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	    .cpu_delta = cpu,
 	    .has = has,
 	    .pid = smp->pid,
-	    .tid = smp->tid,
+	    .tid = tid,
 	    .chain = chain,
 	    .deltas = (uint32_t)s->deltas.len,
 	    .flags = has_cpu ? SS_HAS_CPU : 0,
@@ -554,8 +625,13 @@ static int feed_task(struct evprof_session *s, const struct evprof_record *r)
 	e->tid = r->task.tid;
 	e->ptid = r->task.ptid;
 	sb_commit(s);
-	if (fork)
+	if (fork) {
 		reset_tid(s, r->task.tid, r->task.time);
+		evprof__cut_fork(s, r->task.tid, r->task.time);
+	} else if (s->per_cpu && r->sid.present &&
+		   (s->fmt.sample_type & PERF_SAMPLE_CPU)) {
+		return evprof__cut_exit(s, r->sid.cpu, r->task.tid);
+	}
 	return 0;
 }
 

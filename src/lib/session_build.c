@@ -1042,6 +1042,9 @@ int evprof_session__build(struct evprof_session *s, struct evprof_profile *p,
 
 	if (!s || !p)
 		return -EINVAL;
+	err = evprof__cut_flush(s);
+	if (err)
+		return err;
 	if (s->samples.len >= NO_INDEX || s->sb.len >= NO_INDEX)
 		return -ENOMEM;
 	err = build(&b);

@@ -86,6 +86,8 @@ struct evprof_session {
 	pid_t *pids;
 	size_t nr_pids;
 	bool exclude_idle;
+	bool per_cpu;
+	bool has_cut; /* an id has role EVPROF_SESSION_CUT */
 
 	/* kernel id -> role; open addressing, power-of-two size */
 	struct role_ent *roles;
@@ -111,10 +113,61 @@ struct evprof_session {
 	size_t max_stack_bytes;
 	struct evprof__vec deferred; /* struct sdeferred */
 
+	/* tid -> interval state held between context-switch cuts */
+	struct tstate *ts;
+	size_t ts_cap, nr_ts;
+	struct evprof__vec ts_vals; /* uint64_t: nr_slots per tstate */
+	uint32_t *exit_tid; /* per CPU: the task whose EXIT came last */
+	size_t nr_exit_cpus;
+
 	uint64_t idle; /* samples of pid 0 dropped by exclude_idle */
 	bool built;    /* stats and SS_KEPT come from the last build */
 	struct evprof_session_stats st;
 };
+
+#define NO_SAMPLE UINT32_MAX
+
+/* What a thread counted since its last sample, up to its last cut. */
+struct tstate {
+	uint64_t time;	  /* of its latest sample or cut */
+	uint64_t has;	  /* pending slots (bit i: ts_vals[vals + i]) */
+	uint64_t cpu;	  /* pending CPU ns, valid with has_cpu */
+	uint32_t tid, pid;
+	uint32_t vals;	  /* offset in ts_vals */
+	uint32_t last;	  /* its latest stored sample, or NO_SAMPLE */
+	uint32_t chain;	  /* stack of its first cut, while last is NO_SAMPLE */
+	bool has_cpu, has_chain, used, pending;
+};
+
+/* tid's state, made when new. Returns NULL on -ENOMEM. */
+EVPROF_HIDDEN struct tstate *evprof__tstate_get(struct evprof_session *s,
+						uint32_t tid);
+/* Adds a cut's deltas to ts's pending ones. */
+EVPROF_HIDDEN void evprof__cut_hold(struct evprof_session *s, struct tstate *ts,
+				    const uint64_t *vals, uint64_t has,
+				    uint64_t cpu, bool has_cpu);
+/* Moves ts's pending deltas into a sample's (vals by slot, *has bits). */
+EVPROF_HIDDEN void evprof__cut_take(struct evprof_session *s,
+				    struct tstate *ts, uint64_t *vals,
+				    uint64_t *has, uint64_t *cpu, bool *has_cpu);
+/* A FORK at time makes tid a new task: the old one's pending is flushed. */
+EVPROF_HIDDEN void evprof__cut_fork(struct evprof_session *s, uint32_t tid,
+				    uint64_t time);
+/*
+ * Per CPU, an EXIT record comes before the task's last switch-out, which
+ * Linux 6.18 reports with tid -1 (the thread is unhashed by then). Returns
+ * 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__cut_exit(struct evprof_session *s, uint32_t cpu,
+				   uint32_t tid);
+/* The tid a per-CPU record of tid -1 on cpu stands for. */
+EVPROF_HIDDEN uint32_t evprof__cut_dead_tid(const struct evprof_session *s,
+					    uint32_t cpu);
+/*
+ * Puts every pending delta on its thread's latest sample, or on a new
+ * sample at its last cut. Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__cut_flush(struct evprof_session *s);
 
 /* Adds len bytes to the string arena; *off receives their offset. */
 EVPROF_HIDDEN int evprof__session_str(struct evprof_session *s, const void *p,

@@ -180,6 +180,7 @@ enum {
 	A1 = 21,
 	B1 = 22,
 	C1 = 23,
+	X0 = 14, /* CPU 0's context-switch cut */
 	STRAY = 99
 };
 
@@ -240,7 +241,7 @@ static void test_new_rejects(void **state)
 	assert_null(evprof_session__new(NULL));
 	s = new_session(NULL, 0);
 	assert_int_equal(evprof_session__set_id(s, 1, 2), -EINVAL);
-	assert_int_equal(evprof_session__set_id(s, 1, -3), -EINVAL);
+	assert_int_equal(evprof_session__set_id(s, 1, -4), -EINVAL);
 	evprof_session__free(s);
 	evprof_session__free(NULL);
 }
@@ -584,6 +585,135 @@ static void test_exclude_idle(void **state)
 	evprof_session__free(s);
 }
 
+/* One read of CPU 0's group: the cut's own value, sampler, faults, clock. */
+static int feed_cpu0(struct evprof_session *s, bool cut, uint32_t pid,
+		     uint32_t tid, uint64_t time, uint64_t faults, uint64_t ns)
+{
+	struct val v[] = {{L0, time / 100}, {X0, time / 50}, {A0, faults},
+			  {B0, 0}, {C0, ns}};
+
+	if (cut) { /* the cut's id is the sample's IDENTIFIER */
+		v[0].id = X0;
+		v[1].id = L0;
+	}
+	return feed_sample(s, pid, tid, time, v, 5, chain_a, 2);
+}
+
+/*
+ * Per-CPU group on CPU 0, threads 101 and 102 (and 103) taking turns:
+ * what the CPU counted while a thread ran goes to that thread, through its
+ * switch-out cut, not to the thread sampled next.
+ */
+static void test_per_cpu_cuts(void **state)
+{
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS,
+		    .read_format = RF_BITS,
+		    .sample_id_all = true},
+	    .counters = counter_names,
+	    .nr_counters = 2,
+	    .exclude_idle = true,
+	    .per_cpu = true,
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_session_stats st;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(evprof_session__set_id(s, L0, EVPROF_SESSION_SAMPLER),
+			 0);
+	assert_int_equal(evprof_session__set_id(s, A0, 0), 0);
+	assert_int_equal(evprof_session__set_id(s, B0, 1), 0);
+	assert_int_equal(evprof_session__set_id(s, C0, EVPROF_SESSION_CPU_TIME),
+			 0);
+	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
+	/* faults (ns): 101 runs to 150, 102 to 250, 101 to 300, 102 to 400,
+	 * 101 to 500 (exits), idle to 520, 103 to 600 (no sample). */
+	assert_int_equal(feed_cpu0(s, false, 100, 101, 100, 10, 1000), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, 101, 150, 15, 1500), 0);
+	assert_int_equal(feed_cpu0(s, false, 100, 102, 200, 35, 2000), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, 102, 250, 40, 2500), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, 101, 300, 47, 3000), 0);
+	assert_int_equal(feed_cpu0(s, false, 100, 102, 350, 50, 3500), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, 102, 400, 52, 4000), 0);
+	assert_int_equal(feed_cpu0(s, false, 100, 101, 450, 60, 4500), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, 101, 500, 61, 5000), 0);
+	assert_int_equal(feed_cpu0(s, false, 0, 0, 510, 63, 5100), 0);
+	assert_int_equal(feed_cpu0(s, true, 0, 0, 520, 65, 5200), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, 103, 600, 70, 6000), 0);
+
+	/* Cuts are not samples; a sample takes its thread's held deltas. */
+	assert_int_equal(s->samples.len, 4);
+	assert_int_equal(delta_of(s, 0, 0), 10);
+	assert_int_equal(delta_of(s, 1, 0), 20);	   /* 150..200 */
+	assert_int_equal(delta_of(s, 2, 0), 3 + 5);   /* 300..350 + held */
+	assert_int_equal(delta_of(s, 3, 0), 8 + 12);  /* 400..450 + held */
+	assert_int_equal(delta_of(s, 3, -1), 500 + 500 + 500);
+
+	assert_non_null(p);
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	/* Tails go to each thread's last sample; 103 gets one at its cut. */
+	assert_int_equal(s->samples.len, 5);
+	assert_int_equal(delta_of(s, 2, 0), 8 + 2);
+	assert_int_equal(delta_of(s, 3, 0), 20 + 1);
+	assert_int_equal(delta_of(s, 4, 0), 5);
+	assert_int_equal(evprof_session__thread_total(s, 101, 0), 31);
+	assert_int_equal(evprof_session__thread_total(s, 102, 0), 30);
+	assert_int_equal(evprof_session__thread_total(s, 103, 0), 5);
+	/* All 70 faults and 6000 ns: the rest went to idle (dropped). */
+	assert_int_equal(evprof_session__thread_total(
+			     s, 101, EVPROF_SESSION_CPU_TIME),
+			 1000 + 500 + 500 + 500 + 500);
+	assert_int_equal(evprof_session__thread_total(
+			     s, 102, EVPROF_SESSION_CPU_TIME),
+			 4 * 500);
+	assert_int_equal(evprof_session__thread_total(
+			     s, 103, EVPROF_SESSION_CPU_TIME),
+			 6000 - 5200);
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.samples, 5);
+	assert_int_equal(st.samples_filtered, 1);
+	assert_int_equal(st.counter_resets, 0);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
+/*
+ * A thread's last switch-out comes after its EXIT, with tid -1 (Linux
+ * 6.18): it is charged to the thread whose EXIT this CPU saw last.
+ */
+static void test_per_cpu_exit_tail(void **state)
+{
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS,
+		    .read_format = RF_BITS,
+		    .sample_id_all = true},
+	    .counters = counter_names,
+	    .nr_counters = 2,
+	    .per_cpu = true,
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(p);
+	assert_int_equal(evprof_session__set_id(s, A0, 0), 0);
+	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
+	assert_int_equal(feed_cpu0(s, false, 200, 201, 100, 10, 0), 0);
+	assert_int_equal(feed_task(s, PERF_RECORD_EXIT, 200, 200, 201, 201, 150),
+			 0);
+	assert_int_equal(feed_cpu0(s, true, 200, UINT32_MAX, 160, 13, 0), 0);
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	assert_int_equal(s->samples.len, 1);
+	assert_int_equal(evprof_session__thread_total(s, 201, 0), 13);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
 /* ---- stacks through the symbolizer -------------------------------------- */
 
 static volatile int sink;
@@ -806,6 +936,8 @@ int main(void)
 	    cmocka_unit_test(test_names_exec),
 	    cmocka_unit_test(test_accounting),
 	    cmocka_unit_test(test_exclude_idle),
+	    cmocka_unit_test(test_per_cpu_cuts),
+	    cmocka_unit_test(test_per_cpu_exit_tail),
 	    cmocka_unit_test(test_build_symbols),
 	    cmocka_unit_test(test_maps_override),
 	    cmocka_unit_test(test_feed_throughput),

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# evprof record in task and cpu mode, attached (-p) and system-wide (-a),
+# against independent truth: each thread's own rusage, a process tree whose
+# processes name themselves and spin in their own functions, a process
+# outside the tree.
+. "$(dirname "$0")/lib.sh"
+TOOLS=$SRCDIR/tests/tools
+WL=$FIXTURES/wl_faults
+LOOP=$FIXTURES/wl_loop
+loops=()
+trap 'kill "${loops[@]}" 2>/dev/null; rm -rf "$TMP"' EXIT
+
+# Starts wl_loop 0 N (until SIGTERM) in the background, stderr to FILE;
+# sets $loop once its threads run.
+start_loop() { # THREADS FILE
+	"$LOOP" 0 "$1" 2>"$2" &
+	loop=$!
+	loops+=("$loop")
+	for _ in $(seq 100); do
+		grep -q ready "$2" && break
+		sleep 0.1
+	done
+}
+
+# Thread SUM of EVENT for thread NAME in fxquery output FILE.
+thread_sum() { # FILE NAME EVENT
+	awk -v n="$2" -v e="$3=" '$1 == "thread" && $2 == n {
+		for (i = 1; i <= NF; i++) if (index($i, e) == 1) {
+			sub(/.*=/, "", $i); s += $i } } END { print s + 0 }' "$1"
+}
+
+# 1. Per-thread page faults within 2% of rusage in both modes, also with
+#    every thread pinned to CPU 0 (threads take turns on one CPU's
+#    counters: only the context-switch cuts keep them apart).
+for mode in task cpu; do
+	for pin in "" "taskset -c 0"; do
+		label="$mode${pin:+ pinned}"
+		"$EVPROF" record --mode "$mode" -e cpu-clock,page-faults \
+			-o "$TMP/m.json.gz" -- $pin "$WL" 8000 0 3 50 \
+			>/dev/null 2>"$TMP/err" ||
+			fail "$label: record failed: $(tail -3 "$TMP/err")"
+		node "$TOOLS/fxquery.mjs" "$TMP/m.json.gz" >"$TMP/q"
+		for t in 0 1 2; do
+			truth=$(sed -n "s/^thread faulter-$t tid=[0-9]* faults=//p" "$TMP/err")
+			got=$(thread_sum "$TMP/q" "faulter-$t" page-faults)
+			if [ -n "$truth" ] && within "$got" "$truth" 2; then
+				ok "$label: faulter-$t page faults $got ~ rusage $truth"
+			else
+				fail "$label: faulter-$t page faults '$got' vs rusage '$truth'"
+			fi
+		done
+		cpu=$(awk '$1 == "thread" && $2 ~ /^faulter-/ { sub(/cpu_us=/, "", $6); s += $6 } END { print s + 0 }' "$TMP/q")
+		# Each faulter spins 30 ms after faulting: 90 ms at least.
+		[ "$cpu" -ge 85000 ] && ok "$label: faulters' CPU time ${cpu} us" ||
+			fail "$label: faulters' CPU time only '$cpu' us"
+	done
+done
+
+# 2. cpu mode: a busy process outside the tree contributes nothing; a tree
+#    of parent, two children and a grandchild shows with names and their
+#    own functions.
+start_loop 1 "$TMP/outside"
+outside=$loop
+"$EVPROF" record --mode cpu -e cpu-clock -o "$TMP/tree.json.gz" -- \
+	"$FIXTURES/wl_tree" 150 >/dev/null 2>"$TMP/err" ||
+	fail "tree record failed: $(tail -3 "$TMP/err")"
+kill "$outside" && ok "process $outside was busy all along" ||
+	fail "process $outside ended early"
+wait "$outside"
+node "$TOOLS/fxquery.mjs" "$TMP/tree.json.gz" >"$TMP/q"
+n=$(awk -v p="pid=$outside" '$1 == "thread" && $4 == p' "$TMP/q" | wc -l)
+[ "$n" -eq 0 ] && ok "process $outside outside the tree: no samples" ||
+	fail "process $outside outside the tree has $n threads in the profile"
+for pair in tree-parent:parent_work tree-child-a:child_a_work \
+	tree-child-b:child_b_work tree-grandchild:grandchild_work; do
+	name=${pair%%:*}
+	fn=${pair#*:}
+	pid=$(sed -n "s/^$name pid=//p" "$TMP/err")
+	node "$TOOLS/fxquery.mjs" "$TMP/tree.json.gz" --through "$fn" >"$TMP/qf"
+	# The launched pid's moments before its exec are a process of their
+	# own (cpu mode enables before the exec): take the busiest.
+	line=$(awk -v n="$name" -v p="pid=$pid" '$1 == "thread" && $2 == n && $4 == p' "$TMP/qf" |
+		sort -t= -k4 -n | tail -1)
+	tid=$(echo "$line" | awk '{ print $3 }')
+	own=$(awk -v t="$tid" '$1 == "through" && $3 == t { sub(/samples=/, "", $4); print $4 }' "$TMP/qf")
+	all=$(awk '$1 == "through" { sub(/samples=/, "", $4); s += $4 } END { print s + 0 }' "$TMP/qf")
+	# 150 ms at 1000 Hz: well over 50 samples, all in this process.
+	if [ -n "$line" ] && [ -n "$own" ] && [ "$own" -gt 50 ] &&
+		[ "$own" -eq "$all" ]; then
+		ok "$name (pid $pid): $own samples in $fn, none elsewhere"
+	else
+		fail "$name (pid $pid): '$line', $fn samples '$own' of '$all'"
+	fi
+done
+
+# 3. Attach to a running process in both modes: its threads, samples and
+#    counter deltas, no more faults than the threads made in all.
+for mode in task cpu; do
+	start_loop 2 "$TMP/loop"
+	"$EVPROF" record --mode "$mode" -e cpu-clock,page-faults -p "$loop" \
+		--duration 1.5 -o "$TMP/att.json.gz" >/dev/null 2>"$TMP/err" ||
+		fail "$mode -p: record failed: $(tail -3 "$TMP/err")"
+	kill "$loop" 2>/dev/null && ok "$mode -p: the process still runs" ||
+		fail "$mode -p: the attached process was stopped"
+	wait "$loop"
+	node "$TOOLS/fxquery.mjs" "$TMP/att.json.gz" --through loop_touch >"$TMP/q"
+	for t in 0 1; do
+		truth=$(sed -n "s/^thread looper-$t tid=[0-9]* faults=//p" "$TMP/loop")
+		got=$(thread_sum "$TMP/q" "looper-$t" page-faults)
+		smp=$(awk -v n="looper-$t" '$1 == "thread" && $2 == n { sub(/samples=/, "", $5); print $5 }' "$TMP/q")
+		if [ "${smp:-0}" -gt 20 ] && [ "$got" -gt 640 ] &&
+			[ "$got" -le "$truth" ]; then
+			ok "$mode -p: looper-$t $smp samples, $got of its $truth faults"
+		else
+			fail "$mode -p: looper-$t samples '$smp', faults '$got' of '$truth'"
+		fi
+	done
+	grep -q '^through loop_touch tid=[0-9]* samples=[1-9]' "$TMP/q" &&
+		ok "$mode -p: stacks through loop_touch" ||
+		fail "$mode -p: no stack through loop_touch"
+done
+
+# 4. Attach ends when the process exits.
+"$LOOP" 1 1 2>/dev/null &
+loop=$!
+timeout 20 "$EVPROF" record -e cpu-clock -p "$loop" -o "$TMP/end.json.gz" \
+	>/dev/null 2>"$TMP/err"
+status=$?
+[ "$status" -eq 0 ] && ok "-p ends when the process exits" ||
+	fail "-p did not end by itself: status $status $(tail -2 "$TMP/err")"
+wait "$loop"
+
+# 5. System-wide with --duration: a known process's samples, idle excluded.
+start_loop 1 "$TMP/loop"
+"$EVPROF" record -a --duration 1 -e cpu-clock,page-faults \
+	-o "$TMP/all.json.gz" >/dev/null 2>"$TMP/err" ||
+	fail "-a: record failed: $(tail -3 "$TMP/err")"
+kill "$loop"
+wait "$loop"
+node "$TOOLS/fxquery.mjs" "$TMP/all.json.gz" --through loop_touch >"$TMP/q"
+smp=$(awk -v p="pid=$loop" '$1 == "thread" && $2 == "looper-0" && $4 == p { sub(/samples=/, "", $5); print $5 }' "$TMP/q")
+[ "${smp:-0}" -gt 50 ] && ok "-a: looper-0 of pid $loop has $smp samples" ||
+	fail "-a: looper-0 of pid $loop: '$smp' samples"
+grep -q '^thread [^ ]* tid=0 pid=0 ' "$TMP/q" && fail "-a: idle task kept" ||
+	ok "-a: no idle samples"
+bash "$TOOLS/fxload.sh" "$TMP/all.json.gz" >"$TMP/load" 2>&1 &&
+	ok "-a profile loads" || fail "-a profile does not load: $(tail -3 "$TMP/load")"
+finish
