@@ -318,7 +318,7 @@ void evprof__json_escape(struct evprof__sink *s, const char *str, size_t len)
 
 	while (i < len) {
 		unsigned char c = p[i];
-		size_t k, bad;
+		size_t k, bad = 0;
 		char esc[6];
 
 		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {

@@ -140,7 +140,7 @@ struct evprof__kallsyms *evprof__kallsyms_load(const char *path, bool *hidden)
 	struct evprof__kallsyms *ks;
 	struct evprof__ksym *na;
 	uint64_t text_base = 0;
-	size_t len, cap = 0, i, run = 0;
+	size_t len = 0, cap = 0, i, run = 0;
 	bool nonzero = false;
 	char *p, *nl;
 	int err;

@@ -315,7 +315,7 @@ static int parse_sample_id(struct cursor *c, struct evprof_sample_id *sid,
 	uint64_t st = fmt->sample_type;
 	size_t size;
 	struct cursor t;
-	uint64_t v;
+	uint64_t v = 0;
 	int err = 0;
 
 	if (!fmt->sample_id_all)

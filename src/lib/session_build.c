@@ -198,7 +198,7 @@ static struct bproc *lineage(struct build *b, uint32_t proc)
 
 static uint32_t proc_current(const struct build *b, uint32_t pid)
 {
-	uint64_t v;
+	uint64_t v = 0;
 
 	return kv_get(&b->pid_proc, pid, 0, &v) ? (uint32_t)v : NO_INDEX;
 }

@@ -43,6 +43,13 @@ struct rb {
 	size_t len;
 };
 
+/* The header lives in u64 storage: write its size without type punning. */
+static void rb_set_size(struct rb *b, uint16_t size)
+{
+	memcpy((char *)b->w + offsetof(struct perf_event_header, size), &size,
+	       sizeof(size));
+}
+
 static void rb_put(struct rb *b, const void *p, size_t n)
 {
 	assert_true(b->len + n <= sizeof(b->w));
@@ -87,7 +94,7 @@ static void rb_trailer(struct rb *b, uint32_t pid, uint32_t tid, uint64_t t)
 
 static int rb_feed(struct evprof_session *s, struct rb *b)
 {
-	((struct perf_event_header *)b->w)->size = (uint16_t)b->len;
+	rb_set_size(b, (uint16_t)b->len);
 	return evprof_session__feed(s, b->w, b->len);
 }
 
@@ -539,7 +546,7 @@ static void test_accounting(void **state)
 	/* A header whose size is not a multiple of 8. */
 	rb_begin(&b, PERF_RECORD_COMM, 0);
 	rb_u64(&b, 0);
-	((struct perf_event_header *)b.w)->size = 12;
+	rb_set_size(&b, 12);
 	assert_true(evprof_session__feed(s, b.w, 16) < 0);
 	/* Feeding goes on. */
 	assert_int_equal(
@@ -902,7 +909,7 @@ static void test_feed_throughput(void **state)
 		rb_u64(&b, 6);
 		for (int i = 0; i < 6; i++)
 			rb_u64(&b, chain[i]);
-		((struct perf_event_header *)b.w)->size = (uint16_t)b.len;
+		rb_set_size(&b, (uint16_t)b.len);
 		assert_true(b.len <= sizeof(recs[0]));
 		memcpy(recs[r], b.w, b.len);
 		len = b.len;
