@@ -17,58 +17,6 @@ struct evprof__kallsyms {
 	size_t nr;
 };
 
-static int read_all(const char *path, char **out, size_t *outlen)
-{
-	char *buf = NULL, *nb;
-	size_t len = 0, cap = 0;
-	int fd, err = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			if (cap >= KALLSYMS_MAX_BYTES) {
-				err = -EFBIG;
-				break;
-			}
-			cap = cap ? cap * 2 : 1u << 20;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	if (!buf) {
-		buf = malloc(1);
-		if (!buf)
-			return -ENOMEM;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	*outlen = len;
-	return 0;
-}
-
 static int cmp_ksym(const void *a, const void *b)
 {
 	const struct evprof__ksym *x = a, *y = b;
@@ -149,7 +97,7 @@ struct evprof__kallsyms *evprof__kallsyms_load(const char *path, bool *hidden)
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
 		return NULL;
-	err = read_all(path, &ks->text, &len);
+	err = evprof__read_all(path, KALLSYMS_MAX_BYTES, &ks->text, &len);
 	if (err) {
 		free(ks);
 		errno = -err;

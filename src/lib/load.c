@@ -15,46 +15,6 @@
 /* Inflated profiles larger than this are refused rather than swapped in. */
 #define LOAD_MAX ((size_t)1 << 32)
 
-static int read_all(const char *path, uint8_t **out, size_t *len)
-{
-	uint8_t *buf = NULL;
-	size_t n = 0, cap = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t k;
-
-		if (evprof__grow(&buf, &cap, n + 65536, 1)) {
-			err = -ENOMEM;
-			break;
-		}
-		k = read(fd, buf + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			err = -errno;
-			break;
-		}
-		if (!k)
-			break;
-		n += (size_t)k;
-		if (n > LOAD_MAX) {
-			err = -EFBIG;
-			break;
-		}
-	}
-	close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
 /* gzip members (as our writers and pprof make them) into one buffer. */
 static int gunzip(const uint8_t *in, size_t len, uint8_t **out, size_t *olen)
 {
@@ -149,7 +109,7 @@ struct evprof_profile *evprof_profile__load(const char *path)
 		errno = EINVAL;
 		return NULL;
 	}
-	err = read_all(path, &buf, &len);
+	err = evprof__read_all(path, LOAD_MAX, (char **)&buf, &len);
 	if (err) {
 		errno = -err;
 		return NULL;

@@ -205,49 +205,18 @@ static int gone(int err)
 int evprof_maps__read(int pid, evprof_map_fn_t fn, void *ctx)
 {
 	char path[64];
-	char *buf = NULL, *nb;
-	size_t len = 0, cap = 0;
-	int fd, err = 0;
+	char *buf;
+	size_t len;
+	int err;
 
 	if (pid < 0)
 		return -EINVAL;
 	proc_path(path, sizeof(path), pid, "maps");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return gone(-errno);
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			if (cap >= MAPS_MAX_BYTES) {
-				err = -EFBIG;
-				break;
-			}
-			cap = cap ? cap * 2 : 16384;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = gone(-errno);
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
+	err = evprof__read_all(path, MAPS_MAX_BYTES, &buf, &len);
+	if (err)
+		return gone(err);
 	/* Every live process has mappings: an empty read means it exited. */
-	if (!err && len == 0)
-		err = -ESRCH;
-	if (!err)
-		err = evprof_maps__parse(buf, len, fn, ctx);
+	err = len ? evprof_maps__parse(buf, len, fn, ctx) : -ESRCH;
 	free(buf);
 	return err;
 }

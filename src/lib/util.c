@@ -80,6 +80,55 @@ int evprof__read_file(const char *path, char *buf, size_t len)
 	return err ? err : (int)got;
 }
 
+int evprof__read_all(const char *path, size_t max, char **out, size_t *len)
+{
+	char *buf = NULL, *nb;
+	size_t got = 0, cap = 0;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - got < 4096) {
+			if (cap >= max) {
+				err = -EFBIG;
+				break;
+			}
+			cap = cap ? cap * 2 : 65536;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + got, cap - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (!err && !buf && !(buf = malloc(1)))
+		err = -ENOMEM;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	*len = got;
+	return 0;
+}
+
 int evprof__parse_cpu_list(const char *s, int *cpus, int max)
 {
 	int n = 0;

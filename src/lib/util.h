@@ -26,6 +26,14 @@ evprof__print(enum evprof_print_level level, const char *fmt, ...);
 EVPROF_HIDDEN int evprof__read_file(const char *path, char *buf, size_t len);
 
 /*
+ * Reads all of path (a /proc file has no size to ask for) into a malloc'd
+ * buffer with a NUL after its len bytes; the caller frees *out. Returns 0,
+ * -EFBIG past max bytes, or -errno.
+ */
+EVPROF_HIDDEN int evprof__read_all(const char *path, size_t max, char **out,
+				   size_t *len);
+
+/*
  * Parses a CPU list such as "0-3,5" into cpus[] (ascending, as written).
  * Returns how many CPUs the list names (may exceed max) or -EINVAL.
  */
