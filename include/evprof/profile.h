@@ -133,6 +133,7 @@ struct evprof_profile_frame {
 	bool kernel;		 /* category Kernel instead of User */
 	uint64_t symbol_address; /* lib-relative start of the symbol */
 	uint64_t symbol_size;	 /* 0: symbol unknown (no nativeSymbol) */
+	uint32_t function_line;	 /* the function's first line, 0: unknown */
 };
 
 /*

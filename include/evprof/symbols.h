@@ -101,6 +101,7 @@ struct evprof_sym_frame {
 	const char *file; /* source file path from DWARF; NULL: unknown */
 	uint32_t line;	  /* 0: unknown */
 	uint32_t column;  /* 0: unknown */
+	uint32_t decl_line; /* the function's first line; 0: unknown */
 };
 
 /*

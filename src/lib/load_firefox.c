@@ -241,7 +241,8 @@ static int read_frames(struct fx *c)
 	jo *cats = col(get(c->root, "meta"), "categories", 0);
 	int64_t n, nf, nr = 0, nsrc = 0, nsym = 0;
 	jo *f_addr, *f_depth, *f_cat, *f_func, *f_line, *f_sym;
-	jo *fn_name, *fn_res, *fn_src, *r_lib, *s_file, *y_addr, *y_size;
+	jo *fn_name, *fn_res, *fn_src, *fn_line, *r_lib, *s_file, *y_addr,
+	    *y_size;
 	size_t i;
 
 	if (!table_len(ft, &n) || !table_len(fn, &nf) ||
@@ -257,6 +258,7 @@ static int read_frames(struct fx *c)
 	fn_name = col(fn, "name", (size_t)nf);
 	fn_res = col(fn, "resource", (size_t)nf);
 	fn_src = col(fn, "source", (size_t)nf);
+	fn_line = col(fn, "lineNumber", (size_t)nf);
 	r_lib = col(rt, "lib", (size_t)nr);
 	s_file = col(src, "filename", (size_t)nsrc);
 	y_addr = col(ns, "address", (size_t)nsym);
@@ -299,6 +301,9 @@ static int read_frames(struct fx *c)
 			f.inline_depth = (uint16_t)v;
 		if (f_line && int_at(f_line, i, &v) && v > 0 && v <= UINT32_MAX)
 			f.line = (uint32_t)v;
+		if (fn_line && int_at(fn_line, (size_t)fi, &v) && v > 0 &&
+		    v <= UINT32_MAX)
+			f.function_line = (uint32_t)v;
 		if (int_at(f_cat, i, &cat) && cats && cat >= 0 &&
 		    (size_t)cat < json_object_array_length(cats) &&
 		    (cn = get(json_object_array_get_idx(cats, (size_t)cat),

@@ -176,7 +176,7 @@ static int spans_add(struct spans *a, struct span s)
 enum { VAL_DROP = -3, VAL_SAMPLES = -2, VAL_CPU = -1 };
 
 struct func {
-	uint64_t name, file;
+	uint64_t name, file, start_line;
 };
 
 struct map {
@@ -344,6 +344,8 @@ static int read_functions(struct rd *r)
 				r->fn[i].name = f.v;
 			else if (f.num == FUNCTION_FILENAME)
 				r->fn[i].file = f.v;
+			else if (f.num == FUNCTION_START_LINE)
+				r->fn[i].start_line = f.v;
 		}
 		if (ret < 0 || !id || r->fn[i].name >= r->strs.n ||
 		    r->fn[i].file >= r->strs.n)
@@ -520,6 +522,9 @@ static int read_location(struct rd *r, size_t i)
 		fr.function = *name ? name : NULL;
 		fr.file = *t ? t : NULL;
 		fr.line = line <= UINT32_MAX ? (uint32_t)line : 0;
+		fr.function_line = r->fn[fi].start_line <= UINT32_MAX
+					   ? (uint32_t)r->fn[fi].start_line
+					   : 0;
 		idx = evprof_profile__frame(r->p, &fr);
 		free(name);
 		if (idx < 0) {

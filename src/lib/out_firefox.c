@@ -509,7 +509,16 @@ static void write_func_table(struct fx_ctx *c)
 			evprof__json_null(j);
 	}
 	evprof__json_arr_end(j);
-	const_col(j, "lineNumber", n, "null");
+	/* The function's first line, where DWARF names it. */
+	evprof__json_key(j, "lineNumber");
+	evprof__json_arr(j);
+	for (i = 0; i < n; i++) {
+		if (p->funcs[i].start_line)
+			evprof__json_u64(j, p->funcs[i].start_line);
+		else
+			evprof__json_null(j);
+	}
+	evprof__json_arr_end(j);
 	const_col(j, "columnNumber", n, "null");
 	const_col(j, "originalLocation", n, "null");
 	evprof__json_obj_end(j);

@@ -398,6 +398,8 @@ static void write_functions_strings(struct pp *c)
 		pb_u64(&c->m, FUNCTION_SYSTEM_NAME, f->name + 1);
 		if (f->file >= 0)
 			pb_u64(&c->m, FUNCTION_FILENAME, (uint64_t)f->file + 1);
+		if (f->start_line)
+			pb_u64(&c->m, FUNCTION_START_LINE, f->start_line);
 		emit(c->out, PROFILE_FUNCTION, &c->m);
 	}
 	/* string_table[0] must be "". */

@@ -501,6 +501,8 @@ int evprof_profile__frame(struct evprof_profile *p,
 	idx = intern_func(p, &fn);
 	if (idx < 0)
 		return (int)idx;
+	if (!p->funcs[idx].start_line)
+		p->funcs[idx].start_line = f->function_line;
 
 	fr = (struct evprof__frame){
 	    .func = (uint32_t)idx,

@@ -89,6 +89,7 @@ struct evprof__func {
 	uint32_t name;
 	int32_t lib;
 	int32_t file; /* string index or -1 */
+	uint32_t start_line; /* not part of its identity; 0: unknown */
 };
 
 struct evprof__frame {

@@ -613,6 +613,7 @@ static int frames_from(struct build *b, const struct evprof_sym_result *r,
 				 : (k == r->nr_frames - 1 ? r->name : NULL);
 		f.file = sf->file;
 		f.line = sf->line;
+		f.function_line = sf->decl_line;
 		f.inline_depth = (uint16_t)(r->nr_frames - 1 - k);
 		err = push_frame(b, &f);
 		if (err)

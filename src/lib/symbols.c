@@ -849,7 +849,7 @@ static uint32_t inline_frames(struct evprof_symbolizer *s, struct image *img,
 	Dwfl_Line *l;
 	size_t nfiles = 0;
 	uint32_t n = 0;
-	int line = 0, col = 0, nscopes, i;
+	int line = 0, col = 0, decl, nscopes, i;
 
 	cu = dwfl_module_addrdie(img->mod, svma, &bias);
 	if (!cu)
@@ -896,6 +896,10 @@ frames:
 		s->frames[n].file = intern(s, file);
 		s->frames[n].line = line > 0 ? (uint32_t)line : 0;
 		s->frames[n].column = col > 0 ? (uint32_t)col : 0;
+		/* An inline instance takes it from its abstract origin. */
+		if (dwarf_decl_line(d, &decl) || decl < 0)
+			decl = 0;
+		s->frames[n].decl_line = (uint32_t)decl;
 		n++;
 		if (tag == DW_TAG_subprogram)
 			break;

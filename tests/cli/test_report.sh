@@ -50,6 +50,10 @@ grep -qE "^[0-9]+: .* $WL $bid \[FN\]" "$TMP/raw" &&
 	fail "no mapping with build id $bid"
 grep -q 'touch_pages .*wl_faults.c:[0-9]' "$TMP/raw" &&
 	ok "locations name functions with file:line" || fail "no touch_pages file:line"
+# The function's start line, against the source itself.
+decl=$(grep -n 'void touch_pages(' "$SRCDIR/tests/fixtures/wl_faults.c" | cut -d: -f1)
+grep -q "touch_pages .*wl_faults.c:[0-9]* s=$decl\$" "$TMP/raw" &&
+	ok "function start line $decl" || fail "touch_pages start line is not s=$decl"
 
 # 2. Each thread's page faults through -tagfocus, against rusage.
 for t in 0 1; do
@@ -156,6 +160,8 @@ pprof_reads "$TMP/flat.pb.gz"
 "$EVPROF" report -o "$TMP/conv.pb.gz" --weight page-faults "$TMP/r.json.gz" ||
 	fail "convert to pprof"
 pprof_reads "$TMP/conv.pb.gz"
+grep -q "touch_pages .*wl_faults.c:[0-9]* s=$decl\$" "$TMP/raw" &&
+	ok "start line kept through the Firefox file" || fail "start line lost in conversion"
 grep -q 'page-faults/count\[dflt\]' "$TMP/raw" && ok "--weight picks the default type" ||
 	fail "default type not page-faults"
 "$EVPROF" report -s nosuch "$TMP/r.pb.gz" >/dev/null 2>"$TMP/e"
