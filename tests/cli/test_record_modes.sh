@@ -82,7 +82,9 @@ for pair in tree-parent:parent_work tree-child-a:child_a_work \
 	line=$(awk -v n="$name" -v p="pid=$pid" '$1 == "thread" && $2 == n && $4 == p' "$TMP/qf" |
 		sort -t= -k4 -n | tail -1)
 	tid=$(echo "$line" | awk '{ print $3 }')
-	own=$(awk -v t="$tid" '$1 == "through" && $3 == t { sub(/samples=/, "", $4); print $4 }' "$TMP/qf")
+	# Both processes of the launched pid share its tid: sum them.
+	own=$(awk -v t="$tid" '$1 == "through" && $3 == t { sub(/samples=/, "", $4); s += $4; n++ }
+		END { if (n) print s }' "$TMP/qf")
 	all=$(awk '$1 == "through" { sub(/samples=/, "", $4); s += $4 } END { print s + 0 }' "$TMP/qf")
 	# 150 ms at 1000 Hz: well over 50 samples, all in this process.
 	if [ -n "$line" ] && [ -n "$own" ] && [ "$own" -gt 50 ] &&
