@@ -52,46 +52,47 @@ const char *evprof_strerror(int err)
 	return strerror(err);
 }
 
+/* One read(2), retried on EINTR: bytes (> 0), 0 at EOF, or -errno. */
+static ssize_t read_some(int fd, char *buf, size_t room)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf, room);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
 int evprof__read_file(const char *path, char *buf, size_t len)
 {
 	size_t got = 0;
-	int fd, err = 0;
+	ssize_t n = 0;
+	int fd;
 
 	if (len == 0)
 		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	while (got < len - 1) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
+	while (got < len - 1 &&
+	       (n = read_some(fd, buf + got, len - 1 - got)) > 0)
 		got += (size_t)n;
-	}
 	close(fd);
 	buf[got] = '\0';
-	return err ? err : (int)got;
+	return n < 0 ? (int)n : (int)got;
 }
 
 int evprof__read_all(const char *path, size_t max, char **out, size_t *len)
 {
 	char *buf = NULL, *nb;
 	size_t got = 0, cap = 0;
+	ssize_t n;
 	int fd, err = 0;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	for (;;) {
-		ssize_t n;
-
 		if (cap - got < 4096) {
 			if (cap >= max) {
 				err = -EFBIG;
@@ -105,15 +106,11 @@ int evprof__read_all(const char *path, size_t max, char **out, size_t *len)
 			}
 			buf = nb;
 		}
-		n = read(fd, buf + got, cap - got);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
+		n = read_some(fd, buf + got, cap - got);
+		if (n <= 0) {
+			err = (int)n;
 			break;
 		}
-		if (n == 0)
-			break;
 		got += (size_t)n;
 	}
 	close(fd);

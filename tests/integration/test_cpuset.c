@@ -18,6 +18,8 @@
 #include <evprof/event.h>
 #include <evprof/read.h>
 
+#include "testutil.h"
+
 #define SLACK 32
 
 static void sw_attr(struct perf_event_attr *a, uint64_t config)
@@ -37,35 +39,6 @@ static void three(struct perf_event_attr a[3])
 	sw_attr(&a[0], PERF_COUNT_SW_TASK_CLOCK);
 	sw_attr(&a[1], PERF_COUNT_SW_PAGE_FAULTS);
 	sw_attr(&a[2], PERF_COUNT_SW_CONTEXT_SWITCHES);
-}
-
-/* Not instrumented: ASan's shadow checks would fault shadow pages too. */
-__attribute__((no_sanitize_address)) static void touch_pages(size_t n)
-{
-	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
-	volatile char *p;
-
-	p = mmap(NULL, n * psz, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_true(p != MAP_FAILED);
-	madvise((void *)p, n * psz, MADV_NOHUGEPAGE);
-	for (size_t i = 0; i < n; i++)
-		p[i * psz] = 1;
-	munmap((void *)p, n * psz);
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
 }
 
 /* Page faults summed over every CPU's group; *counted: any CPU ran. */

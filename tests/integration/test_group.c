@@ -22,6 +22,8 @@
 #include <evprof/event.h>
 #include <evprof/read.h>
 
+#include "testutil.h"
+
 #define NPAGES 2000
 /* Faults the test's own code may take between two reads (stack, libc). */
 #define SLACK 32
@@ -47,44 +49,12 @@ static void three(struct perf_event_attr a[3], bool disabled)
 	a[0].disabled = disabled;
 }
 
-/*
- * Takes exactly n fresh minor faults (no THP: one fault per 4 KiB). Not
- * instrumented: ASan's shadow checks would fault shadow pages too.
- */
-__attribute__((no_sanitize_address)) static void touch_pages(size_t n)
-{
-	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
-	volatile char *p;
-
-	p = mmap(NULL, n * psz, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_true(p != MAP_FAILED);
-	madvise((void *)p, n * psz, MADV_NOHUGEPAGE);
-	for (size_t i = 0; i < n; i++)
-		p[i * psz] = 1;
-	munmap((void *)p, n * psz);
-}
-
 static long minflt(void)
 {
 	struct rusage ru;
 
 	assert_int_equal(getrusage(RUSAGE_THREAD, &ru), 0);
 	return ru.ru_minflt;
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
 }
 
 static uint64_t value_of(const struct evprof_snapshot *s, uint64_t id)

@@ -20,32 +20,17 @@
 
 #include <evprof/event.h>
 
+#include "capture.h"
 #include "spec.h"
 
 #define PMUS "/sys/bus/event_source/devices"
 
 /* ---- message capture ----------------------------------------------------- */
 
-static char msgs[8192];
-static int nr_warn;
-
-__attribute__((format(printf, 2, 0))) static int
-capture(enum evprof_print_level level, const char *fmt, va_list ap)
-{
-	size_t off = strlen(msgs);
-
-	if (level == EVPROF_WARN)
-		nr_warn++;
-	vsnprintf(msgs + off, sizeof(msgs) - off, fmt, ap);
-	return 0;
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	msgs[0] = '\0';
-	nr_warn = 0;
-	evprof_set_print(capture);
+	capture_start();
 	return 0;
 }
 
