@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Kernel symbols from /proc/kallsyms, kernel build id from ELF notes. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "symbols_internal.h"
 
@@ -167,17 +165,8 @@ void evprof__kallsyms_free(struct evprof__kallsyms *ks)
 const struct evprof__ksym *
 evprof__kallsyms_find(const struct evprof__kallsyms *ks, uint64_t addr)
 {
-	size_t lo = 0, hi = ks->nr;
+	size_t lo = evprof__count_le(ks->syms, ks->nr, sizeof(*ks->syms), addr);
 
-	/* First symbol above addr; the answer is the one before it. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ks->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return NULL;
 	/* Among aliases at one address, the first in sort order. */

@@ -169,14 +169,16 @@ int evprof__session_stitch(struct evprof_session *s)
 
 			if (!ev[last].record)
 				continue;
-			/* Every sample waiting now is resolved by d. */
+			/*
+			 * Every sample waiting now (all of ev[waiting..last):
+			 * the previous record ended the previous wait) is
+			 * resolved by d.
+			 */
 			for (; waiting < last && !err; waiting++) {
 				struct ssample *x = &ss[ev[waiting].idx];
 				const uint64_t *w =
 				    (const uint64_t *)s->chains.data + x->chain;
 
-				if (ev[waiting].record)
-					continue;
 				if (w[w[0]] == d->cookie)
 					err = stitch(s, x, d);
 				else
@@ -185,8 +187,7 @@ int evprof__session_stitch(struct evprof_session *s)
 			waiting = last + 1;
 		}
 		/* Still waiting at the end: their record never came. */
-		for (; waiting < last; waiting++)
-			s->st.deferred_unstitched += !ev[waiting].record;
+		s->st.deferred_unstitched += last - waiting;
 	}
 	free(ev);
 	return err;

@@ -66,7 +66,7 @@ struct load {
 	uint64_t offset, filesz, vaddr;
 };
 
-/* A sized symbol of an image; name owned by libdwfl. */
+/* A sized symbol of an image; name owned by libdwfl. lo first (count_le). */
 struct symrec {
 	uint64_t lo, size;
 	const char *name;
@@ -113,7 +113,7 @@ struct acache {
 	size_t cap, nr;
 };
 
-/* One line of a JIT map; name is raw (demangled at lookup). */
+/* A JIT map line; name is raw (demangled at lookup). start first (count_le). */
 struct jit_sym {
 	uint64_t start, size;
 	const char *name;
@@ -663,7 +663,7 @@ static uint32_t die_udata(Dwarf_Die *die, unsigned int at)
 	return (uint32_t)w;
 }
 
-/* A function's address range in a CU: [lo, hi), DIE at off. */
+/* A function's range in a CU: [lo, hi), DIE at off. lo first (count_le). */
 struct fn_range {
 	uint64_t lo, hi;
 	Dwarf_Off off;
@@ -809,20 +809,12 @@ static int find_scopes(struct evprof_symbolizer *s, const struct image *img,
 {
 	struct cu_index *ci = cu_index(s, img, cu);
 	Dwarf_Die chain[MAX_INLINE];
-	size_t lo = 0, hi, steps;
+	size_t lo, steps;
 	int n = 0, i;
 
 	if (!ci)
 		return 0;
-	hi = ci->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ci->r[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = evprof__count_le(ci->r, ci->nr, sizeof(*ci->r), pc);
 	for (steps = 0; lo > 0 && steps < 8; lo--, steps++)
 		if (pc < ci->r[lo - 1].hi)
 			break;
@@ -1011,16 +1003,10 @@ static void build_syms(struct evprof_symbolizer *s, struct image *img)
 /* The closest sized symbol holding svma; at one address, see cmp_symrec. */
 static const struct symrec *find_sym(const struct image *img, uint64_t svma)
 {
-	size_t lo = 0, hi = img->nr_syms, steps;
+	size_t lo, steps;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (img->syms[mid].lo <= svma)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo =
+	    evprof__count_le(img->syms, img->nr_syms, sizeof(*img->syms), svma);
 	for (steps = 0; lo > 0 && steps < 16; lo--, steps++) {
 		const struct symrec *r = &img->syms[lo - 1];
 
@@ -1303,16 +1289,9 @@ out:
 /* The JIT symbol covering addr: the nearest start, the later line. */
 static const struct jit_sym *jit_find(const struct jitmap *jm, uint64_t addr)
 {
-	size_t lo = 0, hi = jm->nr, steps;
+	size_t lo, steps;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (jm->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = evprof__count_le(jm->syms, jm->nr, sizeof(*jm->syms), addr);
 	/* Overlapping entries (code freed and reused) are few: look back. */
 	for (steps = 0; lo > 0 && steps < 64; lo--, steps++) {
 		const struct jit_sym *j = &jm->syms[lo - 1];

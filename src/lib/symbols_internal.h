@@ -11,7 +11,7 @@
 
 /* A kernel text symbol; strings live as long as the table. */
 struct evprof__ksym {
-	uint64_t addr;
+	uint64_t addr; /* first: evprof__count_le() */
 	const char *name;
 	const char *module; /* NULL: the kernel image itself */
 	uint64_t size;	    /* distance to the next symbol; 0 for the last */
@@ -19,6 +19,26 @@ struct evprof__ksym {
 };
 
 struct evprof__kallsyms;
+
+/*
+ * How many of nr elements of size bytes, sorted by a leading uint64_t,
+ * have it at or below key: the element holding key, if any, is before.
+ */
+static inline size_t evprof__count_le(const void *base, size_t nr, size_t size,
+				      uint64_t key)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (evprof__load_u64((const char *)base + mid * size) <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 /*
  * Reads a kallsyms file (text symbols only). Returns the table or NULL with

@@ -257,6 +257,17 @@ static void find_map(const struct run *r, uint64_t addr, struct map_find *f)
 	assert_true(f->base != 0);
 }
 
+/* find_map(), and the mapping as the symbolizer takes it (no inode). */
+static void sym_map(const struct run *r, uint64_t addr, struct map_find *f,
+		    struct evprof_sym_mapping *map)
+{
+	find_map(r, addr, f);
+	*map = (struct evprof_sym_mapping){.path = f->path,
+					   .start = f->m.start,
+					   .end = f->m.end,
+					   .pgoff = f->m.pgoff};
+}
+
 /* First PT_LOAD's p_vaddr, read by binutils. */
 static uint64_t first_vaddr(const char *path)
 {
@@ -334,11 +345,7 @@ static void check_point(struct evprof_symbolizer *s, const struct run *r,
 
 	if (!strcmp(pt->kind, "ra"))
 		addr -= 1; /* the call instruction, as profilers look it up */
-	find_map(r, addr, &f);
-	map.path = f.path;
-	map.start = f.m.start;
-	map.end = f.m.end;
-	map.pgoff = f.m.pgoff;
+	sym_map(r, addr, &f, &map);
 	map.inode = f.m.inode;
 	assert_int_equal(evprof_symbolizer__user(s, &map, addr, &res), 0);
 
@@ -420,11 +427,7 @@ static void check_exe(const char *exe, const char *truth,
 		struct evprof_sym_result res;
 		struct map_find f;
 
-		find_map(&r, pt->addr - 1, &f);
-		map.path = f.path;
-		map.start = f.m.start;
-		map.end = f.m.end;
-		map.pgoff = f.m.pgoff;
+		sym_map(&r, pt->addr - 1, &f, &map);
 		assert_int_equal(
 		    evprof_symbolizer__user(s, &map, pt->addr - 1, &res), 0);
 		assert_int_equal(res.nr_frames, 2);
@@ -483,11 +486,7 @@ static void test_stripped_no_debug(void **state)
 	assert_non_null(s);
 	run_fixture("bidonly", &r);
 	pt = get_point(&r, "leaf_a");
-	find_map(&r, pt->addr - 1, &f);
-	map.path = f.path;
-	map.start = f.m.start;
-	map.end = f.m.end;
-	map.pgoff = f.m.pgoff;
+	sym_map(&r, pt->addr - 1, &f, &map);
 	assert_int_equal(evprof_symbolizer__user(s, &map, pt->addr - 1, &res),
 			 0);
 	assert_true(res.image_found);
@@ -515,11 +514,7 @@ static void test_build_id_mismatch(void **state)
 	assert_non_null(s);
 	run_fixture("pie", &r);
 	pt = get_point(&r, "leaf_a");
-	find_map(&r, pt->addr - 1, &f);
-	map.path = f.path;
-	map.start = f.m.start;
-	map.end = f.m.end;
-	map.pgoff = f.m.pgoff;
+	sym_map(&r, pt->addr - 1, &f, &map);
 	map.build_id = wrong;
 	map.build_id_len = sizeof(wrong);
 	assert_int_equal(evprof_symbolizer__user(s, &map, pt->addr - 1, &res),
@@ -557,11 +552,7 @@ static void test_deleted_binary(void **state)
 	snprintf(path, sizeof(path), "%s/deleted", dir);
 	assert_int_equal(unlink(path), 0);
 	pt = get_point(&r, "leaf_a");
-	find_map(&r, pt->addr - 1, &f);
-	map.path = f.path;
-	map.start = f.m.start;
-	map.end = f.m.end;
-	map.pgoff = f.m.pgoff;
+	sym_map(&r, pt->addr - 1, &f, &map);
 	map.inode = f.m.inode;
 
 	/* Without the pid, the file is gone: unknown, with its offset. */
@@ -620,11 +611,7 @@ static void test_cxx(void **state)
 	opts.no_dwarf = true;
 	s = evprof_symbolizer__new(&opts);
 	assert_non_null(s);
-	find_map(&r, pt->addr - 1, &f);
-	map.path = f.path;
-	map.start = f.m.start;
-	map.end = f.m.end;
-	map.pgoff = f.m.pgoff;
+	sym_map(&r, pt->addr - 1, &f, &map);
 	assert_int_equal(evprof_symbolizer__user(s, &map, pt->addr - 1, &res),
 			 0);
 	assert_string_equal(res.name, "_ZN3evp5twiceIiEET_S1_");
@@ -695,11 +682,7 @@ static void test_rust(void **state)
 		const struct point *pt = get_point(&r, want[i][0]);
 
 		check_point(s, &r, pt, "rs", false);
-		find_map(&r, pt->addr, &f);
-		map.path = f.path;
-		map.start = f.m.start;
-		map.end = f.m.end;
-		map.pgoff = f.m.pgoff;
+		sym_map(&r, pt->addr, &f, &map);
 		assert_int_equal(
 		    evprof_symbolizer__user(s, &map, pt->addr, &res), 0);
 		assert_non_null(res.name);
@@ -735,11 +718,7 @@ static void test_cache(void **state)
 
 		run_fixture(exes[i], &r);
 		pt = get_point(&r, "leaf_a");
-		find_map(&r, pt->addr - 1, &f);
-		map.path = f.path;
-		map.start = f.m.start;
-		map.end = f.m.end;
-		map.pgoff = f.m.pgoff;
+		sym_map(&r, pt->addr - 1, &f, &map);
 		map.pid = (int)get_point(&r, "self")->addr;
 		assert_int_equal(
 		    evprof_symbolizer__user(s, &map, pt->addr - 1, &res), 0);

@@ -134,6 +134,7 @@ static void test_own_stack(void **state)
 	/* The same bytes when the copy reached the top of the stack. */
 	in.stack_full = false;
 	n = evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &truncated);
+	assert_true(n >= 1 && n < 4);
 	assert_false(truncated);
 
 	/* Without a stack pointer there is nothing to start from. */
