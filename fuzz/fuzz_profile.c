@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzzes evprof_profile__load_buf (gzip, the pprof decoder, the Firefox
- * JSON reader), then runs the report and the pprof writer over whatever
+ * JSON reader), then runs the report and every writer over whatever
  * loaded: a loaded model must be as sound as a recorded one.
  */
 #include <stdint.h>
@@ -24,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (evprof_profile__write_report(p, null, NULL) ||
 	    evprof_profile__write_pprof(p, "/dev/null", NULL) ||
+	    evprof_profile__write_firefox(p, "/dev/null", NULL) ||
 	    evprof_profile__write_folded(p, "/dev/null", NULL))
 		abort();
 	fclose(null);

@@ -122,7 +122,11 @@ int cmd_report(int argc, char **argv)
 		err = convert(p, out, weight);
 	else
 		err = evprof_profile__write_report(p, stdout, &ro);
-	if (err == -ENOENT)
+	/*
+	 * -ENOENT is also a missing directory of OUT; without a name given
+	 * no counter can be missing.
+	 */
+	if (err == -ENOENT && (out ? weight : ro.sort))
 		cli_err("no counter named '%s' in %s", out ? weight : ro.sort,
 			argv[optind]);
 	else if (err)

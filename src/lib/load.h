@@ -21,4 +21,18 @@ EVPROF_HIDDEN int evprof__load_pprof(struct evprof_profile *p,
 EVPROF_HIDDEN int evprof__load_firefox(struct evprof_profile *p,
 				       const char *buf, size_t len);
 
+/*
+ * The index of pid's process in p, added under name when p has none yet.
+ * Returns it or -errno.
+ */
+EVPROF_HIDDEN int evprof__load_process(struct evprof_profile *p, int pid,
+				       const char *name);
+
+/*
+ * Decodes the hex digits of hex (either case, even count) into out.
+ * Returns the byte count, or -1 when hex is not that or needs more than
+ * max bytes.
+ */
+EVPROF_HIDDEN int evprof__unhex(const char *hex, uint8_t *out, size_t max);
+
 #endif /* EVPROF_LIB_LOAD_H */

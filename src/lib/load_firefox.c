@@ -134,14 +134,6 @@ static const char *str_at(struct fx *c, int64_t idx)
 	return json_object_get_string(e);
 }
 
-static int hexval(char ch)
-{
-	return ch >= '0' && ch <= '9'	? ch - '0'
-	       : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-	       : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-					: -1;
-}
-
 static int read_meta(struct fx *c)
 {
 	jo *meta = get(c->root, "meta"), *a;
@@ -201,7 +193,6 @@ static int read_libs(struct fx *c)
 		jo *code = get(l, "codeId");
 		struct evprof_profile_lib lib = {0};
 		uint8_t id[64];
-		size_t k = 0;
 
 		if (!json_object_is_type(path, json_type_string))
 			return MALFORMED;
@@ -209,20 +200,13 @@ static int read_libs(struct fx *c)
 		if (json_object_is_type(name, json_type_string))
 			lib.name = json_object_get_string(name);
 		if (json_object_is_type(code, json_type_string)) {
-			const char *h = json_object_get_string(code);
+			int n = evprof__unhex(json_object_get_string(code), id,
+					      sizeof(id));
 
-			for (; h[2 * k] && k < sizeof(id); k++) {
-				int hi = hexval(h[2 * k]);
-				int lo = hi < 0 ? -1 : hexval(h[2 * k + 1]);
-
-				if (lo < 0)
-					return MALFORMED;
-				id[k] = (uint8_t)(hi << 4 | lo);
-			}
-			if (h[2 * k])
+			if (n < 0)
 				return MALFORMED;
 			lib.build_id = id;
-			lib.build_id_len = k;
+			lib.build_id_len = (size_t)n;
 		}
 		c->lib_of[i] = evprof_profile__add_lib(c->p, &lib);
 		if (c->lib_of[i] < 0)
@@ -475,7 +459,7 @@ static int read_threads(struct fx *c)
 {
 	struct evprof_profile *p = c->p;
 	jo *threads = col(c->root, "threads", 0);
-	size_t i, n, k;
+	size_t i, n;
 	int err;
 
 	if (!threads)
@@ -488,7 +472,7 @@ static int read_threads(struct fx *c)
 		jo *t = json_object_array_get_idx(threads, i);
 		jo *name = get(t, "name"), *pname = get(t, "processName");
 		int64_t pid, tid;
-		int proc = -1, thr;
+		int proc, thr;
 		const char *pn;
 
 		if (!int_str(get(t, "pid"), &pid) ||
@@ -499,11 +483,7 @@ static int read_threads(struct fx *c)
 		pn = json_object_is_type(pname, json_type_string)
 			 ? json_object_get_string(pname)
 			 : json_object_get_string(name);
-		for (k = 0; k < p->nr_procs && proc < 0; k++)
-			if (p->procs[k].pid == pid)
-				proc = (int)k;
-		if (proc < 0)
-			proc = evprof_profile__add_process(p, (int)pid, pn, 0);
+		proc = evprof__load_process(p, (int)pid, pn);
 		if (proc < 0)
 			return proc;
 		thr = evprof_profile__add_thread(

@@ -356,29 +356,6 @@ static int read_functions(struct rd *r)
 	return idmap_seal(&r->fn_ids);
 }
 
-static int hex_bytes(const char *hex, uint8_t *out, size_t max)
-{
-	size_t n = strlen(hex), i;
-
-	if (n % 2 || n / 2 > max)
-		return -1;
-	for (i = 0; i < n; i++) {
-		char c = hex[i];
-		int d = c >= '0' && c <= '9'   ? c - '0'
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10
-					       : -1;
-
-		if (d < 0)
-			return -1;
-		if (i % 2)
-			out[i / 2] |= (uint8_t)d;
-		else
-			out[i / 2] = (uint8_t)(d << 4);
-	}
-	return (int)(n / 2);
-}
-
 static int read_mappings(struct rd *r)
 {
 	size_t i;
@@ -423,7 +400,7 @@ static int read_mappings(struct rd *r)
 			free(path);
 			return -ENOMEM;
 		}
-		n = hex_bytes(b, build_id, sizeof(build_id));
+		n = evprof__unhex(b, build_id, sizeof(build_id));
 		lib.path = path;
 		lib.build_id = n > 0 ? build_id : NULL;
 		lib.build_id_len = n > 0 ? (size_t)n : 0;
@@ -561,7 +538,7 @@ static int thread_for(struct rd *r, int64_t pid, int64_t tid, const char *name)
 {
 	struct evprof_profile *p = r->p;
 	size_t i;
-	int proc = -1;
+	int proc;
 	char buf[32];
 
 	for (i = p->nr_threads; i-- > 0;)
@@ -569,12 +546,8 @@ static int thread_for(struct rd *r, int64_t pid, int64_t tid, const char *name)
 		    p->procs[p->threads[i].proc].pid == pid &&
 		    !strcmp(p->threads[i].name, name))
 			return (int)i;
-	for (i = 0; i < p->nr_procs && proc < 0; i++)
-		if (p->procs[i].pid == pid)
-			proc = (int)i;
 	snprintf(buf, sizeof(buf), "%lld", (long long)pid);
-	if (proc < 0)
-		proc = evprof_profile__add_process(p, (int)pid, buf, 0);
+	proc = evprof__load_process(p, (int)pid, buf);
 	if (proc < 0)
 		return proc;
 	return evprof_profile__add_thread(p, proc, (int)tid, *name ? name : buf,

@@ -304,18 +304,6 @@ static void write_meta(struct fx_ctx *c)
 	evprof__json_obj_end(j);
 }
 
-static void write_hex(char *out, const uint8_t *b, size_t n, bool upper)
-{
-	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * n] = 0;
-}
-
 /*
  * Breakpad's id for an ELF file: the first 16 build id bytes read as a
  * little-endian GUID (u32, u16, u16, then 8 bytes as they are), printed
@@ -331,7 +319,7 @@ static void breakpad_id(char out[34], const struct evprof__lib *l)
 	memcpy(guid, l->build_id, l->build_id_len < 16 ? l->build_id_len : 16);
 	for (i = 0; i < 16; i++)
 		b[i] = guid[swap[i]];
-	write_hex(out, b, 16, true);
+	evprof__hex(out, b, 16, true);
 	out[32] = '0';
 	out[33] = 0;
 }
@@ -361,7 +349,7 @@ static void write_libs(struct fx_ctx *c)
 		breakpad_id(bp, l);
 		evprof__json_key(j, "breakpadId");
 		evprof__json_str(j, bp);
-		write_hex(hex, l->build_id, l->build_id_len, false);
+		evprof__hex(hex, l->build_id, l->build_id_len, false);
 		evprof__json_key(j, "codeId");
 		evprof__json_str(j, l->build_id_len ? hex : NULL);
 		evprof__json_key(j, "arch");

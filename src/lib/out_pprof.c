@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,11 +225,9 @@ static int write_thread(struct pp *c, const struct evprof__thread *t,
 	for (k = 0; k < s->n; k++) {
 		uint32_t slot = (uint32_t)(s->stack[k] + 1);
 		uint64_t *a = &acc[(size_t)slot * nv];
-		bool fresh = true;
 
-		for (i = 0; i < nv && fresh; i++)
-			fresh = !a[i];
-		if (fresh)
+		/* A sample weighs at least 1: a[0] is 0 only if untouched. */
+		if (!a[0])
 			touched[nt++] = slot;
 		a[0] += s->weight[k];
 		a[1] += s->cpu[k];
@@ -355,7 +352,7 @@ static void write_mappings(struct pp *c)
 {
 	const struct evprof_profile *p = c->p;
 	char hex[2 * 64 + 1];
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i <= p->nr_libs; i++) {
 		const struct mapping *m = &c->maps[i];
@@ -371,9 +368,7 @@ static void write_mappings(struct pp *c)
 		pb_u64(&c->m, MAPPING_FILENAME,
 		       extra_str(c, l ? l->path : "[kernel.kallsyms]"));
 		if (l && l->build_id_len) {
-			for (k = 0; k < l->build_id_len; k++)
-				snprintf(hex + 2 * k, 3, "%02x",
-					 l->build_id[k]);
+			evprof__hex(hex, l->build_id, l->build_id_len, false);
 			pb_u64(&c->m, MAPPING_BUILD_ID, extra_str(c, hex));
 		}
 		pb_u64(&c->m, MAPPING_HAS_FUNCTIONS, 1);
@@ -448,8 +443,6 @@ int evprof_profile__write_pprof(const struct evprof_profile *p,
 	const char *def = EVPROF_OPTS_GET(opts, default_type, NULL);
 	struct evprof__sink out;
 	struct pp c = {.p = p, .out = &out};
-	bool cpu = false;
-	size_t i, k;
 	int err, cerr;
 
 	if (!p || !path || (opts && opts->sz < sizeof(size_t)))
@@ -457,11 +450,8 @@ int evprof_profile__write_pprof(const struct evprof_profile *p,
 	if (def && strcmp(def, "samples") && strcmp(def, "cpu") &&
 	    evprof__profile_counter(p, def) < 0)
 		return -ENOENT;
-	for (i = 0; !def && !cpu && i < p->nr_threads; i++)
-		for (k = 0; !cpu && k < p->threads[i].s.n; k++)
-			cpu = p->threads[i].s.cpu[k] != 0;
 	if (!def)
-		def = cpu ? "cpu" : "samples";
+		def = evprof__profile_has_cpu(p) ? "cpu" : "samples";
 	c.nv = 2 + p->nr_counters;
 	c.next_str = p->nr_strs + 1;
 	err = evprof__sink_open(&out, path);

@@ -325,15 +325,12 @@ int evprof_profile__write_report(const struct evprof_profile *p, FILE *f,
 {
 	const char *sort = EVPROF_OPTS_GET(opts, sort, NULL);
 	struct rep r = {.p = p, .f = f};
-	bool cpu = false;
-	size_t i, k;
+	bool cpu;
 	int err;
 
 	if (!p || !f || (opts && opts->sz < sizeof(size_t)))
 		return -EINVAL;
-	for (i = 0; !cpu && i < p->nr_threads; i++)
-		for (k = 0; !cpu && k < p->threads[i].s.n; k++)
-			cpu = p->threads[i].s.cpu[k] != 0;
+	cpu = evprof__profile_has_cpu(p);
 	r.nv = COL_COUNTERS + p->nr_counters;
 	if (!sort)
 		r.sort = cpu ? COL_CPU : COL_SAMPLES;

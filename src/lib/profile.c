@@ -665,6 +665,29 @@ uint32_t *evprof__samples_order(const struct evprof__thread *t, int *err)
 	return order;
 }
 
+bool evprof__profile_has_cpu(const struct evprof_profile *p)
+{
+	size_t i, k;
+
+	for (i = 0; i < p->nr_threads; i++)
+		for (k = 0; k < p->threads[i].s.n; k++)
+			if (p->threads[i].s.cpu[k])
+				return true;
+	return false;
+}
+
+void evprof__hex(char *out, const uint8_t *b, size_t n, bool upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
 void evprof_profile__stats(const struct evprof_profile *p,
 			   struct evprof_profile_stats *st)
 {

@@ -159,6 +159,13 @@ static inline const char *evprof__pstr(const struct evprof_profile *p,
 	return p->chars + p->str_off[idx];
 }
 
+/* Writes n bytes of b as 2 * n hex digits and a NUL into out. */
+EVPROF_HIDDEN void evprof__hex(char *out, const uint8_t *b, size_t n,
+			       bool upper);
+
+/* Whether some sample of p carries CPU time. */
+EVPROF_HIDDEN bool evprof__profile_has_cpu(const struct evprof_profile *p);
+
 /* Index of the registered counter name, or -ENOENT. */
 EVPROF_HIDDEN int evprof__profile_counter(const struct evprof_profile *p,
 					  const char *name);

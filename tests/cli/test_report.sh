@@ -153,7 +153,8 @@ fi
 grep -q 'page-faults/cpu-s' "$TMP/rep" && ok "faults per CPU second column" ||
 	fail "no page-faults/cpu-s ratio"
 
-# 5. Every pprof the tests write reads; pprof -> report agrees with itself.
+# 5. Every pprof the tests write reads; conversions keep start lines, build
+# ids and the --weight default type.
 "$EVPROF" record -e cpu-clock,page-faults -g none -o "$TMP/flat.pb.gz" \
 	-- "$WL" 500 0 >/dev/null 2>&1 || fail "record -g none"
 pprof_reads "$TMP/flat.pb.gz"
@@ -164,6 +165,14 @@ grep -q "touch_pages .*wl_faults.c:[0-9]* s=$decl\$" "$TMP/raw" &&
 	ok "start line kept through the Firefox file" || fail "start line lost in conversion"
 grep -q 'page-faults/count\[dflt\]' "$TMP/raw" && ok "--weight picks the default type" ||
 	fail "default type not page-faults"
+# The build id survives both readers (codeId hex, mapping build_id hex),
+# against readelf's.
+grep -qE "^[0-9]+: .* $WL $bid \[FN\]" "$TMP/raw" &&
+	ok "build id kept through the Firefox file" || fail "build id lost from the Firefox file"
+"$EVPROF" report -o "$TMP/pp2.pb.gz" "$TMP/r.pb.gz" || fail "convert pprof to pprof"
+pprof_reads "$TMP/pp2.pb.gz"
+grep -qE "^[0-9]+: .* $WL $bid \[FN\]" "$TMP/raw" &&
+	ok "build id kept through the pprof reader" || fail "build id lost by the pprof reader"
 "$EVPROF" report -s nosuch "$TMP/r.pb.gz" >/dev/null 2>"$TMP/e"
 [ $? -eq 1 ] && grep -q "no counter named 'nosuch'" "$TMP/e" &&
 	ok "unknown --sort counter refused" || fail "unknown sort: $(cat "$TMP/e")"
@@ -179,6 +188,11 @@ awk '$1 == "self%" { t++; next } t == 1 && $NF == "[?]" { print $(NF-1), $2, $4 
 grep -A1 -E '^ +1: .* g :9' "$TMP/hmraw" | grep -q 'f x.c:3' &&
 	ok "written back: one location, lines g:9 then f x.c:3" ||
 	fail "inline lines written as: $(sed -n '/^Locations/,$p' "$TMP/hmraw")"
+# A missing output directory is a write error, not a missing counter.
+"$EVPROF" report -o "$TMP/nodir/x.folded" "$TMP/r.pb.gz" 2>"$TMP/e"
+[ $? -eq 1 ] && grep -q "cannot write $TMP/nodir/x.folded" "$TMP/e" &&
+	! grep -q "no counter" "$TMP/e" && ok "missing output directory reported as such" ||
+	fail "missing output directory: $(cat "$TMP/e")"
 printf 'not a profile' >"$TMP/bad.pb.gz"
 "$EVPROF" report "$TMP/bad.pb.gz" >/dev/null 2>"$TMP/e"
 [ $? -eq 1 ] && ok "garbage input refused: $(cat "$TMP/e")" || fail "garbage accepted"
