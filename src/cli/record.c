@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -634,7 +633,7 @@ static int record_loop(struct rec *r, struct evprof_session *s,
 		pid_t pid = child > 0 ? child : tg->pids[i - r->nr_rings];
 
 		/* A process already gone reads as exited: fd -1. */
-		pfd[i].fd = (int)syscall(SYS_pidfd_open, pid, 0);
+		pfd[i].fd = launch_pidfd(pid);
 		pfd[i].events = POLLIN;
 		live += pfd[i].fd >= 0;
 	}
@@ -863,35 +862,6 @@ static void note_call_graph(struct rec *r, struct evprof_profile *p,
 	evprof_profile__add_note(p, buf);
 }
 
-/* -p PID[,PID...] into tg->pids. Returns 0 or -1 after a message. */
-static int parse_pids(struct target *tg, const char *list)
-{
-	const char *p = list;
-
-	while (*p) {
-		char *end;
-		long pid = strtol(p, &end, 10);
-		pid_t *pids;
-
-		if (end == p || pid <= 0 || pid > INT32_MAX ||
-		    (*end && *end != ',')) {
-			cli_err("bad pid list '%s'", list);
-			return -1;
-		}
-		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
-			cli_err("no process %ld", pid);
-			return -1;
-		}
-		pids = realloc(tg->pids, (tg->nr_pids + 1) * sizeof(*pids));
-		if (!pids)
-			return -1;
-		tg->pids = pids;
-		tg->pids[tg->nr_pids++] = (pid_t)pid;
-		p = *end ? end + 1 : end;
-	}
-	return 0;
-}
-
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1025,9 +995,12 @@ int cmd_record(int argc, char **argv)
 		return 2;
 	r.defer = r.callchain && !r.dwarf_stack &&
 		  evprof_probe(EVPROF_FEAT_DEFER_CALLCHAIN)->yes;
-	if (pid_list && parse_pids(&tg, pid_list) < 0) {
-		free(tg.pids);
-		return 2;
+	if (pid_list) {
+		int n = launch_parse_pids(pid_list, &tg.pids);
+
+		if (n < 0)
+			return 2;
+		tg.nr_pids = (size_t)n;
 	}
 
 	if (argc) {

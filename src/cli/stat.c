@@ -7,7 +7,6 @@
  * online CPU with -a. Events that this machine lacks are dropped from their
  * group and shown as <not supported>; the rest of the group still counts.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -18,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -205,47 +203,29 @@ static void thread_label(char *buf, size_t len, pid_t pid, pid_t tid)
 	snprintf(buf, len, "%s-%d", comm[0] ? comm : "?", tid);
 }
 
-/* One instance per thread of each process in the comma separated list. */
-static int add_pid_instances(struct stat *st, const char *list)
+/* One instance per thread of each process. */
+static int add_pid_instances(struct stat *st, const pid_t *pids,
+			     size_t nr_pids)
 {
-	char *copy = strdup(list), *save, *tok;
-	int err = 0;
+	for (size_t p = 0; p < nr_pids; p++) {
+		int *tids = NULL;
+		int n = evprof_proc__read_tids(pids[p], &tids), err = 0;
 
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
-		char path[64], *end;
-		long pid = strtol(tok, &end, 10);
-		struct dirent *d;
-		DIR *dir;
-
-		if (*end || pid <= 0) {
-			cli_err("bad pid '%s'", tok);
-			err = -EINVAL;
-			break;
+		if (n < 0) {
+			cli_err("no process %d: %s", pids[p], strerror(-n));
+			return n;
 		}
-		snprintf(path, sizeof(path), "/proc/%ld/task", pid);
-		dir = opendir(path);
-		if (!dir) {
-			cli_err("no process %ld: %s", pid, strerror(errno));
-			err = -ESRCH;
-			break;
-		}
-		while ((d = readdir(dir)) && !err) {
+		for (int i = 0; i < n && !err; i++) {
 			char label[48];
-			long tid = strtol(d->d_name, &end, 10);
 
-			if (*end || tid <= 0)
-				continue;
-			thread_label(label, sizeof(label), (pid_t)pid,
-				     (pid_t)tid);
-			err = add_instance(st, (pid_t)tid, -1, label);
+			thread_label(label, sizeof(label), pids[p], tids[i]);
+			err = add_instance(st, tids[i], -1, label);
 		}
-		closedir(dir);
+		free(tids);
+		if (err)
+			return err;
 	}
-	free(copy);
-	return err;
+	return 0;
 }
 
 static int add_cpu_instances(struct stat *st)
@@ -523,37 +503,30 @@ static void print_final(struct stat *st, double wall_ns,
 	fflush(stdout);
 }
 
-static int pidfd_open_(pid_t pid)
-{
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-}
-
 /*
  * Waits until the targets are done (the child exits, every -p process
  * exits, or Ctrl-C), printing intervals on the way. Returns the child's
  * wait status, or 0 without a child.
  */
-static int wait_targets(struct stat *st, const char *pids, long interval_ms,
-			uint64_t t0)
+static int wait_targets(struct stat *st, const pid_t *pids, size_t nr_pids,
+			long interval_ms, uint64_t t0)
 {
 	struct pollfd pfd[64];
 	int nfd = 0, status = 0, live;
 	uint64_t next = t0 + (uint64_t)interval_ms * 1000000ull;
 
 	if (st->launched) {
-		pfd[nfd].fd = pidfd_open_(st->child);
+		pfd[nfd].fd = launch_pidfd(st->child);
 		pfd[nfd++].events = POLLIN;
-	} else if (pids) {
-		char *copy = strdup(pids), *save, *tok;
-
-		for (tok = copy ? strtok_r(copy, ",", &save) : NULL;
-		     tok && nfd < 64; tok = strtok_r(NULL, ",", &save)) {
-			pfd[nfd].fd = pidfd_open_((pid_t)atol(tok));
-			pfd[nfd++].events = POLLIN;
-		}
-		free(copy);
 	}
-	live = nfd;
+	for (size_t i = 0; i < nr_pids && nfd < 64; i++) {
+		pfd[nfd].fd = launch_pidfd(pids[i]);
+		pfd[nfd++].events = POLLIN;
+	}
+	/* A process already gone reads as exited: fd -1. */
+	live = 0;
+	for (int i = 0; i < nfd; i++)
+		live += pfd[i].fd >= 0;
 	for (;;) {
 		int timeout = -1, r;
 
@@ -628,6 +601,8 @@ int cmd_stat(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *events = DEFAULT_EVENTS, *pids = NULL;
+	pid_t *pid_v = NULL;
+	int nr_pids = 0;
 	struct stat st = { 0 };
 	struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_sigint };
@@ -720,8 +695,10 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (st.system_wide)
 		err = add_cpu_instances(&st);
+	else if (pids && (nr_pids = launch_parse_pids(pids, &pid_v)) < 0)
+		err = -EINVAL;
 	else if (pids)
-		err = add_pid_instances(&st, pids);
+		err = add_pid_instances(&st, pid_v, (size_t)nr_pids);
 	else
 		err = add_instance(&st, l.pid, -1, argv[0]);
 	if (err)
@@ -765,7 +742,8 @@ int cmd_stat(int argc, char **argv)
 			goto out;
 		}
 	}
-	status = wait_targets(&st, pids, interval_ms, t0);
+	status = wait_targets(&st, pid_v, nr_pids > 0 ? (size_t)nr_pids : 0,
+			      interval_ms, t0);
 	getrusage(RUSAGE_CHILDREN, &ru);
 	print_final(&st, (double)(now_ns() - t0),
 		    st.launched ? &ru : NULL);
@@ -777,5 +755,6 @@ out_abort:
 		launch_abort(&l);
 out:
 	close_all(&st);
+	free(pid_v);
 	return ret;
 }

@@ -2,10 +2,10 @@
 /*
  * Sessions, feeding side: per-sample counter deltas keyed by (kernel id,
  * tid) or, per CPU, by kernel id (held across context-switch cuts in
- * session_cut.c), compact sample storage with deduplicated callchains, and side-band
- * events (COMM, FORK, EXIT, MMAP, /proc seeds) kept for the time-ordered
- * replay in session_build.c. Nothing on the per-sample path allocates
- * except the amortised growth of its arrays and tables.
+ * session_cut.c), compact sample storage with deduplicated callchains, and
+ * side-band events (COMM, FORK, EXIT, MMAP, /proc seeds) kept for the
+ * time-ordered replay in session_build.c. Nothing on the per-sample path
+ * allocates except the amortised growth of its arrays and tables.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -416,6 +416,36 @@ int evprof__session_chain(struct evprof_session *s, const uint64_t *ips,
 
 /* ---- feeding ------------------------------------------------------------ */
 
+int evprof__sample_reserve(struct evprof_session *s)
+{
+	if (evprof__vec_reserve(&s->samples, sizeof(struct ssample), 1) ||
+	    evprof__vec_reserve(&s->deltas, sizeof(uint64_t), s->nr_slots) ||
+	    s->deltas.len + s->nr_slots > UINT32_MAX ||
+	    s->samples.len >= NO_SAMPLE)
+		return -ENOMEM;
+	return 0;
+}
+
+struct ssample *evprof__sample_store(struct evprof_session *s,
+				     const struct ssample *x,
+				     const uint64_t *vals)
+{
+	struct ssample *ss = (struct ssample *)s->samples.data;
+	uint64_t *d = s->deltas.data;
+
+	ss += s->samples.len++;
+	*ss = *x;
+	ss->deltas = (uint32_t)s->deltas.len;
+	for (size_t i = 0; i < s->nr_slots; i++)
+		if (x->has & (1ULL << i))
+			d[s->deltas.len++] = vals[i];
+	if (!s->st.first_time || x->time < s->st.first_time)
+		s->st.first_time = x->time;
+	if (x->time > s->st.last_time)
+		s->st.last_time = x->time;
+	return ss;
+}
+
 /* The sample's callchain, or its ip alone in the context cpumode names. */
 static void sample_chain(const struct evprof_session *s,
 			 const struct evprof_record *r, uint64_t one[2],
@@ -468,7 +498,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	bool idle = s->exclude_idle &&
 		    (s->fmt.sample_type & PERF_SAMPLE_TID) && smp->pid == 0;
 	uint32_t chain = 0;
-	int err, n = 0;
+	int err;
 
 	if (idle && !s->per_cpu) {
 		s->idle++;
@@ -494,15 +524,8 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		sample_chain(s, r, one, &ips, &nr);
 		err = intern_chain(s, ips, nr, &chain);
 	}
-	if (!err && !idle && !cut) {
-		err = evprof__vec_reserve(&s->samples, sizeof(*ss), 1);
-		if (!err)
-			err = evprof__vec_reserve(&s->deltas, sizeof(uint64_t),
-						  s->nr_slots);
-		if (!err && (s->deltas.len + s->nr_slots > UINT32_MAX ||
-			     s->samples.len >= NO_SAMPLE))
-			err = -ENOMEM;
-	}
+	if (!err && !idle && !cut)
+		err = evprof__sample_reserve(s);
 	if (err)
 		return err;
 
@@ -555,28 +578,18 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		ts->last = (uint32_t)s->samples.len;
 	}
 
-	ss = (struct ssample *)s->samples.data + s->samples.len++;
-	*ss = (struct ssample){
-	    .time = smp->time,
-	    .cpu_delta = cpu,
-	    .has = has,
-	    .pid = smp->pid,
-	    .tid = tid,
-	    .chain = chain,
-	    .deltas = (uint32_t)s->deltas.len,
-	    .flags = has_cpu ? SS_HAS_CPU : 0,
-	};
+	ss = evprof__sample_store(s,
+				  &(struct ssample){
+				      .time = smp->time,
+				      .cpu_delta = cpu,
+				      .has = has,
+				      .pid = smp->pid,
+				      .tid = tid,
+				      .chain = chain,
+				      .flags = has_cpu ? SS_HAS_CPU : 0,
+				  },
+				  vals);
 	evprof__session_sample_ext(s, smp, ss);
-	for (size_t i = 0; i < s->nr_slots; i++) {
-		if (has & (1ULL << i))
-			((uint64_t *)s->deltas.data)[s->deltas.len + n++] =
-			    vals[i];
-	}
-	s->deltas.len += n;
-	if (!s->st.first_time || smp->time < s->st.first_time)
-		s->st.first_time = smp->time;
-	if (smp->time > s->st.last_time)
-		s->st.last_time = smp->time;
 	return 0;
 }
 

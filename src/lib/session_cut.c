@@ -60,24 +60,43 @@ struct tstate *evprof__tstate_get(struct evprof_session *s, uint32_t tid)
 	return e;
 }
 
+/*
+ * dst[i] += src[i] for every slot of src_has; a slot new to *dst_has
+ * starts at 0.
+ */
+static void add_slots(uint64_t *dst, uint64_t *dst_has, const uint64_t *src,
+		      uint64_t src_has, size_t nr_slots)
+{
+	for (size_t i = 0; i < nr_slots; i++) {
+		if (!(src_has & (1ULL << i)))
+			continue;
+		dst[i] = (*dst_has & (1ULL << i) ? dst[i] : 0) + src[i];
+	}
+	*dst_has |= src_has;
+}
+
+static void add_cpu(uint64_t *dst, bool *dst_has, uint64_t src, bool src_has)
+{
+	if (!src_has)
+		return;
+	*dst = *dst_has ? *dst + src : src;
+	*dst_has = true;
+}
+
+static void clear_pending(struct tstate *ts)
+{
+	ts->has = 0;
+	ts->has_cpu = false;
+	ts->pending = false;
+}
+
 void evprof__cut_hold(struct evprof_session *s, struct tstate *ts,
 		      const uint64_t *vals, uint64_t has, uint64_t cpu,
 		      bool has_cpu)
 {
-	uint64_t *pend = (uint64_t *)s->ts_vals.data + ts->vals;
-
-	for (size_t i = 0; i < s->nr_slots; i++) {
-		if (!(has & (1ULL << i)))
-			continue;
-		if (!(ts->has & (1ULL << i)))
-			pend[i] = 0;
-		pend[i] += vals[i];
-	}
-	ts->has |= has;
-	if (has_cpu) {
-		ts->cpu = ts->has_cpu ? ts->cpu + cpu : cpu;
-		ts->has_cpu = true;
-	}
+	add_slots((uint64_t *)s->ts_vals.data + ts->vals, &ts->has, vals, has,
+		  s->nr_slots);
+	add_cpu(&ts->cpu, &ts->has_cpu, cpu, has_cpu);
 	ts->pending = true;
 }
 
@@ -85,25 +104,12 @@ void evprof__cut_take(struct evprof_session *s, struct tstate *ts,
 		      uint64_t *vals, uint64_t *has, uint64_t *cpu,
 		      bool *has_cpu)
 {
-	const uint64_t *pend = (const uint64_t *)s->ts_vals.data + ts->vals;
-
 	if (!ts->pending)
 		return;
-	for (size_t i = 0; i < s->nr_slots; i++) {
-		if (!(ts->has & (1ULL << i)))
-			continue;
-		if (!(*has & (1ULL << i)))
-			vals[i] = 0;
-		vals[i] += pend[i];
-	}
-	*has |= ts->has;
-	if (ts->has_cpu) {
-		*cpu = *has_cpu ? *cpu + ts->cpu : ts->cpu;
-		*has_cpu = true;
-	}
-	ts->has = 0;
-	ts->has_cpu = false;
-	ts->pending = false;
+	add_slots(vals, has, (const uint64_t *)s->ts_vals.data + ts->vals,
+		  ts->has, s->nr_slots);
+	add_cpu(cpu, has_cpu, ts->cpu, ts->has_cpu);
+	clear_pending(ts);
 }
 
 /* Adds ts's pending deltas to its latest sample, in place. */
@@ -137,36 +143,22 @@ static int add_sample(struct evprof_session *s, struct tstate *ts)
 {
 	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS], has = 0, cpu = 0;
 	bool has_cpu = false;
-	struct ssample *x;
-	int n = 0;
 
-	if (evprof__vec_reserve(&s->samples, sizeof(*x), 1) ||
-	    evprof__vec_reserve(&s->deltas, sizeof(uint64_t), s->nr_slots) ||
-	    s->deltas.len + s->nr_slots > UINT32_MAX ||
-	    s->samples.len >= NO_SAMPLE)
+	if (evprof__sample_reserve(s))
 		return -ENOMEM;
 	evprof__cut_take(s, ts, vals, &has, &cpu, &has_cpu);
-	x = (struct ssample *)s->samples.data + s->samples.len;
-	*x = (struct ssample){
-	    .time = ts->time,
-	    .cpu_delta = cpu,
-	    .has = has,
-	    .pid = ts->pid,
-	    .tid = ts->tid,
-	    .chain = ts->chain,
-	    .deltas = (uint32_t)s->deltas.len,
-	    .flags = has_cpu ? SS_HAS_CPU : 0,
-	};
-	for (size_t i = 0; i < s->nr_slots; i++)
-		if (has & (1ULL << i))
-			((uint64_t *)s->deltas.data)[s->deltas.len + n++] =
-			    vals[i];
-	s->deltas.len += n;
-	ts->last = (uint32_t)s->samples.len++;
-	if (!s->st.first_time || ts->time < s->st.first_time)
-		s->st.first_time = ts->time;
-	if (ts->time > s->st.last_time)
-		s->st.last_time = ts->time;
+	ts->last = (uint32_t)s->samples.len;
+	evprof__sample_store(s,
+			     &(struct ssample){
+				 .time = ts->time,
+				 .cpu_delta = cpu,
+				 .has = has,
+				 .pid = ts->pid,
+				 .tid = ts->tid,
+				 .chain = ts->chain,
+				 .flags = has_cpu ? SS_HAS_CPU : 0,
+			     },
+			     vals);
 	return 0;
 }
 
@@ -177,9 +169,7 @@ static int flush_one(struct evprof_session *s, struct tstate *ts)
 	if (ts->last == NO_SAMPLE)
 		return add_sample(s, ts);
 	add_to_last(s, ts);
-	ts->has = 0;
-	ts->has_cpu = false;
-	ts->pending = false;
+	clear_pending(ts);
 	return 0;
 }
 
@@ -195,9 +185,7 @@ void evprof__cut_fork(struct evprof_session *s, uint32_t tid, uint64_t time)
 		return;
 	/* Without memory the old task's tail is dropped, not misfiled. */
 	if (flush_one(s, ts))
-		ts->pending = false;
-	ts->has = 0;
-	ts->has_cpu = false;
+		clear_pending(ts);
 	ts->has_chain = false;
 	ts->last = NO_SAMPLE;
 }

@@ -169,6 +169,20 @@ EVPROF_HIDDEN uint32_t evprof__cut_dead_tid(const struct evprof_session *s,
  */
 EVPROF_HIDDEN int evprof__cut_flush(struct evprof_session *s);
 
+/*
+ * Room for one more stored sample and its deltas: call before any state
+ * changes, so evprof__sample_store() cannot fail. Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__sample_reserve(struct evprof_session *s);
+/*
+ * Appends a copy of x (its deltas field set here) with vals[i] packed for
+ * every slot bit i of x->has, and widens the sample time range. Returns
+ * the stored sample, valid until the next store.
+ */
+EVPROF_HIDDEN struct ssample *evprof__sample_store(struct evprof_session *s,
+						   const struct ssample *x,
+						   const uint64_t *vals);
+
 /* Adds len bytes to the string arena; *off receives their offset. */
 EVPROF_HIDDEN int evprof__session_str(struct evprof_session *s, const void *p,
 				      size_t len, uint32_t *off);

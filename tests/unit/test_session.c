@@ -191,6 +191,18 @@ enum {
 	STRAY = 99
 };
 
+/* Declares one CPU's group: leader, the two counters, the clock. */
+static void set_group_ids(struct evprof_session *s, uint64_t leader,
+			  uint64_t faults, uint64_t switches, uint64_t clock)
+{
+	assert_int_equal(
+	    evprof_session__set_id(s, leader, EVPROF_SESSION_SAMPLER), 0);
+	assert_int_equal(evprof_session__set_id(s, faults, 0), 0);
+	assert_int_equal(evprof_session__set_id(s, switches, 1), 0);
+	assert_int_equal(
+	    evprof_session__set_id(s, clock, EVPROF_SESSION_CPU_TIME), 0);
+}
+
 static struct evprof_session *new_session(const pid_t *pids, size_t nr_pids)
 {
 	struct evprof_session_opts o = {
@@ -207,18 +219,8 @@ static struct evprof_session *new_session(const pid_t *pids, size_t nr_pids)
 	struct evprof_session *s = evprof_session__new(&o);
 
 	assert_non_null(s);
-	assert_int_equal(evprof_session__set_id(s, L0, EVPROF_SESSION_SAMPLER),
-			 0);
-	assert_int_equal(evprof_session__set_id(s, A0, 0), 0);
-	assert_int_equal(evprof_session__set_id(s, B0, 1), 0);
-	assert_int_equal(evprof_session__set_id(s, C0, EVPROF_SESSION_CPU_TIME),
-			 0);
-	assert_int_equal(evprof_session__set_id(s, L1, EVPROF_SESSION_SAMPLER),
-			 0);
-	assert_int_equal(evprof_session__set_id(s, A1, 0), 0);
-	assert_int_equal(evprof_session__set_id(s, B1, 1), 0);
-	assert_int_equal(evprof_session__set_id(s, C1, EVPROF_SESSION_CPU_TIME),
-			 0);
+	set_group_ids(s, L0, A0, B0, C0);
+	set_group_ids(s, L1, A1, B1, C1);
 	return s;
 }
 
@@ -629,12 +631,7 @@ static void test_per_cpu_cuts(void **state)
 
 	(void)state;
 	assert_non_null(s);
-	assert_int_equal(evprof_session__set_id(s, L0, EVPROF_SESSION_SAMPLER),
-			 0);
-	assert_int_equal(evprof_session__set_id(s, A0, 0), 0);
-	assert_int_equal(evprof_session__set_id(s, B0, 1), 0);
-	assert_int_equal(evprof_session__set_id(s, C0, EVPROF_SESSION_CPU_TIME),
-			 0);
+	set_group_ids(s, L0, A0, B0, C0);
 	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
 	/* faults (ns): 101 runs to 150, 102 to 250, 101 to 300, 102 to 400,
 	 * 101 to 500 (exits), idle to 520, 103 to 600 (no sample). */
