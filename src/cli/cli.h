@@ -16,6 +16,19 @@ int cmd_report(int argc, char **argv);
  */
 bool cli_unsupported(int err);
 
+struct evprof_profile;
+
+/* Output formats of record and report (output.c). */
+enum out_format { OUT_FIREFOX, OUT_FOLDED, OUT_PPROF };
+
+/* "firefox", "folded" or "pprof" as a format, or -1. */
+int out_parse_format(const char *name);
+/* The format a file name asks for (.folded, .pb.gz, .pprof; else firefox). */
+enum out_format out_format_of(const char *path);
+/* Writes p to path in fmt, weighed by counter weight (NULL: samples). */
+int out_write(const struct evprof_profile *p, const char *path,
+	      enum out_format fmt, const char *weight);
+
 /* Prints "evprof: <message>\n" to stderr. */
 __attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);
 

@@ -728,58 +728,6 @@ static void summary(struct rec *r, struct evprof_session *s,
 			(unsigned long long)st.deferred_unstitched);
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
-enum out_format { OUT_FIREFOX, OUT_FOLDED, OUT_PPROF };
-
-static int parse_format(const char *s)
-{
-	if (!strcmp(s, "firefox"))
-		return OUT_FIREFOX;
-	if (!strcmp(s, "folded"))
-		return OUT_FOLDED;
-	if (!strcmp(s, "pprof"))
-		return OUT_PPROF;
-	return -1;
-}
-
-/* The format a file name asks for; firefox when it says nothing. */
-static enum out_format format_of(const char *path)
-{
-	if (ends_with(path, ".folded") || ends_with(path, ".folded.gz"))
-		return OUT_FOLDED;
-	if (ends_with(path, ".pb.gz") || ends_with(path, ".pb") ||
-	    ends_with(path, ".pprof"))
-		return OUT_PPROF;
-	return OUT_FIREFOX;
-}
-
-static int write_output(const struct evprof_profile *p, const char *path,
-			enum out_format fmt, const char *weight)
-{
-	if (fmt == OUT_PPROF) {
-		struct evprof_pprof_opts o = { .sz = sizeof(o),
-					       .default_type = weight };
-
-		return evprof_profile__write_pprof(p, path, &o);
-	} else if (fmt == OUT_FOLDED) {
-		struct evprof_folded_opts o = { .sz = sizeof(o),
-						.weight_counter = weight };
-
-		return evprof_profile__write_folded(p, path, &o);
-	} else {
-		struct evprof_firefox_opts o = { .sz = sizeof(o),
-						 .weight_counter = weight };
-
-		return evprof_profile__write_firefox(p, path, &o);
-	}
-}
-
 static int parse_events(struct rec *r, const char *list)
 {
 	struct evprof_event_list *l;
@@ -973,7 +921,7 @@ int cmd_record(int argc, char **argv)
 		cli_err("-p cannot be combined with -a or a command");
 		return 2;
 	}
-	if (format && (fmt = parse_format(format)) < 0) {
+	if (format && (fmt = out_parse_format(format)) < 0) {
 		cli_err("--format takes firefox, folded or pprof");
 		return 2;
 	}
@@ -1118,8 +1066,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < nr_outs; i++) {
-		err = write_output(prof, outs[i],
-				   fmt < 0 ? format_of(outs[i])
+		err = out_write(prof, outs[i],
+				   fmt < 0 ? out_format_of(outs[i])
 					   : (enum out_format)fmt,
 				   weight);
 		if (err) {

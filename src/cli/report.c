@@ -28,37 +28,6 @@ static const char report_usage[] =
     "      --weight EVENT  with -o: weigh by that counter (folded,\n"
     "                      Firefox) or show it first (pprof)\n";
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
-static int convert(const struct evprof_profile *p, const char *out,
-		   const char *weight)
-{
-	if (ends_with(out, ".folded") || ends_with(out, ".folded.gz")) {
-		struct evprof_folded_opts o = {.sz = sizeof(o),
-					       .weight_counter = weight};
-
-		return evprof_profile__write_folded(p, out, &o);
-	}
-	if (ends_with(out, ".pb.gz") || ends_with(out, ".pb") ||
-	    ends_with(out, ".pprof")) {
-		struct evprof_pprof_opts o = {.sz = sizeof(o),
-					      .default_type = weight};
-
-		return evprof_profile__write_pprof(p, out, &o);
-	}
-	{
-		struct evprof_firefox_opts o = {.sz = sizeof(o),
-						.weight_counter = weight};
-
-		return evprof_profile__write_firefox(p, out, &o);
-	}
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -119,7 +88,7 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	}
 	if (out)
-		err = convert(p, out, weight);
+		err = out_write(p, out, out_format_of(out), weight);
 	else
 		err = evprof_profile__write_report(p, stdout, &ro);
 	/*

@@ -929,10 +929,10 @@ static int bind_rank(unsigned char info)
 {
 	switch (GELF_ST_BIND(info)) {
 	case STB_GLOBAL:
-		return 1;
+		return 2;
 	case STB_WEAK:
 	case STB_GNU_UNIQUE:
-		return 2;
+		return 1;
 	default:
 		return 0;
 	}
