@@ -37,6 +37,24 @@ int out_write(const struct evprof_profile *p, const char *path,
  */
 int cli_parse_pids(const char *list, pid_t **pids);
 
+/*
+ * Checks before recording that path can be written: an existing non-regular
+ * file (a device, a pipe) opens for writing; else the file, if it exists, is
+ * writable and its directory takes a new file (profiles are written to a
+ * temporary file there, then renamed). Returns 0 or -errno; *in_dir tells
+ * whether the directory failed.
+ */
+int out_check(const char *path, bool *in_dir);
+
+/*
+ * out_write(), and when the place fails (full disk, no permission...) the
+ * same profile under $TMPDIR, /tmp, /var/tmp or $HOME, said on stderr.
+ * saved receives the path written. Returns 0 or the first -errno.
+ */
+int out_write_somewhere(const struct evprof_profile *p, const char *path,
+			enum out_format fmt, const char *weight, char *saved,
+			size_t len);
+
 /* Prints "evprof: <message>\n" to stderr. */
 __attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);
 

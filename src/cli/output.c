@@ -1,7 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* Picks and writes the output formats record and report share. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <evprof/profile.h>
 
@@ -56,4 +65,84 @@ int out_write(const struct evprof_profile *p, const char *path,
 
 		return evprof_profile__write_firefox(p, path, &o);
 	}
+}
+
+/* A scratch file in dir can be made: a rename into dir will work. */
+static int dir_writable(const char *dir)
+{
+	char tmp[PATH_MAX];
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s/.evprof-check-XXXXXX", dir) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
+int out_check(const char *path, bool *in_dir)
+{
+	char copy[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	*in_dir = false;
+	if (!*path)
+		return -ENOENT;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		/* A device or pipe (/dev/stdout) is written in place. */
+		fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			return -errno;
+		close(fd);
+		return 0;
+	}
+	if (!access(path, F_OK) && access(path, W_OK))
+		return -errno;
+	if (snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy))
+		return -ENAMETOOLONG;
+	*in_dir = true;
+	return dir_writable(dirname(copy));
+}
+
+/* Errors of the place, not of the profile: another place may work. */
+static bool place_error(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT || err == -EACCES ||
+	       err == -EPERM || err == -EROFS || err == -EIO ||
+	       err == -ENOENT;
+}
+
+int out_write_somewhere(const struct evprof_profile *p, const char *path,
+			enum out_format fmt, const char *weight, char *saved,
+			size_t len)
+{
+	const char *dirs[] = { getenv("TMPDIR"), "/tmp", "/var/tmp",
+			       getenv("HOME") };
+	char copy[PATH_MAX];
+	int err = out_write(p, path, fmt, weight), err2;
+
+	snprintf(saved, len, "%s", path);
+	if (!err || !place_error(err))
+		return err;
+	snprintf(copy, sizeof(copy), "%s", path);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		/* The format follows the name: keep the original's. */
+		snprintf(saved, len, "%s/evprof-%d-%s", dirs[i], (int)getpid(),
+			 basename(copy));
+		err2 = out_write(p, saved, fmt, weight);
+		if (!err2) {
+			cli_err("cannot write %s: %s; saved the profile as %s",
+				path, evprof_strerror(err), saved);
+			return 0;
+		}
+	}
+	snprintf(saved, len, "%s", path);
+	return err;
 }

@@ -239,6 +239,7 @@ int cmd_record(int argc, char **argv)
 	struct evprof_recorder *r = NULL;
 	struct evprof_profile *prof = NULL;
 	pid_t *pids = NULL;
+	char saved[4096];
 	double duration = 0;
 	int fmt = -1, nr_outs = 0;
 	int c, err, status, ret = 1;
@@ -342,6 +343,19 @@ int cmd_record(int argc, char **argv)
 	}
 	if (argc)
 		tg.argv = argv;
+	/* Refused now, before the command runs, not after it ran. */
+	for (int i = 0; i < nr_outs; i++) {
+		bool in_dir;
+
+		err = out_check(outs[i], &in_dir);
+		if (err) {
+			cli_err("cannot write %s: %s%s", outs[i], strerror(-err),
+				in_dir ? " (no new file can be made in its "
+					 "directory)"
+				       : "");
+			goto out;
+		}
+	}
 
 	r = evprof_recorder__new(&tg, events, &ro);
 	if (!r) {
@@ -374,18 +388,17 @@ int cmd_record(int argc, char **argv)
 	}
 	weight = check_weight(r, prof, weight);
 	for (int i = 0; i < nr_outs; i++) {
-		err = out_write(prof, outs[i],
-				fmt < 0 ? out_format_of(outs[i])
-					: (enum out_format)fmt,
-				weight);
+		err = out_write_somewhere(prof, outs[i],
+					  fmt < 0 ? out_format_of(outs[i])
+						  : (enum out_format)fmt,
+					  weight, saved, sizeof(saved));
 		if (err) {
 			cli_err("cannot write %s: %s", outs[i],
 				evprof_strerror(err));
 			ret = ret ? ret : 1;
-			goto out;
 		}
 	}
-	summary(r, outs[nr_outs - 1], (double)(mono_ns() - t0) / 1e9);
+	summary(r, saved, (double)(mono_ns() - t0) / 1e9);
 out:
 	evprof_profile__free(prof);
 	evprof_recorder__free(r);

@@ -70,6 +70,7 @@ struct stat {
 	struct instance *inst;
 	size_t ninst;
 	bool per_thread, system_wide, launched;
+	bool user_only; /* kernel counting refused: everything :u */
 	pid_t child;
 	const char *what; /* header text */
 };
@@ -130,6 +131,10 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 			struct perf_event_attr *a = &attrs[n++];
 
 			*a = st->ev[g->member[m]].spec->attr;
+			if (st->user_only) {
+				a->exclude_kernel = 1;
+				a->exclude_hv = 1;
+			}
 			a->inherit = in->pid > 0;
 			if (m == 0 && st->launched && in->pid > 0) {
 				/* Count from the exec, not from the fork. */
@@ -147,6 +152,19 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 			return 1;
 		if (failed < 0 || failed >= (int)n)
 			failed = 0;
+		if ((errno == EACCES || errno == EPERM) && !st->user_only &&
+		    !st->system_wide) {
+			/* As record does: what paranoid 2 still allows. */
+			char advice[512];
+
+			cli_err("kernel counting is not allowed (%s): counting "
+				"user space only (:u)",
+				evprof_open_advice(errno,
+						   st->ev[g->member[0]].spec->name,
+						   advice, sizeof(advice)));
+			st->user_only = true;
+			continue;
+		}
 		if (ii == 0 && cli_unsupported(errno)) {
 			struct stat_event *e = &st->ev[g->member[failed]];
 
@@ -411,18 +429,22 @@ static void print_event(const struct stat *st, const struct counts *c,
 			size_t i, double wall_ns, const char *prefix)
 {
 	const struct stat_event *e = &st->ev[i];
-	char num[64], rat[96] = "", pct[32] = "";
+	char num[64], rat[96] = "", pct[32] = "", name[160];
 	uint64_t v;
+
+	/* perf's way of saying only user space was counted. */
+	snprintf(name, sizeof(name), "%s%s", e->spec->name,
+		 st->user_only && !strchr(e->spec->name, ':') ? ":u" : "");
 
 	if (!e->supported) {
 		printf("%s%18s      %s\n", prefix, "<not supported>",
-		       e->spec->name);
+		       name);
 		return;
 	}
 	if (evprof_scale(c[i].raw, c[i].ena, c[i].run, &v) < 0) {
 		if (e->total.run == 0 || c[i].raw) {
 			printf("%s%18s      %s\n", prefix, "<not counted>",
-			       e->spec->name);
+			       name);
 			return;
 		}
 		v = 0;
@@ -435,7 +457,7 @@ static void print_event(const struct stat *st, const struct counts *c,
 	if (c[i].run < c[i].ena)
 		snprintf(pct, sizeof(pct), "  (%.2f%%)",
 			 100.0 * (double)c[i].run / (double)c[i].ena);
-	printf("%s%s      %-24s%s%s%s\n", prefix, num, e->spec->name,
+	printf("%s%s      %-24s%s%s%s\n", prefix, num, name,
 	       rat[0] ? "#" : "", rat, pct);
 }
 

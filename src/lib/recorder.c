@@ -591,6 +591,27 @@ static char *product_of(char *const *argv)
 	return s;
 }
 
+/*
+ * The kernel refuses sample_freq above kernel.perf_event_max_sample_rate
+ * (and lowers that maximum itself when sampling takes too long): sample at
+ * the maximum instead, as perf does, and say so.
+ */
+static void clamp_freq(struct evprof_recorder *r, uint64_t freq)
+{
+	char buf[32];
+	long max = 0;
+
+	if (evprof__read_file("/proc/sys/kernel/perf_event_max_sample_rate",
+			      buf, sizeof(buf)) > 0)
+		max = strtol(buf, NULL, 10);
+	r->freq = freq;
+	if (max > 0 && freq > (uint64_t)max) {
+		note(r, "%llu Hz is above kernel.perf_event_max_sample_rate: "
+			"sampling at %ld Hz", (unsigned long long)freq, max);
+		r->freq = (uint64_t)max;
+	}
+}
+
 static int set_options(struct evprof_recorder *r,
 		       const struct evprof_recorder_target *t,
 		       const struct evprof_recorder_opts *o)
@@ -608,8 +629,11 @@ static int set_options(struct evprof_recorder *r,
 		return -EINVAL;
 	if (o->ring_pages & (o->ring_pages - 1))
 		return -EINVAL;
-	r->freq = o->freq ? o->freq : FREQ_DEFAULT;
+	r->note_fn = o->note;
+	r->note_ctx = o->note_ctx;
 	r->period = o->period;
+	if (!r->period)
+		clamp_freq(r, o->freq ? o->freq : FREQ_DEFAULT);
 	r->ring_pages = o->ring_pages ? o->ring_pages : RING_PAGES_DEFAULT;
 	r->callchain = o->call_graph != EVPROF_CALL_GRAPH_NONE;
 	if (o->call_graph == EVPROF_CALL_GRAPH_DWARF) {
@@ -625,8 +649,6 @@ static int set_options(struct evprof_recorder *r,
 	r->exclude_kernel = o->user_only;
 	r->include_idle = o->include_idle;
 	r->system_wide = t->system_wide;
-	r->note_fn = o->note;
-	r->note_ctx = o->note_ctx;
 	r->cpu_time_member = r->cut_member = true;
 	r->per_cpu = t->system_wide || o->mode == EVPROF_RECORDER_CPU ||
 		     (o->mode == EVPROF_RECORDER_AUTO &&
