@@ -18,7 +18,7 @@
 
 #include "dso.h"
 
-void evprof__build_id_hex(char *out, const uint8_t *b, size_t n)
+static void hex(char *out, const uint8_t *b, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
 	size_t i;
@@ -74,7 +74,7 @@ static int take_fd(const struct evprof__dso_want *w, int fd, const char *what,
 	if (bid_len > 0) {
 		memcpy(f->build_id, bid, (size_t)bid_len);
 		memcpy(f->key, "b:", 2);
-		evprof__build_id_hex(f->key + 2, f->build_id, f->build_id_len);
+		hex(f->key + 2, f->build_id, f->build_id_len);
 	} else {
 		snprintf(f->key, sizeof(f->key), "f:%llx:%llx:%lld.%09ld:%lld",
 			 (unsigned long long)st.st_dev,

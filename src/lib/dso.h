@@ -31,9 +31,6 @@
 
 #define EVPROF__MAX_BUILD_ID 64
 
-/* Writes n bytes of a build id as 2 * n hex digits and a NUL into out. */
-EVPROF_HIDDEN void evprof__build_id_hex(char *out, const uint8_t *b, size_t n);
-
 /* What a mapping tells of its file; see struct evprof_sym_mapping. */
 struct evprof__dso_want {
 	const char *path;

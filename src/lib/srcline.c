@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* DWARF inline chains and source lines through libdw. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +15,7 @@
 struct evprof__srcline {
 	struct evprof__names *names;
 	Dwfl_Module *mod;
-	struct evprof__smap cus; /* CU offset in hex -> struct cu_index */
+	struct evprof_hashmap *cus; /* CU DIE offset -> struct cu_index */
 };
 
 struct evprof__srcline *evprof__srcline_new(struct evprof__names *n,
@@ -26,6 +25,13 @@ struct evprof__srcline *evprof__srcline_new(struct evprof__names *n,
 
 	if (!sl)
 		return NULL;
+	sl->cus = evprof__hashmap_new(evprof__hashmap_u64_hash,
+				      evprof__hashmap_u64_equal, NULL);
+	if (!sl->cus) {
+		free(sl);
+		errno = ENOMEM;
+		return NULL;
+	}
 	sl->names = n;
 	sl->mod = mod;
 	return sl;
@@ -35,7 +41,7 @@ void evprof__srcline_free(struct evprof__srcline *sl)
 {
 	if (!sl)
 		return;
-	evprof__smap_free(&sl->cus);
+	evprof__hashmap_free(sl->cus);
 	free(sl);
 }
 
@@ -136,16 +142,12 @@ static int cmp_fn_range(const void *a, const void *b)
 /* The function index of cu, built on first use; NULL on failure. */
 static struct cu_index *cu_index(struct evprof__srcline *sl, Dwarf_Die *cu)
 {
+	long key = (long)dwarf_dieoffset(cu), found;
 	struct fn_vec fv = {0};
-	struct evprof__smap_ent *e;
 	struct cu_index *ci;
-	char key[32];
 
-	snprintf(key, sizeof(key), "%llx",
-		 (unsigned long long)dwarf_dieoffset(cu));
-	e = evprof__smap_get(&sl->cus, key);
-	if (e)
-		return e->val;
+	if (evprof__hashmap_find(sl->cus, key, &found))
+		return (struct cu_index *)found;
 	index_scope(cu, &fv, 0);
 	ci = evprof__names_alloc(sl->names, sizeof(*ci));
 	if (ci) {
@@ -156,7 +158,7 @@ static struct cu_index *cu_index(struct evprof__srcline *sl, Dwarf_Die *cu)
 			qsort(fv.v, ci->nr, sizeof(*fv.v), cmp_fn_range);
 			memcpy(ci->r, fv.v, ci->nr * sizeof(*fv.v));
 		}
-		if (!ci->r || !evprof__smap_put(sl->names, &sl->cus, key, ci))
+		if (!ci->r || evprof__hashmap_add(sl->cus, key, (long)ci))
 			ci = NULL;
 	}
 	free(fv.v);

@@ -32,15 +32,25 @@ struct image {
 	struct evprof__srcline *src;  /* made on first use */
 };
 
+/* A mapping's description: the key of what it resolved to. */
+struct mapkey {
+	const char *path;
+	const uint8_t *build_id;
+	size_t build_id_len;
+	uint64_t start, end, pgoff, inode;
+	int pid;
+};
+
 /* What a mapping resolved to; img NULL when no file could be read. */
 struct mapent {
+	struct mapkey key; /* strings and bytes in the store */
 	struct image *img;
 	const char *lib_path, *lib_name;
 };
 
 /*
- * Address cache entry: what lookup_image() found for (img, fileoff); every
- * pointer lives as long as the symbolizer. img NULL: an empty slot.
+ * Address cache entry, its own key: what lookup_image() found for (img,
+ * fileoff); every pointer lives as long as the symbolizer.
  */
 struct aent {
 	const struct image *img;
@@ -52,21 +62,16 @@ struct aent {
 	uint32_t nr_frames;
 };
 
-struct acache {
-	struct aent *ents;
-	size_t cap, nr;
-};
-
 struct evprof_symbolizer {
 	struct evprof_symbolizer_opts opts;
 	struct evprof__dso_finder finder;
 	char *kallsyms_path;
 	struct evprof__names *names; /* every string and cached answer */
-	struct evprof__smap mappings; /* mapping description -> mapent */
-	struct evprof__smap images;   /* dso identity key -> image */
+	struct evprof_hashmap *mappings; /* struct mapkey * -> mapent */
+	struct evprof_hashmap *images;	 /* dso identity key -> image */
 	struct image *image_list;
-	struct acache acache; /* (image, file offset) -> answer */
-	struct evprof__smap jits; /* "PID" -> struct evprof__jitmap, or NULL */
+	struct evprof_hashmap *answers; /* struct aent * (img, fileoff) -> it */
+	struct evprof_hashmap *jits;	/* pid -> struct evprof__jitmap or NULL */
 	struct evprof_symbolizer_stats st;
 	struct evprof__kallsyms *ksyms;
 	bool ksyms_tried;
@@ -96,83 +101,103 @@ static struct image *resolve_image(struct evprof_symbolizer *s,
 	    .pid = map->pid,
 	};
 	struct evprof__dso_file f;
-	struct evprof__smap_ent *e;
 	struct evprof__dso *dso;
 	struct image *img;
+	const char *key;
+	long found;
 
 	if (evprof__dso_open(&want, &f))
 		return NULL;
-	e = evprof__smap_get(&s->images, f.key);
-	if (e) {
+	if (evprof__hashmap_find(s->images, (long)f.key, &found)) {
 		evprof__dso_file_close(&f);
-		return e->val;
+		return (struct image *)found;
 	}
 	img = evprof__names_alloc(s->names, sizeof(*img));
-	if (!img) {
+	key = evprof__names_intern(s->names, f.key); /* before f is consumed */
+	if (!img || !key) {
 		evprof__dso_file_close(&f);
 		return NULL;
 	}
-	/* The key, before f is consumed. */
-	e = evprof__smap_put(s->names, &s->images, f.key, NULL);
 	dso = evprof__dso_new(&s->finder, &f, basename_of(f.file_name));
-	if (!e || !dso) {
+	if (!dso)
+		return NULL;
+	if (evprof__hashmap_add(s->images, (long)key, (long)img)) {
 		evprof__dso_free(dso);
 		return NULL;
 	}
 	img->dso = dso;
-	e->val = img;
 	s->st.images++;
 	img->next = s->image_list;
 	s->image_list = img;
 	return img;
 }
 
+static size_t mapkey_hash(long key, void *ctx)
+{
+	const struct mapkey *k = (const struct mapkey *)key;
+	uint64_t h = EVPROF_HASH_INIT;
+
+	(void)ctx;
+	h = evprof__hash_mem(h, &k->start, sizeof(k->start));
+	h = evprof__hash_mem(h, &k->end, sizeof(k->end));
+	h = evprof__hash_mem(h, &k->pgoff, sizeof(k->pgoff));
+	h = evprof__hash_mem(h, &k->inode, sizeof(k->inode));
+	h = evprof__hash_mem(h, &k->pid, sizeof(k->pid));
+	h = evprof__hash_mem(h, k->build_id, k->build_id_len);
+	return (size_t)evprof__hash_mem(h, k->path, strlen(k->path));
+}
+
+static bool mapkey_equal(long a, long b, void *ctx)
+{
+	const struct mapkey *x = (const struct mapkey *)a;
+	const struct mapkey *y = (const struct mapkey *)b;
+
+	(void)ctx;
+	return x->start == y->start && x->end == y->end &&
+	       x->pgoff == y->pgoff && x->inode == y->inode &&
+	       x->pid == y->pid && x->build_id_len == y->build_id_len &&
+	       !memcmp(x->build_id, y->build_id, x->build_id_len) &&
+	       !strcmp(x->path, y->path);
+}
+
 static struct mapent *lookup_mapping(struct evprof_symbolizer *s,
 				     const struct evprof_sym_mapping *map)
 {
-	char bid[2 * EVPROF__MAX_BUILD_ID + 1] = "", stack_key[512];
-	struct evprof__smap_ent *e;
+	const struct mapkey key = {
+	    .path = map->path,
+	    .build_id = map->build_id,
+	    .build_id_len = map->build_id_len,
+	    .start = map->start,
+	    .end = map->end,
+	    .pgoff = map->pgoff,
+	    .inode = map->inode,
+	    .pid = map->pid,
+	};
 	struct mapent *me;
-	char *key = stack_key;
-	size_t klen;
+	uint8_t *bid = NULL;
+	long found;
 
-	if (map->build_id_len)
-		evprof__build_id_hex(bid, map->build_id,
-				     map->build_id_len < EVPROF__MAX_BUILD_ID
-					 ? map->build_id_len
-					 : EVPROF__MAX_BUILD_ID);
-	klen = strlen(map->path) + sizeof(bid) + 128;
-	if (klen > sizeof(stack_key)) {
-		key = malloc(klen);
-		if (!key)
-			return NULL;
-	}
-	snprintf(key, klen, "%d:%llx:%llx:%llx:%llx:%s:%s", map->pid,
-		 (unsigned long long)map->start, (unsigned long long)map->end,
-		 (unsigned long long)map->pgoff, (unsigned long long)map->inode,
-		 bid, map->path);
-	e = evprof__smap_get(&s->mappings, key);
-	if (e) {
-		me = e->val;
-		goto out;
-	}
+	if (evprof__hashmap_find(s->mappings, (long)&key, &found))
+		return (struct mapent *)found;
 	me = evprof__names_alloc(s->names, sizeof(*me));
-	if (!me)
-		goto out;
+	if (map->build_id_len)
+		bid = evprof__names_alloc(s->names, map->build_id_len);
+	if (!me || (map->build_id_len && !bid))
+		return NULL;
+	me->key = key;
+	me->key.build_id = map->build_id_len
+			       ? memcpy(bid, map->build_id, map->build_id_len)
+			       : NULL;
 	me->lib_path = evprof__names_intern(s->names, map->path);
-	if (!me->lib_path) {
-		me = NULL;
-		goto out;
-	}
+	if (!me->lib_path)
+		return NULL;
+	me->key.path = me->lib_path;
 	me->lib_name = basename_of(me->lib_path);
 	me->img = resolve_image(s, map);
 	if (!me->img)
 		pr_debug("symbols: no readable image for %s\n", map->path);
-	if (!evprof__smap_put(s->names, &s->mappings, key, me))
-		me = NULL;
-out:
-	if (key != stack_key)
-		free(key);
+	if (evprof__hashmap_add(s->mappings, (long)&me->key, (long)me))
+		return NULL;
 	return me;
 }
 
@@ -248,64 +273,47 @@ static int lookup_image(struct evprof_symbolizer *s, struct image *img,
 	return keep_frames(s, n, &a->frames, &a->nr_frames);
 }
 
-static size_t acache_hash(const struct image *img, uint64_t fileoff)
+static size_t aent_hash(long key, void *ctx)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)img ^ fileoff * 0x9e3779b97f4a7c15ull);
+	const struct aent *a = (const struct aent *)key;
+	uint64_t h = EVPROF_HASH_INIT;
 
-	return (size_t)((h ^ h >> 29) * 0xbf58476d1ce4e5b9ull >> 17);
+	(void)ctx;
+	h = evprof__hash_mem(h, &a->img, sizeof(a->img));
+	return (size_t)evprof__hash_mem(h, &a->fileoff, sizeof(a->fileoff));
 }
 
-static struct aent *acache_slot(const struct acache *c, const struct image *img,
-				uint64_t fileoff)
+static bool aent_equal(long x, long y, void *ctx)
 {
-	size_t i = acache_hash(img, fileoff) & (c->cap - 1);
+	const struct aent *a = (const struct aent *)x;
+	const struct aent *b = (const struct aent *)y;
 
-	while (c->ents[i].img &&
-	       (c->ents[i].img != img || c->ents[i].fileoff != fileoff))
-		i = (i + 1) & (c->cap - 1);
-	return &c->ents[i];
-}
-
-static int acache_grow(struct acache *c)
-{
-	struct acache old = *c;
-	size_t i;
-
-	c->cap = old.cap ? old.cap * 2 : 1024;
-	c->ents = calloc(c->cap, sizeof(*c->ents));
-	if (!c->ents) {
-		*c = old;
-		return -ENOMEM;
-	}
-	for (i = 0; i < old.cap; i++)
-		if (old.ents[i].img)
-			*acache_slot(c, old.ents[i].img, old.ents[i].fileoff) =
-			    old.ents[i];
-	free(old.ents);
-	return 0;
+	(void)ctx;
+	return a->img == b->img && a->fileoff == b->fileoff;
 }
 
 /* lookup_image() once per (img, fileoff); the answer goes into *res. */
 static int lookup_cached(struct evprof_symbolizer *s, struct image *img,
 			 uint64_t fileoff, struct evprof_sym_result *res)
 {
-	struct aent *a = NULL, fresh = {.img = img, .fileoff = fileoff};
+	struct aent key = {.img = img, .fileoff = fileoff}, *a;
+	long found;
 	int err;
 
-	if (s->acache.cap)
-		a = acache_slot(&s->acache, img, fileoff);
-	if (a && a->img) {
+	if (evprof__hashmap_find(s->answers, (long)&key, &found)) {
+		a = (struct aent *)found;
 		s->st.cached++;
 	} else {
-		err = lookup_image(s, img, fileoff, &fresh);
+		a = evprof__names_alloc(s->names, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		*a = key;
+		err = lookup_image(s, img, fileoff, a);
 		if (err)
 			return err;
-		if ((s->acache.nr + 1) * 2 > s->acache.cap &&
-		    acache_grow(&s->acache))
-			return -ENOMEM;
-		a = acache_slot(&s->acache, img, fileoff);
-		*a = fresh;
-		s->acache.nr++;
+		err = evprof__hashmap_add(s->answers, (long)a, (long)a);
+		if (err)
+			return err;
 	}
 	if (!a->found)
 		return 0;
@@ -330,21 +338,20 @@ static int jit_lookup(struct evprof_symbolizer *s, int pid, uint64_t addr,
 {
 	const struct evprof__jit_sym *j;
 	struct evprof__jitmap *jm;
-	struct evprof__smap_ent *e;
-	char key[16];
+	long found;
 
-	snprintf(key, sizeof(key), "%d", pid);
-	e = evprof__smap_get(&s->jits, key);
-	if (e) {
-		jm = e->val;
+	if (evprof__hashmap_find(s->jits, pid, &found)) {
+		jm = (struct evprof__jitmap *)found;
 	} else {
 		bool read;
+		int err;
 
 		jm = evprof__jitmap_load(s->names, pid, &read);
 		if (read)
 			s->st.jit_maps++;
-		if (!evprof__smap_put(s->names, &s->jits, key, jm))
-			return -ENOMEM;
+		err = evprof__hashmap_add(s->jits, pid, (long)jm);
+		if (err)
+			return err;
 	}
 	j = jm ? evprof__jitmap_find(jm, addr) : NULL;
 	if (!j)
@@ -508,8 +515,15 @@ evprof_symbolizer__new(const struct evprof_symbolizer_opts *opts)
 	s->opts.kallsyms_path = NULL;
 	s->kallsyms_path = strdup(ksp ? ksp : "/proc/kallsyms");
 	s->names = evprof__names_new(s->opts.no_demangle);
+	s->mappings = evprof__hashmap_new(mapkey_hash, mapkey_equal, NULL);
+	s->images = evprof__hashmap_new(evprof__hashmap_str_hash,
+					evprof__hashmap_str_equal, NULL);
+	s->answers = evprof__hashmap_new(aent_hash, aent_equal, NULL);
+	s->jits = evprof__hashmap_new(evprof__hashmap_u64_hash,
+				      evprof__hashmap_u64_equal, NULL);
 	if (evprof__dso_finder_init(&s->finder, dip) || !s->kallsyms_path ||
-	    !s->names) {
+	    !s->names || !s->mappings || !s->images || !s->answers ||
+	    !s->jits) {
 		evprof_symbolizer__free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -542,10 +556,10 @@ void evprof_symbolizer__free(struct evprof_symbolizer *s)
 		evprof__dso_free(img->dso);
 	}
 	evprof__kallsyms_free(s->ksyms);
-	evprof__smap_free(&s->mappings);
-	evprof__smap_free(&s->images);
-	evprof__smap_free(&s->jits);
-	free(s->acache.ents);
+	evprof__hashmap_free(s->mappings);
+	evprof__hashmap_free(s->images);
+	evprof__hashmap_free(s->answers);
+	evprof__hashmap_free(s->jits);
 	evprof__names_free(s->names);
 	evprof__dso_finder_fini(&s->finder);
 	free(s->kallsyms_path);

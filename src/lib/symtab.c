@@ -30,7 +30,7 @@ struct dmg_buf {
 
 struct evprof__names {
 	struct arena_blk *arena;
-	struct evprof__smap strings;
+	struct evprof_hashmap *strings; /* each string is its key and value */
 	struct dmg_buf dmg; /* scratch for one demangling */
 	bool no_demangle;
 };
@@ -41,6 +41,13 @@ struct evprof__names *evprof__names_new(bool no_demangle)
 
 	if (!n)
 		return NULL;
+	n->strings = evprof__hashmap_new(evprof__hashmap_str_hash,
+					 evprof__hashmap_str_equal, NULL);
+	if (!n->strings) {
+		free(n);
+		errno = ENOMEM;
+		return NULL;
+	}
 	n->no_demangle = no_demangle;
 	return n;
 }
@@ -51,7 +58,7 @@ void evprof__names_free(struct evprof__names *n)
 
 	if (!n)
 		return;
-	evprof__smap_free(&n->strings);
+	evprof__hashmap_free(n->strings);
 	free(n->dmg.p);
 	for (b = n->arena; b; b = nb) {
 		nb = b->next;
@@ -83,97 +90,24 @@ void *evprof__names_alloc(struct evprof__names *n, size_t size)
 	return memset(p, 0, size);
 }
 
-static uint64_t hash_str(const char *k)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *k; k++)
-		h = (h ^ (uint8_t)*k) * 0x100000001b3ull;
-	return h;
-}
-
-static struct evprof__smap_ent *smap_slot(const struct evprof__smap *m,
-					  const char *key, uint64_t h)
-{
-	size_t i = h & (m->cap - 1);
-
-	while (m->ents[i].key &&
-	       (m->ents[i].hash != h || strcmp(m->ents[i].key, key)))
-		i = (i + 1) & (m->cap - 1);
-	return &m->ents[i];
-}
-
-struct evprof__smap_ent *evprof__smap_get(const struct evprof__smap *m,
-					  const char *key)
-{
-	struct evprof__smap_ent *e;
-
-	if (!m->cap)
-		return NULL;
-	e = smap_slot(m, key, hash_str(key));
-	return e->key ? e : NULL;
-}
-
-static int smap_grow(struct evprof__smap *m)
-{
-	struct evprof__smap old = *m;
-	size_t i;
-
-	m->cap = old.cap ? old.cap * 2 : 64;
-	m->ents = calloc(m->cap, sizeof(*m->ents));
-	if (!m->ents) {
-		*m = old;
-		return -ENOMEM;
-	}
-	for (i = 0; i < old.cap; i++)
-		if (old.ents[i].key)
-			*smap_slot(m, old.ents[i].key, old.ents[i].hash) =
-			    old.ents[i];
-	free(old.ents);
-	return 0;
-}
-
-struct evprof__smap_ent *evprof__smap_put(struct evprof__names *n,
-					  struct evprof__smap *m,
-					  const char *key, void *val)
-{
-	struct evprof__smap_ent *e;
-	uint64_t h = hash_str(key);
-
-	if ((m->nr + 1) * 2 > m->cap && smap_grow(m))
-		return NULL;
-	e = smap_slot(m, key, h);
-	if (!e->key) {
-		size_t l = strlen(key) + 1;
-		char *k = evprof__names_alloc(n, l);
-
-		if (!k)
-			return NULL;
-		e->key = memcpy(k, key, l);
-		e->hash = h;
-		m->nr++;
-	}
-	e->val = val;
-	return e;
-}
-
-void evprof__smap_free(struct evprof__smap *m)
-{
-	free(m->ents);
-	m->ents = NULL;
-	m->cap = m->nr = 0;
-}
-
 const char *evprof__names_intern(struct evprof__names *n, const char *str)
 {
-	struct evprof__smap_ent *e;
+	size_t len;
+	long found;
+	char *copy;
 
 	if (!str)
 		return NULL;
-	e = evprof__smap_get(&n->strings, str);
-	if (!e)
-		e = evprof__smap_put(n, &n->strings, str, NULL);
-	return e ? e->key : NULL;
+	if (evprof__hashmap_find(n->strings, (long)str, &found))
+		return (const char *)found;
+	len = strlen(str) + 1;
+	copy = evprof__names_alloc(n, len);
+	if (!copy)
+		return NULL;
+	memcpy(copy, str, len);
+	if (evprof__hashmap_add(n->strings, (long)copy, (long)copy))
+		return NULL;
+	return copy;
 }
 
 static void dmg_put(const char *str, size_t len, void *opaque)

@@ -68,29 +68,6 @@ EVPROF_HIDDEN const char *evprof__names_intern(struct evprof__names *n,
 EVPROF_HIDDEN const char *evprof__names_demangle(struct evprof__names *n,
 						 const char *name);
 
-/*
- * A string-keyed map whose keys the store owns: get returns the value slot
- * of key (NULL: absent); put adds or replaces key -> val and returns the
- * slot, or NULL when out of memory.
- */
-struct evprof__smap_ent {
-	const char *key; /* NULL: empty slot */
-	void *val;
-	uint64_t hash;
-};
-
-struct evprof__smap {
-	struct evprof__smap_ent *ents;
-	size_t cap, nr;
-};
-
-EVPROF_HIDDEN struct evprof__smap_ent *
-evprof__smap_get(const struct evprof__smap *m, const char *key);
-EVPROF_HIDDEN struct evprof__smap_ent *
-evprof__smap_put(struct evprof__names *n, struct evprof__smap *m,
-		 const char *key, void *val);
-EVPROF_HIDDEN void evprof__smap_free(struct evprof__smap *m);
-
 /* ---- ELF function symbols ------------------------------------------------ */
 
 struct Dwfl_Module;
