@@ -2,7 +2,8 @@
 /*
  * Ring buffers: the mmap of a perf event fd, read with the acquire/release
  * protocol the kernel documents for data_head/data_tail. Records that wrap
- * around the end of the buffer are copied out whole.
+ * around the end of the buffer are copied out whole; the space of each
+ * record goes back to the kernel as soon as the reader asks for the next.
  */
 #ifndef EVPROF_RING_H
 #define EVPROF_RING_H
@@ -47,10 +48,16 @@ EVPROF_API int evprof_ring__fd(const struct evprof_ring *ring);
 
 /*
  * Hands out the next record: *rec points at its header and *size is
- * header.size. The bytes stay valid until the next call on this ring.
- * Returns 1 with a record, 0 when the ring is empty (the space of every
- * record handed out so far is then given back to the kernel), or a
- * negative error.
+ * header.size. *rec points into the mapping, or, for a record that wraps
+ * around the end of the buffer, into a copy the ring owns; either way the
+ * bytes stay valid until the next call of evprof_ring__next() or
+ * evprof_ring__close() on this ring, and no longer: copy what must live on.
+ *
+ * Each call first gives the space of the record handed out by the previous
+ * call back to the kernel (data_tail), so a reader slower than the sampler
+ * frees space record by record instead of only once it finds the ring
+ * empty. Returns 1 with a record, 0 when the ring is empty (every record
+ * handed out so far is then given back), or a negative error.
  */
 EVPROF_API int evprof_ring__next(struct evprof_ring *ring, const void **rec,
 				 size_t *size);

@@ -24,6 +24,7 @@ struct evprof_ring {
 	const unsigned char *data;
 	uint64_t size;	     /* power of two */
 	uint64_t tail;	     /* end of the last record handed out */
+	uint64_t released;   /* data_tail as last stored */
 	uint64_t head;	     /* data_head as last loaded */
 	unsigned char *copy; /* EVPROF__RING_MAX_RECORD bytes */
 	struct evprof_ring_stats stats;
@@ -81,6 +82,7 @@ static struct evprof_ring *ring_new(struct perf_event_mmap_page *pg,
 	r->size = size;
 	/* Start where a previous reader of this buffer stopped. */
 	r->tail = __atomic_load_n(&pg->data_tail, __ATOMIC_RELAXED);
+	r->released = r->tail;
 	r->head = r->tail;
 	return r;
 }
@@ -200,6 +202,15 @@ static void count_record(struct evprof_ring *r, const unsigned char *rec,
 	}
 }
 
+/* Gives the kernel back the space of everything before our tail. */
+static void ring_release(struct evprof_ring *r)
+{
+	if (r->released != r->tail) {
+		ring_write_tail(r->pg, r->tail);
+		r->released = r->tail;
+	}
+}
+
 int evprof_ring__next(struct evprof_ring *ring, const void **rec, size_t *size)
 {
 	struct perf_event_header h;
@@ -208,13 +219,20 @@ int evprof_ring__next(struct evprof_ring *ring, const void **rec, size_t *size)
 
 	if (!ring || !rec || !size)
 		return -EINVAL;
+	/*
+	 * The caller is done with the record of the previous call: give its
+	 * space back now, not once the ring is found empty. A reader slower
+	 * than the sampler may never find it empty, and the kernel would see
+	 * a full ring and drop samples until it did. One release store per
+	 * record, to the cache line the kernel writes data_head to anyway.
+	 */
+	ring_release(ring);
 	for (;;) {
 		if (ring->tail == ring->head) {
 			ring->head = ring_read_head(ring->pg);
 			if (ring->tail == ring->head) {
-				/* Empty: everything handed out is consumed,
-				 * give its space back. */
-				ring_write_tail(ring->pg, ring->tail);
+				/* Records skipped as malformed. */
+				ring_release(ring);
 				return 0;
 			}
 		}
@@ -244,7 +262,7 @@ int evprof_ring__next(struct evprof_ring *ring, const void **rec, size_t *size)
 		*rec = ring->copy;
 	}
 	*size = h.size;
-	/* The space stays ours until the ring is next found empty. */
+	/* The space stays ours until the next call releases it. */
 	ring->tail += h.size;
 	count_record(ring, *rec, h.size);
 	return 1;

@@ -240,7 +240,18 @@ static void test_malformed_size(void **state)
 	evprof_ring__close(r);
 }
 
-static void test_tail_published_only_when_empty(void **state)
+/*
+ * A kernel that keeps to the protocol: with the ring as full as data_tail
+ * lets it be, it may write anywhere from head up to data_tail + size.
+ * Scribbles over all of that, as a fast writer would.
+ */
+static void kscribble_free(uint64_t head)
+{
+	for (uint64_t pos = head; pos < page.data_tail + DATA_SIZE; pos++)
+		data[pos % DATA_SIZE] = 0xa5;
+}
+
+static void test_tail_advances_mid_batch(void **state)
 {
 	unsigned char a[32], b[24];
 	struct evprof_ring *r;
@@ -256,19 +267,70 @@ static void test_tail_published_only_when_empty(void **state)
 	kpublish(64);
 
 	assert_int_equal(evprof_ring__next(r, &got, &size), 1);
+	/* a is ours until the next call: its space is not given back. */
 	assert_int_equal(page.data_tail, 8);
+	kscribble_free(64);
+	assert_memory_equal(got, a, sizeof(a));
 	assert_int_equal(evprof_ring__next(r, &got, &size), 1);
-	/* Still not given back: b's bytes must stay valid. */
-	assert_int_equal(page.data_tail, 8);
+	/* a is released though b is still unread by the caller and the
+	 * ring is not empty; b's bytes stay valid. */
+	assert_int_equal(page.data_tail, 40);
+	assert_int_equal(page.data_head, 64);
+	kscribble_free(64);
 	assert_memory_equal(got, b, sizeof(b));
-	/* The kernel appends while we read: not empty yet. */
+	/* The kernel appends while we read: never empty, yet b goes back
+	 * as soon as the next record is asked for. */
 	kwrite(64, a, sizeof(a));
 	kpublish(96);
 	assert_int_equal(evprof_ring__next(r, &got, &size), 1);
-	assert_int_equal(page.data_tail, 8);
+	assert_int_equal(page.data_tail, 64);
+	kscribble_free(96);
 	assert_memory_equal(got, a, sizeof(a));
 	assert_int_equal(evprof_ring__next(r, &got, &size), 0);
 	assert_int_equal(page.data_tail, 96);
+	/* Empty again: no store while nothing moves. */
+	page.data_tail = 12345;
+	assert_int_equal(evprof_ring__next(r, &got, &size), 0);
+	assert_int_equal(page.data_tail, 12345);
+	evprof_ring__close(r);
+}
+
+static void test_wrapped_record_valid_until_next_call(void **state)
+{
+	unsigned char rec[48], after[16];
+	struct evprof_ring *r;
+	const void *got;
+	size_t size;
+
+	(void)state;
+	/* rec straddles the end (16 + 32 bytes), after follows in place. */
+	r = ring_at(2 * DATA_SIZE - 16);
+	make_rec(rec, PERF_RECORD_SAMPLE, sizeof(rec), 0x20);
+	make_rec(after, PERF_RECORD_SAMPLE, sizeof(after), 0x90);
+	kwrite(2 * DATA_SIZE - 16, rec, sizeof(rec));
+	kwrite(2 * DATA_SIZE + 32, after, sizeof(after));
+	kpublish(2 * DATA_SIZE + 48);
+
+	assert_int_equal(evprof_ring__next(r, &got, &size), 1);
+	assert_int_equal(size, sizeof(rec));
+	/* Held: its space is not released, whatever the kernel writes
+	 * into the free part leaves it (and its copy) whole. */
+	assert_int_equal(page.data_tail, 2 * DATA_SIZE - 16);
+	kscribble_free(2 * DATA_SIZE + 48);
+	assert_memory_equal(got, rec, sizeof(rec));
+	assert_memory_equal(data + DATA_SIZE - 16, rec, 16);
+
+	/* The next call releases the wrapped record, and only it. */
+	assert_int_equal(evprof_ring__next(r, &got, &size), 1);
+	assert_int_equal(page.data_tail, 2 * DATA_SIZE + 32);
+	assert_ptr_equal(got, data + 32);
+	kscribble_free(2 * DATA_SIZE + 48);
+	assert_memory_equal(got, after, sizeof(after));
+	/* The kernel may now reuse the wrapped record's space. */
+	assert_int_equal(data[0], 0xa5);
+	assert_int_equal(data[DATA_SIZE - 16], 0xa5);
+	assert_int_equal(evprof_ring__next(r, &got, &size), 0);
+	assert_int_equal(page.data_tail, 2 * DATA_SIZE + 48);
 	evprof_ring__close(r);
 }
 
@@ -346,7 +408,9 @@ int main(void)
 	    cmocka_unit_test_setup(test_header_wraps, setup),
 	    cmocka_unit_test_setup(test_many_records, setup),
 	    cmocka_unit_test_setup(test_malformed_size, setup),
-	    cmocka_unit_test_setup(test_tail_published_only_when_empty, setup),
+	    cmocka_unit_test_setup(test_tail_advances_mid_batch, setup),
+	    cmocka_unit_test_setup(test_wrapped_record_valid_until_next_call,
+				   setup),
 	    cmocka_unit_test_setup(test_lost_counting, setup),
 	    cmocka_unit_test_setup(test_bad_sizes_rejected, setup),
 	};
