@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbols_internal.h"
+#include "kallsyms.h"
+#include "symtab.h"
 
 #define KALLSYMS_MAX_BYTES   (512u << 20)
 #define NT_GNU_BUILD_ID_TYPE 3

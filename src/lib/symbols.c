@@ -1,102 +1,56 @@
 // SPDX-License-Identifier: MIT
 /*
- * User-space symbolization through elfutils libdwfl, and the symbolizer
- * object that also fronts kallsyms.c. The only file that includes
- * libelf/libdw.
+ * The symbolizer: caches and the evprof_symbolizer__* API over the layers
+ * below it. dso finds and opens the ELF image of a mapping, symtab sorts
+ * its symbols and owns every name handed out, srcline reads inline chains
+ * from DWARF, jitmap reads perf's JIT maps and kallsyms the kernel's
+ * symbols.
  *
- * Each image gets its own Dwfl holding one module reported at bias 0, so
- * module addresses are the image's link-time addresses (SVMA) whatever
- * process mapped it; this file maps a process address to an SVMA through
- * the PT_LOAD segment that holds its file offset. Images are therefore
- * shared by every process (and every mapping) that maps them.
+ * Images live alone in their own Dwfl at their link-time addresses (see
+ * dso.h), so one image serves every process and mapping that maps it: a
+ * process address becomes a file offset through its mapping, and an SVMA
+ * through the PT_LOAD holding that offset.
  */
-#define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <elfutils/libdwelf.h>
-#include <elfutils/libdwfl.h>
-#include <gelf.h>
-#include <libiberty/demangle.h>
-#undef ARRAY_SIZE /* libiberty.h has its own; util.h's follows */
-
-#include <evprof/proc.h>
 #include <evprof/symbols.h>
 
-#include "symbols_internal.h"
-
-#define MAX_BUILD_ID 64
-#define MAX_INLINE   64
-/* Longest name demangled: libiberty's stack use is ~100 bytes per char. */
-#define MAX_MANGLED   8192
-#define MAX_DEMANGLED (1u << 20)
-#define MAX_JIT_SYMS  (1u << 24)
-
-/* ---- arena and string map ------------------------------------------------ */
-
-struct arena_blk {
-	struct arena_blk *next;
-	size_t used, cap;
-	max_align_t data[];
-};
-
-struct smap_ent {
-	const char *key; /* arena-owned; NULL: empty slot */
-	void *val;
-	uint64_t hash;
-};
-
-struct smap {
-	struct smap_ent *ents;
-	size_t cap, nr;
-};
-
-/* A PT_LOAD segment: file range [offset, offset + filesz) at vaddr. */
-struct load {
-	uint64_t offset, filesz, vaddr;
-};
-
-/* A sized symbol of an image; name owned by libdwfl. lo first (count_le). */
-struct symrec {
-	uint64_t lo, size;
-	const char *name;
-	int rank; /* binding: local < global < weak, as libdwfl prefers */
-	int ndx;  /* symbol table index */
-};
+#include "dso.h"
+#include "jitmap.h"
+#include "kallsyms.h"
+#include "srcline.h"
+#include "symtab.h"
 
 struct image {
 	struct image *next;
-	struct symrec *syms; /* sorted by lo, then rank; built on first use */
-	size_t nr_syms;
-	bool syms_built;
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	struct load *loads;
-	size_t nr_loads;
-	uint64_t base_vaddr; /* first PT_LOAD's p_vaddr */
+	struct evprof__dso *dso;
+	struct evprof__elfsyms *syms; /* made on first use */
+	struct evprof__srcline *src;  /* made on first use */
+};
+
+/* A mapping's description: the key of what it resolved to. */
+struct mapkey {
+	const char *path;
 	const uint8_t *build_id;
 	size_t build_id_len;
+	uint64_t start, end, pgoff, inode;
+	int pid;
 };
 
 /* What a mapping resolved to; img NULL when no file could be read. */
 struct mapent {
+	struct mapkey key; /* strings and bytes in the store */
 	struct image *img;
 	const char *lib_path, *lib_name;
 };
 
 /*
- * Address cache entry: what lookup_image() found for (img, fileoff); every
- * pointer is arena-owned. img NULL: an empty slot.
+ * Address cache entry, its own key: what lookup_image() found for (img,
+ * fileoff); every pointer lives as long as the symbolizer.
  */
 struct aent {
 	const struct image *img;
@@ -108,227 +62,23 @@ struct aent {
 	uint32_t nr_frames;
 };
 
-struct acache {
-	struct aent *ents;
-	size_t cap, nr;
-};
-
-/* A JIT map line; name is raw (demangled at lookup). start first (count_le). */
-struct jit_sym {
-	uint64_t start, size;
-	const char *name;
-	size_t line;
-};
-
-/* A process's JIT map, sorted by start, then by line. */
-struct jitmap {
-	struct jit_sym *syms;
-	size_t nr;
-	const char *path, *name;
-};
-
-/* Growing output of one demangling; failed when it would pass the cap. */
-struct dmg_buf {
-	char *p;
-	size_t len, cap;
-	bool failed;
-};
-
 struct evprof_symbolizer {
 	struct evprof_symbolizer_opts opts;
-	char *debuginfo_path; /* owned; elfutils wants char ** */
+	struct evprof__dso_finder finder;
 	char *kallsyms_path;
-	Dwfl_Callbacks cb;
-	struct arena_blk *arena;
-	struct smap strings;  /* interned strings */
-	struct smap mappings; /* mapping description -> struct mapent */
-	struct smap images;   /* identity -> struct image */
+	struct evprof__names *names; /* every string and cached answer */
+	struct evprof_hashmap *mappings; /* struct mapkey * -> mapent */
+	struct evprof_hashmap *images;	 /* dso identity key -> image */
 	struct image *image_list;
-	struct acache acache; /* (image, file offset) -> answer */
-	struct smap jits;     /* "PID" -> struct jitmap, NULL when none */
-	struct smap cus;      /* "c:IMAGE:CU offset" -> struct cu_index */
+	struct evprof_hashmap *answers; /* struct aent * (img, fileoff) -> it */
+	struct evprof_hashmap *jits;	/* pid -> struct evprof__jitmap or NULL */
 	struct evprof_symbolizer_stats st;
-	struct image *vdso;
-	bool vdso_tried;
 	struct evprof__kallsyms *ksyms;
 	bool ksyms_tried;
-	uint8_t kernel_id[MAX_BUILD_ID];
+	uint8_t kernel_id[EVPROF__MAX_BUILD_ID];
 	size_t kernel_id_len;
-	struct dmg_buf dmg; /* scratch for one demangling */
-	struct evprof_sym_frame frames[MAX_INLINE]; /* scratch for one lookup */
+	struct evprof_sym_frame frames[EVPROF__MAX_INLINE]; /* one lookup's */
 };
-
-static void *arena_alloc(struct evprof_symbolizer *s, size_t n)
-{
-	const size_t align = sizeof(max_align_t);
-	struct arena_blk *b = s->arena;
-	void *p;
-
-	n = (n + align - 1) & ~(align - 1);
-	if (!b || b->cap - b->used < n) {
-		size_t cap = n > 65536 ? n : 65536;
-
-		b = malloc(sizeof(*b) + cap);
-		if (!b)
-			return NULL;
-		b->cap = cap;
-		b->used = 0;
-		b->next = s->arena;
-		s->arena = b;
-	}
-	p = (char *)b->data + b->used;
-	b->used += n;
-	return p;
-}
-
-static uint64_t hash_str(const char *k)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *k; k++)
-		h = (h ^ (uint8_t)*k) * 0x100000001b3ull;
-	return h;
-}
-
-static struct smap_ent *smap_slot(const struct smap *m, const char *key,
-				  uint64_t h)
-{
-	size_t i = h & (m->cap - 1);
-
-	while (m->ents[i].key &&
-	       (m->ents[i].hash != h || strcmp(m->ents[i].key, key)))
-		i = (i + 1) & (m->cap - 1);
-	return &m->ents[i];
-}
-
-/* The entry for key, or NULL. */
-static struct smap_ent *smap_get(const struct smap *m, const char *key)
-{
-	struct smap_ent *e;
-
-	if (!m->cap)
-		return NULL;
-	e = smap_slot(m, key, hash_str(key));
-	return e->key ? e : NULL;
-}
-
-static int smap_grow(struct smap *m)
-{
-	struct smap old = *m;
-	size_t i;
-
-	m->cap = old.cap ? old.cap * 2 : 64;
-	m->ents = calloc(m->cap, sizeof(*m->ents));
-	if (!m->ents) {
-		*m = old;
-		return -ENOMEM;
-	}
-	for (i = 0; i < old.cap; i++)
-		if (old.ents[i].key)
-			*smap_slot(m, old.ents[i].key, old.ents[i].hash) =
-			    old.ents[i];
-	free(old.ents);
-	return 0;
-}
-
-/* Adds key (copied to the arena unless key_owned) -> val; returns entry. */
-static struct smap_ent *smap_put(struct evprof_symbolizer *s, struct smap *m,
-				 const char *key, bool key_owned, void *val)
-{
-	struct smap_ent *e;
-	uint64_t h = hash_str(key);
-
-	if ((m->nr + 1) * 2 > m->cap && smap_grow(m))
-		return NULL;
-	e = smap_slot(m, key, h);
-	if (!e->key) {
-		if (!key_owned) {
-			size_t l = strlen(key) + 1;
-			char *k = arena_alloc(s, l);
-
-			if (!k)
-				return NULL;
-			memcpy(k, key, l);
-			key = k;
-		}
-		e->key = key;
-		e->hash = h;
-		m->nr++;
-	}
-	e->val = val;
-	return e;
-}
-
-static const char *intern(struct evprof_symbolizer *s, const char *str)
-{
-	struct smap_ent *e;
-
-	if (!str)
-		return NULL;
-	e = smap_get(&s->strings, str);
-	if (e)
-		return e->key;
-	e = smap_put(s, &s->strings, str, false, NULL);
-	return e ? e->key : NULL;
-}
-
-/* ---- names ----------------------------------------------------------------
- */
-
-static void dmg_put(const char *str, size_t n, void *opaque)
-{
-	struct dmg_buf *b = opaque;
-	char *np;
-
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		np = cap > MAX_DEMANGLED ? NULL : realloc(b->p, cap);
-		if (!np) {
-			b->failed = true;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, str, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-/*
- * C++ and Rust (legacy "_ZN...17h<hash>E" and v0 "_R...") through
- * libiberty, in the order and with the options of binutils' addr2line -C
- * (Rust first, since legacy Rust names are also valid C++ names). The
- * callback forms never call xmalloc, which exits on failure; their stack
- * use grows with the name, hence MAX_MANGLED. Names that do not demangle
- * stay as they are.
- */
-static const char *demangle(struct evprof_symbolizer *s, const char *name)
-{
-	const int opts = DMGL_PARAMS | DMGL_ANSI;
-	struct dmg_buf *b = &s->dmg;
-	bool ok;
-
-	if (!name || s->opts.no_demangle ||
-	    (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2)) ||
-	    strnlen(name, MAX_MANGLED + 1) > MAX_MANGLED)
-		return intern(s, name);
-	b->len = 0;
-	b->failed = false;
-	ok = rust_demangle_callback(name, opts, dmg_put, b) && !b->failed;
-	if (!ok) {
-		b->len = 0;
-		b->failed = false;
-		ok = cplus_demangle_v3_callback(name, opts, dmg_put, b) &&
-		     !b->failed;
-	}
-	return intern(s, ok && b->len ? b->p : name);
-}
 
 static const char *basename_of(const char *path)
 {
@@ -337,734 +87,182 @@ static const char *basename_of(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-static void hex(char *out, const uint8_t *b, size_t n)
+/* The image of map's file, opened once per identity; NULL when none. */
+static struct image *resolve_image(struct evprof_symbolizer *s,
+				   const struct evprof_sym_mapping *map)
 {
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-/* ---- images ----------------------------------------------------------------
- */
-
-static int read_loads(struct evprof_symbolizer *s, struct image *img, Elf *elf)
-{
-	size_t phnum, i, n = 0;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &phnum))
-		return -EVPROF_ERR_BAD_ELF;
-	if (phnum > 65535)
-		return -EVPROF_ERR_BAD_ELF;
-	img->loads = arena_alloc(s, (phnum ? phnum : 1) * sizeof(*img->loads));
-	if (!img->loads)
-		return -ENOMEM;
-	for (i = 0; i < phnum; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph))
-			return -EVPROF_ERR_BAD_ELF;
-		if (ph.p_type != PT_LOAD)
-			continue;
-		if (n == 0)
-			img->base_vaddr = ph.p_vaddr;
-		img->loads[n].offset = ph.p_offset;
-		img->loads[n].filesz = ph.p_filesz;
-		img->loads[n].vaddr = ph.p_vaddr;
-		n++;
-	}
-	img->nr_loads = n;
-	return n ? 0 : -EVPROF_ERR_BAD_ELF;
-}
-
-/*
- * Builds the image of an ELF file open on fd, which it consumes. name names
- * the module; file_name is where elfutils looks for debuglink files next to
- * it. Returns NULL with errno set.
- */
-static struct image *image_new(struct evprof_symbolizer *s, int fd, Elf *elf,
-			       const char *name, const char *file_name)
-{
+	const struct evprof__dso_want want = {
+	    .path = map->path,
+	    .start = map->start,
+	    .end = map->end,
+	    .build_id = map->build_id,
+	    .build_id_len = map->build_id_len,
+	    .inode = map->inode,
+	    .pid = map->pid,
+	};
+	struct evprof__dso_file f;
+	struct evprof__dso *dso;
 	struct image *img;
-	const void *bid;
-	ssize_t bid_len;
-	int err;
+	const char *key;
+	long found;
 
-	img = arena_alloc(s, sizeof(*img));
-	if (!img) {
-		err = -ENOMEM;
-		goto fail;
+	if (evprof__dso_open(&want, &f))
+		return NULL;
+	if (evprof__hashmap_find(s->images, (long)f.key, &found)) {
+		evprof__dso_file_close(&f);
+		return (struct image *)found;
 	}
-	memset(img, 0, sizeof(*img));
-	err = read_loads(s, img, elf);
-	if (err)
-		goto fail;
-	bid_len = dwelf_elf_gnu_build_id(elf, &bid);
-	if (bid_len > 0 && bid_len <= MAX_BUILD_ID) {
-		uint8_t *copy = arena_alloc(s, (size_t)bid_len);
-
-		if (!copy) {
-			err = -ENOMEM;
-			goto fail;
-		}
-		memcpy(copy, bid, (size_t)bid_len);
-		img->build_id = copy;
-		img->build_id_len = (size_t)bid_len;
+	img = evprof__names_alloc(s->names, sizeof(*img));
+	key = evprof__names_intern(s->names, f.key); /* before f is consumed */
+	if (!img || !key) {
+		evprof__dso_file_close(&f);
+		return NULL;
 	}
-	img->dwfl = dwfl_begin(&s->cb);
-	if (!img->dwfl) {
-		err = -ENOMEM;
-		goto fail;
+	dso = evprof__dso_new(&s->finder, &f, basename_of(f.file_name));
+	if (!dso)
+		return NULL;
+	if (evprof__hashmap_add(s->images, (long)key, (long)img)) {
+		evprof__dso_free(dso);
+		return NULL;
 	}
-	dwfl_report_begin(img->dwfl);
-	/*
-	 * Base 0 relative to p_vaddr: ET_DYN is placed at its link-time
-	 * addresses, as ET_EXEC always is, so the module bias is 0.
-	 */
-	img->mod = dwfl_report_elf(img->dwfl, name, file_name, fd, 0, true);
-	dwfl_report_end(img->dwfl, NULL, NULL);
-	if (!img->mod) {
-		pr_debug("symbols: %s: %s\n", file_name, dwfl_errmsg(-1));
-		dwfl_end(img->dwfl);
-		err = -EVPROF_ERR_BAD_ELF;
-		goto fail;
-	}
-	/* libdwfl owns fd now and keeps its own Elf handle. */
-	elf_end(elf);
+	img->dso = dso;
 	s->st.images++;
 	img->next = s->image_list;
 	s->image_list = img;
 	return img;
-fail:
-	elf_end(elf);
-	close(fd);
-	errno = err == -ENOMEM ? ENOMEM : EINVAL;
-	return NULL;
 }
 
-/*
- * Opens one candidate path for map and checks it is the mapped file.
- * Returns the (possibly cached) image, or NULL.
- */
-static struct image *try_file(struct evprof_symbolizer *s,
-			      const struct evprof_sym_mapping *map,
-			      const char *cand, const char *file_name)
+static size_t mapkey_hash(long key, void *ctx)
 {
-	char key[2 * MAX_BUILD_ID + 96];
-	struct smap_ent *e;
-	struct image *img;
-	const void *bid;
-	ssize_t bid_len;
-	struct stat st;
-	Elf *elf;
-	int fd;
+	const struct mapkey *k = (const struct mapkey *)key;
+	uint64_t h = EVPROF_HASH_INIT;
 
-	fd = open(cand, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (map->inode && st.st_ino != map->inode)) {
-		close(fd);
-		return NULL;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		pr_debug("symbols: %s: not an ELF file\n", cand);
-		elf_end(elf);
-		close(fd);
-		return NULL;
-	}
-	bid_len = dwelf_elf_gnu_build_id(elf, &bid);
-	if (bid_len < 0 || bid_len > MAX_BUILD_ID)
-		bid_len = 0;
-	if (map->build_id_len &&
-	    ((size_t)bid_len != map->build_id_len ||
-	     memcmp(bid, map->build_id, map->build_id_len))) {
-		pr_debug("symbols: %s: build id differs from the mapping's\n",
-			 cand);
-		elf_end(elf);
-		close(fd);
-		return NULL;
-	}
-	if (bid_len > 0) {
-		memcpy(key, "b:", 2);
-		hex(key + 2, bid, (size_t)bid_len);
-	} else {
-		snprintf(key, sizeof(key), "f:%llx:%llx:%lld.%09ld:%lld",
-			 (unsigned long long)st.st_dev,
-			 (unsigned long long)st.st_ino,
-			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-			 (long long)st.st_size);
-	}
-	e = smap_get(&s->images, key);
-	if (e) {
-		elf_end(elf);
-		close(fd);
-		return e->val;
-	}
-	img = image_new(s, fd, elf, basename_of(file_name), file_name);
-	if (img && !smap_put(s, &s->images, key, false, img))
-		return NULL;
-	return img;
+	(void)ctx;
+	h = evprof__hash_mem(h, &k->start, sizeof(k->start));
+	h = evprof__hash_mem(h, &k->end, sizeof(k->end));
+	h = evprof__hash_mem(h, &k->pgoff, sizeof(k->pgoff));
+	h = evprof__hash_mem(h, &k->inode, sizeof(k->inode));
+	h = evprof__hash_mem(h, &k->pid, sizeof(k->pid));
+	h = evprof__hash_mem(h, k->build_id, k->build_id_len);
+	return (size_t)evprof__hash_mem(h, k->path, strlen(k->path));
 }
 
-static int find_vdso_cb(const struct evprof_map *m, void *ctx)
+static bool mapkey_equal(long a, long b, void *ctx)
 {
-	struct evprof_map *out = ctx;
+	const struct mapkey *x = (const struct mapkey *)a;
+	const struct mapkey *y = (const struct mapkey *)b;
 
-	if (m->flags & EVPROF_MAP_SPECIAL && !strcmp(m->path, "[vdso]")) {
-		*out = *m;
-		out->path = NULL;
-	}
-	return 0;
-}
-
-/*
- * Our own vdso, copied into a memfd so that libdwfl reads it like a file.
- * The vdso is part of the kernel: every 64-bit process on this kernel maps
- * the same image. Reading the target's copy through /proc/PID/mem would
- * need it alive at symbolization time.
- */
-static struct image *vdso_image(struct evprof_symbolizer *s)
-{
-	struct evprof_map m = {0};
-	unsigned long base;
-	Elf *elf;
-	int fd;
-
-	if (s->vdso_tried)
-		return s->vdso;
-	s->vdso_tried = true;
-	base = getauxval(AT_SYSINFO_EHDR);
-	if (!base || evprof_maps__read(0, find_vdso_cb, &m) < 0 ||
-	    m.start != base || m.end <= m.start)
-		return NULL;
-	fd = memfd_create("evprof-vdso", MFD_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (write(fd, (const void *)base, m.end - m.start) !=
-	    (ssize_t)(m.end - m.start)) {
-		close(fd);
-		return NULL;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		close(fd);
-		return NULL;
-	}
-	s->vdso = image_new(s, fd, elf, "[vdso]", "[vdso]");
-	return s->vdso;
-}
-
-static struct image *resolve_image(struct evprof_symbolizer *s,
-				   const struct evprof_sym_mapping *map)
-{
-	char cand[PATH_MAX + 64];
-	struct image *img;
-
-	if (!strcmp(map->path, "[vdso]"))
-		return vdso_image(s);
-	if (map->path[0] != '/')
-		return NULL;
-	img = try_file(s, map, map->path, map->path);
-	if (img || map->pid <= 0)
-		return img;
-	if (snprintf(cand, sizeof(cand), "/proc/%d/root%s", map->pid,
-		     map->path) < (int)sizeof(cand)) {
-		img = try_file(s, map, cand, cand);
-		if (img)
-			return img;
-	}
-	snprintf(cand, sizeof(cand), "/proc/%d/map_files/%llx-%llx", map->pid,
-		 (unsigned long long)map->start, (unsigned long long)map->end);
-	return try_file(s, map, cand, map->path);
+	(void)ctx;
+	return x->start == y->start && x->end == y->end &&
+	       x->pgoff == y->pgoff && x->inode == y->inode &&
+	       x->pid == y->pid && x->build_id_len == y->build_id_len &&
+	       !memcmp(x->build_id, y->build_id, x->build_id_len) &&
+	       !strcmp(x->path, y->path);
 }
 
 static struct mapent *lookup_mapping(struct evprof_symbolizer *s,
 				     const struct evprof_sym_mapping *map)
 {
-	char bid[2 * MAX_BUILD_ID + 1] = "", stack_key[512];
+	const struct mapkey key = {
+	    .path = map->path,
+	    .build_id = map->build_id,
+	    .build_id_len = map->build_id_len,
+	    .start = map->start,
+	    .end = map->end,
+	    .pgoff = map->pgoff,
+	    .inode = map->inode,
+	    .pid = map->pid,
+	};
 	struct mapent *me;
-	struct smap_ent *e;
-	char *key = stack_key;
-	size_t klen;
+	uint8_t *bid = NULL;
+	long found;
 
+	if (evprof__hashmap_find(s->mappings, (long)&key, &found))
+		return (struct mapent *)found;
+	me = evprof__names_alloc(s->names, sizeof(*me));
 	if (map->build_id_len)
-		hex(bid, map->build_id,
-		    map->build_id_len < MAX_BUILD_ID ? map->build_id_len
-						     : MAX_BUILD_ID);
-	klen = strlen(map->path) + sizeof(bid) + 128;
-	if (klen > sizeof(stack_key)) {
-		key = malloc(klen);
-		if (!key)
-			return NULL;
-	}
-	snprintf(key, klen, "%d:%llx:%llx:%llx:%llx:%s:%s", map->pid,
-		 (unsigned long long)map->start, (unsigned long long)map->end,
-		 (unsigned long long)map->pgoff, (unsigned long long)map->inode,
-		 bid, map->path);
-	e = smap_get(&s->mappings, key);
-	if (e) {
-		if (key != stack_key)
-			free(key);
-		return e->val;
-	}
-	me = arena_alloc(s, sizeof(*me));
-	if (!me)
-		goto oom;
-	me->lib_path = intern(s, map->path);
+		bid = evprof__names_alloc(s->names, map->build_id_len);
+	if (!me || (map->build_id_len && !bid))
+		return NULL;
+	me->key = key;
+	me->key.build_id = map->build_id_len
+			       ? memcpy(bid, map->build_id, map->build_id_len)
+			       : NULL;
+	me->lib_path = evprof__names_intern(s->names, map->path);
 	if (!me->lib_path)
-		goto oom;
+		return NULL;
+	me->key.path = me->lib_path;
 	me->lib_name = basename_of(me->lib_path);
 	me->img = resolve_image(s, map);
 	if (!me->img)
 		pr_debug("symbols: no readable image for %s\n", map->path);
-	if (!smap_put(s, &s->mappings, key, false, me))
-		me = NULL;
-	if (key != stack_key)
-		free(key);
+	if (evprof__hashmap_add(s->mappings, (long)&me->key, (long)me))
+		return NULL;
 	return me;
-oom:
-	if (key != stack_key)
-		free(key);
-	return NULL;
 }
 
-/* ---- lookups --------------------------------------------------------------
- */
-
-/* Name of a function DIE: linkage name (demangled) first, as addr2line. */
-static const char *die_name(struct evprof_symbolizer *s, Dwarf_Die *die)
-{
-	Dwarf_Attribute a;
-	const char *n;
-
-	n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
-	if (!n)
-		n = dwarf_formstring(
-		    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
-	if (n)
-		return demangle(s, n);
-	return intern(
-	    s, dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a)));
-}
-
-static uint32_t die_udata(Dwarf_Die *die, unsigned int at)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word w;
-
-	if (dwarf_formudata(dwarf_attr(die, at, &a), &w) || w > UINT32_MAX)
-		return 0;
-	return (uint32_t)w;
-}
-
-/* A function's range in a CU: [lo, hi), DIE at off. lo first (count_le). */
-struct fn_range {
-	uint64_t lo, hi;
-	Dwarf_Off off;
-};
-
-/* The out-of-line functions of one CU, sorted by lo. */
-struct cu_index {
-	struct fn_range *r;
-	size_t nr;
-};
-
-struct fn_vec {
-	struct fn_range *v;
-	size_t nr, cap;
-	bool failed;
-};
-
-static void index_scope(Dwarf_Die *parent, struct fn_vec *fv, int depth)
-{
-	Dwarf_Die c;
-
-	if (depth > 16 || dwarf_child(parent, &c) != 0)
-		return;
-	do {
-		Dwarf_Addr base, lo, hi;
-		ptrdiff_t off = 0;
-
-		switch (dwarf_tag(&c)) {
-		case DW_TAG_subprogram:
-			while ((off = dwarf_ranges(&c, off, &base, &lo, &hi)) >
-			       0) {
-				struct fn_range *nv;
-
-				if (hi <= lo)
-					continue;
-				if (fv->nr == fv->cap) {
-					fv->cap = fv->cap ? fv->cap * 2 : 64;
-					nv = realloc(fv->v,
-						     fv->cap * sizeof(*nv));
-					if (!nv) {
-						fv->failed = true;
-						return;
-					}
-					fv->v = nv;
-				}
-				fv->v[fv->nr++] = (struct fn_range){
-				    lo, hi, dwarf_dieoffset(&c)};
-			}
-			break;
-		case DW_TAG_namespace:
-		case DW_TAG_class_type:
-		case DW_TAG_structure_type:
-		case DW_TAG_union_type:
-		case DW_TAG_module:
-			index_scope(&c, fv, depth + 1);
-			break;
-		}
-	} while (dwarf_siblingof(&c, &c) == 0);
-}
-
-static int cmp_fn_range(const void *a, const void *b)
-{
-	const struct fn_range *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* The function index of cu, built on first use; NULL on failure. */
-static struct cu_index *cu_index(struct evprof_symbolizer *s,
-				 const struct image *img, Dwarf_Die *cu)
-{
-	struct fn_vec fv = {0};
-	struct cu_index *ci;
-	struct smap_ent *e;
-	char key[64];
-
-	snprintf(key, sizeof(key), "c:%p:%llx", (const void *)img,
-		 (unsigned long long)dwarf_dieoffset(cu));
-	e = smap_get(&s->cus, key);
-	if (e)
-		return e->val;
-	index_scope(cu, &fv, 0);
-	ci = arena_alloc(s, sizeof(*ci));
-	if (ci) {
-		ci->nr = fv.failed ? 0 : fv.nr;
-		ci->r = arena_alloc(s, (ci->nr ? ci->nr : 1) * sizeof(*ci->r));
-		if (ci->r && ci->nr) {
-			qsort(fv.v, ci->nr, sizeof(*fv.v), cmp_fn_range);
-			memcpy(ci->r, fv.v, ci->nr * sizeof(*fv.v));
-		}
-		if (!ci->r || !smap_put(s, &s->cus, key, false, ci))
-			ci = NULL;
-	}
-	free(fv.v);
-	return ci;
-}
-
-/* Whether die's code covers pc; blocks without addresses may (abstract). */
-static bool may_hold(Dwarf_Die *die, Dwarf_Addr pc)
-{
-	if (dwarf_haspc(die, pc) == 1)
-		return true;
-	return !dwarf_hasattr(die, DW_AT_low_pc) &&
-	       !dwarf_hasattr(die, DW_AT_ranges);
-}
-
-/* The inlined subroutine directly in parent (through blocks) at pc. */
-static bool inner_inline(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out,
-			 int depth)
-{
-	Dwarf_Die c;
-
-	if (depth > 32 || dwarf_child(parent, &c) != 0)
-		return false;
-	do {
-		switch (dwarf_tag(&c)) {
-		case DW_TAG_inlined_subroutine:
-			if (dwarf_haspc(&c, pc) == 1) {
-				*out = c;
-				return true;
-			}
-			break;
-		case DW_TAG_lexical_block:
-		case DW_TAG_try_block:
-		case DW_TAG_catch_block:
-			if (may_hold(&c, pc) && inner_inline(&c, pc, out, depth + 1))
-				return true;
-			break;
-		}
-	} while (dwarf_siblingof(&c, &c) == 0);
-	return false;
-}
-
-/*
- * The functions at pc, innermost first, into scopes (MAX_INLINE): through
- * the CU's function index, then down the inline nesting of the one
- * function that holds pc. dwarf_getscopes() would walk the whole CU per
- * address, which is most of the time on large C++ CUs. Returns how many,
- * 0 when no indexed function holds pc.
- */
-static int find_scopes(struct evprof_symbolizer *s, const struct image *img,
-		       Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *scopes)
-{
-	struct cu_index *ci = cu_index(s, img, cu);
-	Dwarf_Die chain[MAX_INLINE];
-	size_t lo, steps;
-	int n = 0, i;
-
-	if (!ci)
-		return 0;
-	lo = evprof__count_le(ci->r, ci->nr, sizeof(*ci->r), pc);
-	for (steps = 0; lo > 0 && steps < 8; lo--, steps++)
-		if (pc < ci->r[lo - 1].hi)
-			break;
-	if (!lo || steps == 8 ||
-	    !dwarf_offdie(dwarf_cu_getdwarf(cu->cu), ci->r[lo - 1].off,
-			  &chain[0]))
-		return 0;
-	n = 1;
-	while (n < MAX_INLINE && inner_inline(&chain[n - 1], pc, &chain[n], 0))
-		n++;
-	for (i = 0; i < n; i++)
-		scopes[i] = chain[n - 1 - i];
-	return n;
-}
-
-/* Fills s->frames from DWARF; returns how many. */
-static uint32_t inline_frames(struct evprof_symbolizer *s, struct image *img,
-			      uint64_t svma)
-{
-	const char *file = NULL;
-	Dwarf_Die *cu, *scopes = NULL, found[MAX_INLINE];
-	Dwarf_Files *files = NULL;
-	Dwarf_Addr bias;
-	Dwfl_Line *l;
-	size_t nfiles = 0;
-	uint32_t n = 0;
-	int line = 0, col = 0, decl, nscopes, i;
-
-	cu = dwfl_module_addrdie(img->mod, svma, &bias);
-	if (!cu)
-		return 0;
-	l = dwfl_module_getsrc(img->mod, svma);
-	if (l)
-		file = dwfl_lineinfo(l, NULL, &line, &col, NULL, NULL);
-	if (dwarf_getsrcfiles(cu, &files, &nfiles))
-		files = NULL;
-	nscopes = find_scopes(s, img, cu, svma - bias, found);
-	if (nscopes > 0)
-		goto frames;
-	/*
-	 * Not in the index (a function nested elsewhere): the slow way.
-	 * dwarf_getscopes() continues from an inlined instance into the
-	 * abstract function it came from; the physical nesting (inline ->
-	 * caller) comes from dwarf_getscopes_die() on the innermost function.
-	 */
-	nscopes = dwarf_getscopes(cu, svma - bias, &scopes);
-	for (i = 0; i < nscopes; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_inlined_subroutine ||
-		    tag == DW_TAG_subprogram)
-			break;
-	}
-	if (i < nscopes) {
-		Dwarf_Die inner = scopes[i];
-
-		free(scopes);
-		scopes = NULL;
-		nscopes = dwarf_getscopes_die(&inner, &scopes);
-	}
-frames:
-	for (i = 0; i < nscopes && n < MAX_INLINE; i++) {
-		Dwarf_Die *d = scopes ? &scopes[i] : &found[i];
-		int tag = dwarf_tag(d);
-		uint32_t cf;
-
-		if (tag != DW_TAG_inlined_subroutine &&
-		    tag != DW_TAG_subprogram)
-			continue;
-		s->frames[n].name = die_name(s, d);
-		s->frames[n].file = intern(s, file);
-		s->frames[n].line = line > 0 ? (uint32_t)line : 0;
-		s->frames[n].column = col > 0 ? (uint32_t)col : 0;
-		/* An inline instance takes it from its abstract origin. */
-		if (dwarf_decl_line(d, &decl) || decl < 0)
-			decl = 0;
-		s->frames[n].decl_line = (uint32_t)decl;
-		n++;
-		if (tag == DW_TAG_subprogram)
-			break;
-		/* The caller's position is this inline's call site. */
-		cf = die_udata(d, DW_AT_call_file);
-		file = files && cf < nfiles
-			   ? dwarf_filesrc(files, cf, NULL, NULL)
-			   : NULL;
-		line = (int)die_udata(d, DW_AT_call_line);
-		col = (int)die_udata(d, DW_AT_call_column);
-	}
-	free(scopes);
-	return n;
-}
-
-/* Copies the scratch frames to the arena; returns 0 or -ENOMEM. */
+/* Copies the scratch frames into the store; returns 0 or -ENOMEM. */
 static int keep_frames(struct evprof_symbolizer *s, uint32_t n,
-		       struct evprof_sym_result *res)
+		       const struct evprof_sym_frame **frames,
+		       uint32_t *nr_frames)
 {
 	struct evprof_sym_frame *f;
 
 	if (!n)
 		return 0;
-	f = arena_alloc(s, n * sizeof(*f));
+	f = evprof__names_alloc(s->names, n * sizeof(*f));
 	if (!f)
 		return -ENOMEM;
 	memcpy(f, s->frames, n * sizeof(*f));
-	res->frames = f;
-	res->nr_frames = n;
+	*frames = f;
+	*nr_frames = n;
 	return 0;
-}
-
-/* Symbol-table ranks by binding, as libdwfl breaks ties at one address. */
-static int bind_rank(unsigned char info)
-{
-	switch (GELF_ST_BIND(info)) {
-	case STB_GLOBAL:
-		return 2;
-	case STB_WEAK:
-	case STB_GNU_UNIQUE:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-static int cmp_symrec(const void *a, const void *b)
-{
-	const struct symrec *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	/* Folded aliases: the first in the table is found first, as binutils. */
-	return y->ndx - x->ndx;
-}
-
-/*
- * Sorted sized function symbols of img (.symtab, .dynsym or the
- * .gnu_debugdata ones), made once: dwfl_module_addrinfo() scans every
- * symbol for each lookup, minutes on a library like libLLVM.
- */
-static void build_syms(struct evprof_symbolizer *s, struct image *img)
-{
-	struct symrec *v = NULL, *nv;
-	size_t nr = 0, cap = 0;
-	int n, i;
-
-	img->syms_built = true;
-	n = dwfl_module_getsymtab(img->mod);
-	for (i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		GElf_Word shndx;
-		const char *name;
-		int type;
-
-		name = dwfl_module_getsym_info(img->mod, i, &sym, &addr, &shndx,
-					       NULL, NULL);
-		type = GELF_ST_TYPE(sym.st_info);
-		if (!name || !*name || !sym.st_size || shndx == SHN_UNDEF ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC &&
-		     type != STT_NOTYPE))
-			continue;
-		if (nr == cap) {
-			cap = cap ? cap * 2 : 1024;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				return;
-			}
-			v = nv;
-		}
-		v[nr++] = (struct symrec){addr, sym.st_size, name,
-					  bind_rank(sym.st_info), i};
-	}
-	if (nr) {
-		qsort(v, nr, sizeof(*v), cmp_symrec);
-		img->syms = arena_alloc(s, nr * sizeof(*v));
-		if (img->syms) {
-			memcpy(img->syms, v, nr * sizeof(*v));
-			img->nr_syms = nr;
-		}
-	}
-	free(v);
-}
-
-/* The closest sized symbol holding svma; at one address, see cmp_symrec. */
-static const struct symrec *find_sym(const struct image *img, uint64_t svma)
-{
-	size_t lo, steps;
-
-	lo =
-	    evprof__count_le(img->syms, img->nr_syms, sizeof(*img->syms), svma);
-	for (steps = 0; lo > 0 && steps < 16; lo--, steps++) {
-		const struct symrec *r = &img->syms[lo - 1];
-
-		if (svma - r->lo < r->size)
-			return r;
-	}
-	return NULL;
 }
 
 /* Looks fileoff up in img; fills *a (whose img and fileoff are set). */
 static int lookup_image(struct evprof_symbolizer *s, struct image *img,
 			uint64_t fileoff, struct aent *a)
 {
-	struct evprof_sym_result tmp = {0};
-	const struct symrec *sr;
-	const struct load *ld = NULL;
+	const struct evprof__dso *d = img->dso;
+	uint64_t svma, start = 0, size = 0;
 	const char *name;
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	uint64_t svma;
 	uint32_t n = 0;
-	size_t i;
-	int err;
 
-	for (i = 0; i < img->nr_loads; i++) {
-		const struct load *c = &img->loads[i];
-
-		if (fileoff >= c->offset && fileoff - c->offset < c->filesz) {
-			ld = c;
-			break;
-		}
-	}
-	if (!ld)
+	if (!evprof__dso_svma(d, fileoff, &svma))
 		return 0;
-	svma = fileoff - ld->offset + ld->vaddr;
 	a->found = true;
-	a->rel_addr = svma - img->base_vaddr;
-	if (!img->syms_built)
-		build_syms(s, img);
-	sr = find_sym(img, svma);
-	if (sr) {
-		name = sr->name;
-		off = svma - sr->lo;
-		sym.st_size = sr->size;
-	} else {
+	a->rel_addr = svma - d->base_vaddr;
+	if (!img->syms) {
+		img->syms = evprof__elfsyms_new(d->mod);
+		if (!img->syms)
+			return -ENOMEM;
+	}
+	name = evprof__elfsyms_find(img->syms, svma, &start, &size);
+	if (!name) {
 		/* Sizeless symbols and the like: libdwfl's own rules. */
-		name = dwfl_module_addrinfo(img->mod, svma, &off, &sym, NULL,
+		GElf_Off off = 0;
+		GElf_Sym sym;
+
+		name = dwfl_module_addrinfo(d->mod, svma, &off, &sym, NULL,
 					    NULL, NULL);
+		start = svma - off;
+		size = name ? sym.st_size : 0;
 	}
 	if (name) {
-		a->name = demangle(s, name);
+		a->name = evprof__names_demangle(s->names, name);
 		if (!a->name)
 			return -ENOMEM;
-		a->sym_start = svma - off - img->base_vaddr;
-		a->sym_size = sym.st_size;
+		a->sym_start = start - d->base_vaddr;
+		a->sym_size = size;
 	}
-	if (!s->opts.no_dwarf)
-		n = inline_frames(s, img, svma);
+	if (!s->opts.no_dwarf) {
+		if (!img->src) {
+			img->src = evprof__srcline_new(s->names, d->mod);
+			if (!img->src)
+				return -ENOMEM;
+		}
+		n = evprof__srcline_frames(img->src, svma, s->frames);
+	}
 	if (n && !s->frames[n - 1].name)
 		s->frames[n - 1].name = a->name;
 	if (!n && a->name) {
@@ -1072,78 +270,58 @@ static int lookup_image(struct evprof_symbolizer *s, struct image *img,
 		s->frames[0].name = a->name;
 		n = 1;
 	}
-	err = keep_frames(s, n, &tmp);
-	a->frames = tmp.frames;
-	a->nr_frames = tmp.nr_frames;
-	return err;
+	return keep_frames(s, n, &a->frames, &a->nr_frames);
 }
 
-static size_t acache_hash(const struct image *img, uint64_t fileoff)
+static size_t aent_hash(long key, void *ctx)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)img ^ fileoff * 0x9e3779b97f4a7c15ull);
+	const struct aent *a = (const struct aent *)key;
+	uint64_t h = EVPROF_HASH_INIT;
 
-	return (size_t)((h ^ h >> 29) * 0xbf58476d1ce4e5b9ull >> 17);
+	(void)ctx;
+	h = evprof__hash_mem(h, &a->img, sizeof(a->img));
+	return (size_t)evprof__hash_mem(h, &a->fileoff, sizeof(a->fileoff));
 }
 
-static struct aent *acache_slot(const struct acache *c, const struct image *img,
-				uint64_t fileoff)
+static bool aent_equal(long x, long y, void *ctx)
 {
-	size_t i = acache_hash(img, fileoff) & (c->cap - 1);
+	const struct aent *a = (const struct aent *)x;
+	const struct aent *b = (const struct aent *)y;
 
-	while (c->ents[i].img &&
-	       (c->ents[i].img != img || c->ents[i].fileoff != fileoff))
-		i = (i + 1) & (c->cap - 1);
-	return &c->ents[i];
-}
-
-static int acache_grow(struct acache *c)
-{
-	struct acache old = *c;
-	size_t i;
-
-	c->cap = old.cap ? old.cap * 2 : 1024;
-	c->ents = calloc(c->cap, sizeof(*c->ents));
-	if (!c->ents) {
-		*c = old;
-		return -ENOMEM;
-	}
-	for (i = 0; i < old.cap; i++)
-		if (old.ents[i].img)
-			*acache_slot(c, old.ents[i].img, old.ents[i].fileoff) =
-			    old.ents[i];
-	free(old.ents);
-	return 0;
+	(void)ctx;
+	return a->img == b->img && a->fileoff == b->fileoff;
 }
 
 /* lookup_image() once per (img, fileoff); the answer goes into *res. */
 static int lookup_cached(struct evprof_symbolizer *s, struct image *img,
 			 uint64_t fileoff, struct evprof_sym_result *res)
 {
-	struct aent *a = NULL, fresh = {.img = img, .fileoff = fileoff};
+	struct aent key = {.img = img, .fileoff = fileoff}, *a;
+	long found;
 	int err;
 
-	if (s->acache.cap)
-		a = acache_slot(&s->acache, img, fileoff);
-	if (a && a->img) {
+	if (evprof__hashmap_find(s->answers, (long)&key, &found)) {
+		a = (struct aent *)found;
 		s->st.cached++;
 	} else {
-		err = lookup_image(s, img, fileoff, &fresh);
+		a = evprof__names_alloc(s->names, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		*a = key;
+		err = lookup_image(s, img, fileoff, a);
 		if (err)
 			return err;
-		if ((s->acache.nr + 1) * 2 > s->acache.cap &&
-		    acache_grow(&s->acache))
-			return -ENOMEM;
-		a = acache_slot(&s->acache, img, fileoff);
-		*a = fresh;
-		s->acache.nr++;
+		err = evprof__hashmap_add(s->answers, (long)a, (long)a);
+		if (err)
+			return err;
 	}
 	if (!a->found)
 		return 0;
 	res->image_found = true;
 	res->rel_addr = a->rel_addr;
-	if (img->build_id_len) {
-		res->build_id = img->build_id;
-		res->build_id_len = img->build_id_len;
+	if (img->dso->build_id_len) {
+		res->build_id = img->dso->build_id;
+		res->build_id_len = img->dso->build_id_len;
 	}
 	res->name = a->name;
 	res->sym_start = a->sym_start;
@@ -1153,174 +331,29 @@ static int lookup_cached(struct evprof_symbolizer *s, struct image *img,
 	return 0;
 }
 
-/* ---- JIT maps -------------------------------------------------------------
- */
-
-/* A hex number with an optional 0x, ended by a space; NULL when not. */
-static const char *parse_hex(const char *p, uint64_t *out)
-{
-	uint64_t v = 0;
-	int digits = 0;
-
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	for (; *p != ' '; p++, digits++) {
-		int d;
-
-		if (*p >= '0' && *p <= '9')
-			d = *p - '0';
-		else if ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'f')
-			d = (*p | 0x20) - 'a' + 10;
-		else
-			return NULL;
-		if (digits >= 16)
-			return NULL;
-		v = v << 4 | (uint64_t)d;
-	}
-	*out = v;
-	return digits ? p + 1 : NULL;
-}
-
-static int cmp_jit(const void *a, const void *b)
-{
-	const struct jit_sym *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	/* Same start: file order, so that the later line wins. */
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/*
- * perf reads a JIT map only when it is ours or root's, since anyone can
- * write /tmp; the profiled process's own user may write it too.
- */
-static bool jit_owner_ok(uid_t owner, int pid)
-{
-	char path[32];
-	struct stat st;
-
-	if (owner == 0 || owner == geteuid())
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d", pid);
-	return stat(path, &st) == 0 && st.st_uid == owner;
-}
-
-/* Reads /tmp/perf-PID.map; NULL when absent, refused or empty. */
-static struct jitmap *jit_load(struct evprof_symbolizer *s, int pid,
-			       const char *path)
-{
-	struct jit_sym *syms = NULL, *ns;
-	size_t nr = 0, cap = 0, lcap = 0;
-	struct jitmap *jm = NULL;
-	char *line = NULL, *text;
-	struct stat st;
-	ssize_t l;
-	FILE *f;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    !jit_owner_ok(st.st_uid, pid)) {
-		pr_warn("symbols: %s is not owned by us, root or the process's "
-			"user; JIT frames stay unknown\n",
-			path);
-		close(fd);
-		return NULL;
-	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return NULL;
-	}
-	s->st.jit_maps++;
-	while ((l = getline(&line, &lcap, f)) > 0) {
-		struct jit_sym js;
-		const char *p;
-
-		if (line[l - 1] == '\n')
-			line[--l] = '\0';
-		p = parse_hex(line, &js.start);
-		if (p)
-			p = parse_hex(p, &js.size);
-		if (!p || !*p || !js.size || js.start + js.size < js.start)
-			continue;
-		if (nr == cap) {
-			if (cap >= MAX_JIT_SYMS)
-				break;
-			cap = cap ? cap * 2 : 1024;
-			ns = realloc(syms, cap * sizeof(*syms));
-			if (!ns)
-				goto out;
-			syms = ns;
-		}
-		text = arena_alloc(s, strlen(p) + 1);
-		if (!text)
-			goto out;
-		strcpy(text, p);
-		js.name = text;
-		js.line = nr;
-		syms[nr++] = js;
-	}
-	if (!nr)
-		goto out;
-	jm = arena_alloc(s, sizeof(*jm));
-	if (!jm)
-		goto out;
-	jm->syms = arena_alloc(s, nr * sizeof(*syms));
-	jm->path = intern(s, path);
-	if (!jm->syms || !jm->path) {
-		jm = NULL;
-		goto out;
-	}
-	qsort(syms, nr, sizeof(*syms), cmp_jit);
-	memcpy(jm->syms, syms, nr * sizeof(*syms));
-	jm->nr = nr;
-	jm->name = basename_of(jm->path);
-out:
-	free(line);
-	free(syms);
-	fclose(f);
-	return jm;
-}
-
-/* The JIT symbol covering addr: the nearest start, the later line. */
-static const struct jit_sym *jit_find(const struct jitmap *jm, uint64_t addr)
-{
-	size_t lo, steps;
-
-	lo = evprof__count_le(jm->syms, jm->nr, sizeof(*jm->syms), addr);
-	/* Overlapping entries (code freed and reused) are few: look back. */
-	for (steps = 0; lo > 0 && steps < 64; lo--, steps++) {
-		const struct jit_sym *j = &jm->syms[lo - 1];
-
-		if (addr - j->start < j->size)
-			return j;
-	}
-	return NULL;
-}
 
 /* Fills res when pid's JIT map names addr; returns 0 or -ENOMEM. */
 static int jit_lookup(struct evprof_symbolizer *s, int pid, uint64_t addr,
 		      struct evprof_sym_result *res)
 {
-	const struct jit_sym *j;
-	struct jitmap *jm;
-	struct smap_ent *e;
-	char path[64];
+	const struct evprof__jit_sym *j;
+	struct evprof__jitmap *jm;
+	long found;
 
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
-	e = smap_get(&s->jits, path);
-	if (e) {
-		jm = e->val;
+	if (evprof__hashmap_find(s->jits, pid, &found)) {
+		jm = (struct evprof__jitmap *)found;
 	} else {
-		jm = jit_load(s, pid, path);
-		if (!smap_put(s, &s->jits, path, false, jm))
-			return -ENOMEM;
+		bool read;
+		int err;
+
+		jm = evprof__jitmap_load(s->names, pid, &read);
+		if (read)
+			s->st.jit_maps++;
+		err = evprof__hashmap_add(s->jits, pid, (long)jm);
+		if (err)
+			return err;
 	}
-	j = jm ? jit_find(jm, addr) : NULL;
+	j = jm ? evprof__jitmap_find(jm, addr) : NULL;
 	if (!j)
 		return 0;
 	res->lib_path = jm->path;
@@ -1329,34 +362,14 @@ static int jit_lookup(struct evprof_symbolizer *s, int pid, uint64_t addr,
 	res->build_id_len = 0;
 	res->image_found = true;
 	res->rel_addr = addr;
-	res->name = demangle(s, j->name);
+	res->name = evprof__names_demangle(s->names, j->name);
 	if (!res->name)
 		return -ENOMEM;
 	res->sym_start = j->start;
 	res->sym_size = j->size;
 	memset(&s->frames[0], 0, sizeof(s->frames[0]));
 	s->frames[0].name = res->name;
-	return keep_frames(s, 1, res);
-}
-
-/*
- * Mappings where JIT code lives: anonymous ones ("//anon" in perf records,
- * "" or "[anon:NAME]" in /proc/PID/maps), and the ones perf also counts as
- * anonymous memory; memfd code (e.g. double-mapped JIT code) is looked up
- * here first, then as a file.
- */
-static bool jit_candidate(const char *path)
-{
-	static const char *const anon[] = {"//anon", "/anon_hugepage",
-					   "/dev/zero", "/memfd:"};
-	size_t i;
-
-	if (path[0] != '/')
-		return strcmp(path, "[vdso]") != 0;
-	for (i = 0; i < sizeof(anon) / sizeof(anon[0]); i++)
-		if (!strncmp(path, anon[i], strlen(anon[i])))
-			return true;
-	return false;
+	return keep_frames(s, 1, &res->frames, &res->nr_frames);
 }
 
 int evprof_symbolizer__jit(struct evprof_symbolizer *s, int pid,
@@ -1383,7 +396,7 @@ int evprof_symbolizer__user(struct evprof_symbolizer *s,
 		return -EINVAL;
 	s->st.lookups++;
 	memset(res, 0, sizeof(*res));
-	if (map->pid > 0 && jit_candidate(map->path)) {
+	if (map->pid > 0 && evprof__jit_candidate(map->path)) {
 		int err = jit_lookup(s, map->pid, addr, res);
 
 		if (err || res->name)
@@ -1454,7 +467,7 @@ int evprof_symbolizer__kernel(struct evprof_symbolizer *s, uint64_t addr,
 	res->image_found = true;
 	if (k->module) {
 		snprintf(lib, sizeof(lib), "[%s]", k->module);
-		res->lib_path = intern(s, lib);
+		res->lib_path = evprof__names_intern(s->names, lib);
 		if (!res->lib_path)
 			return -ENOMEM;
 	} else {
@@ -1469,11 +482,10 @@ int evprof_symbolizer__kernel(struct evprof_symbolizer *s, uint64_t addr,
 	res->sym_size = k->size;
 	memset(&s->frames[0], 0, sizeof(s->frames[0]));
 	s->frames[0].name = k->name;
-	return keep_frames(s, 1, res);
+	return keep_frames(s, 1, &res->frames, &res->nr_frames);
 }
 
-/* ---- lifecycle ------------------------------------------------------------
- */
+/* ---- lifecycle ----------------------------------------------------------- */
 
 struct evprof_symbolizer *
 evprof_symbolizer__new(const struct evprof_symbolizer_opts *opts)
@@ -1499,20 +511,23 @@ evprof_symbolizer__new(const struct evprof_symbolizer_opts *opts)
 	    opts->sz >= offsetof(struct evprof_symbolizer_opts, kallsyms_path) +
 			    sizeof(char *))
 		ksp = opts->kallsyms_path;
-	s->debuginfo_path = strdup(dip ? dip : ":.debug:/usr/lib/debug");
+	s->opts.debuginfo_path = NULL;
+	s->opts.kallsyms_path = NULL;
 	s->kallsyms_path = strdup(ksp ? ksp : "/proc/kallsyms");
-	if (!s->debuginfo_path || !s->kallsyms_path) {
+	s->names = evprof__names_new(s->opts.no_demangle);
+	s->mappings = evprof__hashmap_new(mapkey_hash, mapkey_equal, NULL);
+	s->images = evprof__hashmap_new(evprof__hashmap_str_hash,
+					evprof__hashmap_str_equal, NULL);
+	s->answers = evprof__hashmap_new(aent_hash, aent_equal, NULL);
+	s->jits = evprof__hashmap_new(evprof__hashmap_u64_hash,
+				      evprof__hashmap_u64_equal, NULL);
+	if (evprof__dso_finder_init(&s->finder, dip) || !s->kallsyms_path ||
+	    !s->names || !s->mappings || !s->images || !s->answers ||
+	    !s->jits) {
 		evprof_symbolizer__free(s);
 		errno = ENOMEM;
 		return NULL;
 	}
-	s->opts.debuginfo_path = NULL;
-	s->opts.kallsyms_path = NULL;
-	s->cb.find_elf = dwfl_build_id_find_elf;
-	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
-	s->cb.section_address = dwfl_offline_section_address;
-	s->cb.debuginfo_path = &s->debuginfo_path;
-	elf_version(EV_CURRENT);
 	return s;
 }
 
@@ -1531,26 +546,22 @@ int evprof_symbolizer__stats(const struct evprof_symbolizer *s,
 
 void evprof_symbolizer__free(struct evprof_symbolizer *s)
 {
-	struct arena_blk *b, *nb;
 	struct image *img;
 
 	if (!s)
 		return;
-	for (img = s->image_list; img; img = img->next)
-		dwfl_end(img->dwfl);
-	evprof__kallsyms_free(s->ksyms);
-	free(s->dmg.p);
-	free(s->strings.ents);
-	free(s->mappings.ents);
-	free(s->images.ents);
-	free(s->jits.ents);
-	free(s->cus.ents);
-	free(s->acache.ents);
-	for (b = s->arena; b; b = nb) {
-		nb = b->next;
-		free(b);
+	for (img = s->image_list; img; img = img->next) {
+		evprof__srcline_free(img->src);
+		evprof__elfsyms_free(img->syms);
+		evprof__dso_free(img->dso);
 	}
-	free(s->debuginfo_path);
+	evprof__kallsyms_free(s->ksyms);
+	evprof__hashmap_free(s->mappings);
+	evprof__hashmap_free(s->images);
+	evprof__hashmap_free(s->answers);
+	evprof__hashmap_free(s->jits);
+	evprof__names_free(s->names);
+	evprof__dso_finder_fini(&s->finder);
 	free(s->kallsyms_path);
 	free(s);
 }

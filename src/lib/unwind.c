@@ -3,18 +3,18 @@
  * DWARF unwinding with libdwfl. One Dwfl per set of maps (a process's maps
  * at some time), with the mapped files reported at their load bias and a
  * thread whose registers come from the sample and whose memory is the
- * sample's stack copy. libdwfl reads the CFI from the files and, where a
- * function has none, falls back to the frame pointer (x86-64 backend).
+ * sample's stack copy. libdwfl reads the CFI from the files (and their
+ * debug files: .debug_frame) and, where a function has none, falls back to
+ * the frame pointer (x86-64 backend). Files are found and opened by dso,
+ * as for the symbolizer: [vdso] too, /proc/PID/root and map_files.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <elfutils/libdwfl.h>
 
+#include "dso.h"
 #include "unwind.h"
 
 #define CACHE_SIZE 8 /* Dwfl handles kept: open files per set of maps */
@@ -41,6 +41,7 @@ struct uw_ctx {
 };
 
 struct evprof__unwinder {
+	struct evprof__dso_finder finder;
 	struct cached cache[CACHE_SIZE];
 	unsigned next; /* round-robin victim */
 	struct uw_ctx ctx;
@@ -164,77 +165,32 @@ static const Dwfl_Thread_Callbacks thread_cbs = {
     .set_initial_registers = set_initial_registers,
 };
 
-/* Only files on this machine: no debuginfod (it may reach the network). */
-static char *debuginfo_path;
-static const Dwfl_Callbacks dwfl_cbs = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_build_id_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &debuginfo_path,
-};
-
 /*
- * Where vaddr 0 of the ELF on fd lies when file page pgoff is mapped at
- * start: the PT_LOAD holding that page was mapped there. ET_EXEC: 0.
+ * Reports every file of maps once (same path at the same bias), opened and
+ * checked as the symbolizer does (dso.h), so both read the same file.
  */
-static uint64_t load_bias(int fd, uint64_t start, uint64_t pgoff)
-{
-	uint64_t bias = start - pgoff;
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	GElf_Ehdr eh;
-	size_t n;
-
-	if (!elf)
-		return bias;
-	if (!gelf_getehdr(elf, &eh) || eh.e_type != ET_DYN) {
-		bias = 0;
-		goto out;
-	}
-	if (elf_getphdrnum(elf, &n))
-		goto out;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if ((ph.p_offset & ~0xfffULL) <= pgoff &&
-		    pgoff < ph.p_offset + ph.p_filesz) {
-			bias = start - (pgoff - (ph.p_offset & ~0xfffULL)) -
-			       (ph.p_vaddr & ~0xfffULL);
-			break;
-		}
-	}
-out:
-	elf_end(elf);
-	return bias;
-}
-
-/* Reports every file of maps once (same path at the same bias). */
 static void report_maps(Dwfl *dwfl, const struct evprof__unwind_map *maps,
-			size_t nr)
+			size_t nr, uint32_t pid)
 {
 	for (size_t i = 0; i < nr; i++) {
 		const struct evprof__unwind_map *m = &maps[i];
-		uint64_t bias;
+		const struct evprof__dso_want want = {
+		    .path = m->path,
+		    .start = m->start,
+		    .end = m->end,
+		    .pid = (int)pid,
+		};
+		struct evprof__dso_file f;
 		bool seen = false;
-		int fd;
 
-		/* [vdso], [anon:...], memfd: no file to read CFI from. */
-		if (m->path[0] != '/')
-			continue;
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = !strcmp(maps[k].path, m->path) &&
 			       maps[k].start - maps[k].pgoff ==
 				   m->start - m->pgoff;
-		if (seen)
+		if (seen || evprof__dso_open(&want, &f))
 			continue;
-		fd = open(m->path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		bias = load_bias(fd, m->start, m->pgoff);
-		/* On success the fd belongs to libdwfl. */
-		if (!dwfl_report_elf(dwfl, m->path, m->path, fd, bias, false))
-			close(fd);
+		evprof__dso_report(dwfl, &f, m->path,
+				   evprof__dso_bias(&f, m->start, m->pgoff));
 	}
 }
 
@@ -251,11 +207,11 @@ static struct cached *dwfl_for(struct evprof__unwinder *u, uint64_t key,
 	u->next = (u->next + 1) % CACHE_SIZE;
 	if (c->dwfl)
 		dwfl_end(c->dwfl);
-	*c = (struct cached){.key = key, .dwfl = dwfl_begin(&dwfl_cbs)};
+	*c = (struct cached){.key = key, .dwfl = dwfl_begin(&u->finder.cb)};
 	if (!c->dwfl)
 		return NULL;
 	dwfl_report_begin(c->dwfl);
-	report_maps(c->dwfl, maps, nr);
+	report_maps(c->dwfl, maps, nr, pid);
 	dwfl_report_end(c->dwfl, NULL, NULL);
 	/* The architecture comes from the first module that opens. */
 	c->attached = dwfl_attach_state(c->dwfl, NULL, pid ? (pid_t)pid : 1,
@@ -311,10 +267,12 @@ struct evprof__unwinder *evprof__unwinder_new(void)
 		errno = ENOTSUP;
 		return NULL;
 	}
-	elf_version(EV_CURRENT);
 	u = calloc(1, sizeof(*u));
-	if (!u)
+	if (!u || evprof__dso_finder_init(&u->finder, NULL)) {
+		evprof__unwinder_free(u);
 		errno = ENOMEM;
+		return NULL;
+	}
 	return u;
 }
 
@@ -325,5 +283,6 @@ void evprof__unwinder_free(struct evprof__unwinder *u)
 	for (unsigned i = 0; i < CACHE_SIZE; i++)
 		if (u->cache[i].dwfl)
 			dwfl_end(u->cache[i].dwfl);
+	evprof__dso_finder_fini(&u->finder);
 	free(u);
 }

@@ -28,7 +28,7 @@
 #include <evprof/proc.h>
 #include <evprof/symbols.h>
 
-#include "symbols_internal.h"
+#include "kallsyms.h"
 
 static char dir[] = "/tmp/evprof-symtest-XXXXXX";
 static char src[PATH_MAX];

@@ -7,10 +7,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
@@ -22,7 +24,12 @@
 
 #include "unwind.h"
 
-#define NOIPA __attribute__((noipa))
+/*
+ * No frame pointers in the captured frames: only their CFI unwinds them,
+ * so a result shows the unwinder found and read the file (a frame-pointer
+ * walk would skip from capture() to the test function's caller).
+ */
+#define NOIPA __attribute__((noipa, optimize("omit-frame-pointer")))
 #define COPY  8192
 
 struct snap {
@@ -148,10 +155,97 @@ static void test_own_stack(void **state)
 	free(sn.stack);
 }
 
+/*
+ * A mapped file that is gone from its path (deleted, or in another mount
+ * namespace) is still read through /proc/PID/map_files, as the symbolizer
+ * reads it: the unwinder opens files through the same module. The truth is
+ * the same return addresses; without the pid the file cannot be found and
+ * the unwinding stops at the sampled pc.
+ */
+static void test_gone_file(void **state)
+{
+	static struct maps ms;
+	struct snap sn = {.stack = malloc(COPY)};
+	struct evprof__unwind_input in = {
+	    .pid = (uint32_t)getpid(),
+	    .tid = (uint32_t)getpid(),
+	    .regs_mask = evprof__unwind_regs_mask(),
+	    .regs = sn.regs,
+	    .nr_regs = 17,
+	    .stack = sn.stack,
+	    .stack_len = COPY,
+	};
+	uint64_t pcs[EVPROF__UNWIND_MAX_FRAMES];
+	struct evprof__unwinder *u;
+	char self[64], *moved;
+	bool truncated;
+	size_t i;
+	int n, fd;
+
+	(void)state;
+#if !defined(__x86_64__)
+	skip(); /* the unwinder is x86-64 only */
+#endif
+	assert_non_null(sn.stack);
+	level1(&sn);
+	sink++;
+	assert_true(evprof_maps__read(getpid(), add_map, &ms) >= 0);
+	for (i = 0; i < ms.nr; i++)
+		if (ms.m[i].start <= sn.ra[2] && sn.ra[2] < ms.m[i].end)
+			break;
+	assert_true(i < ms.nr); /* the test's own text */
+	snprintf(self, sizeof(self), "/proc/self/map_files/%llx-%llx",
+		 (unsigned long long)ms.m[i].start,
+		 (unsigned long long)ms.m[i].end);
+	fd = open(self, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && (errno == EPERM || errno == EACCES)) {
+		for (i = 0; i < ms.nr; i++)
+			free((char *)ms.m[i].path);
+		free(sn.stack);
+		skip(); /* map_files needs CAP_SYS_ADMIN */
+	}
+	assert_true(fd >= 0);
+	close(fd);
+	/* Every mapping of the test's file, renamed to a path not there. */
+	moved = strdup(ms.m[i].path);
+	assert_non_null(moved);
+	for (size_t k = 0; k < ms.nr; k++) {
+		char *p;
+
+		if (strcmp(ms.m[k].path, moved))
+			continue;
+		assert_true(asprintf(&p, "/nonexistent%s", moved) > 0);
+		free((char *)ms.m[k].path);
+		ms.m[k].path = p;
+	}
+	u = evprof__unwinder_new();
+	assert_non_null(u);
+
+	n = evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &truncated);
+	assert_true(n >= 4);
+	assert_int_equal(pcs[0], sn.regs[8]);
+	assert_int_equal(pcs[1], sn.ra[0]);
+	assert_int_equal(pcs[2], sn.ra[1]);
+	assert_int_equal(pcs[3], sn.ra[2]);
+
+	in.pid = 0; /* no /proc to look through: no CFI for these frames */
+	n = evprof__unwind(u, 2, ms.m, ms.nr, &in, pcs, &truncated);
+	assert_true(n >= 1);
+	assert_int_equal(pcs[0], sn.regs[8]);
+	assert_true(n == 1 || pcs[1] != sn.ra[0]);
+
+	evprof__unwinder_free(u);
+	for (i = 0; i < ms.nr; i++)
+		free((char *)ms.m[i].path);
+	free(moved);
+	free(sn.stack);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_own_stack),
+	    cmocka_unit_test(test_gone_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Private interface between symbols.c and kallsyms.c. */
-#ifndef EVPROF_LIB_SYMBOLS_INTERNAL_H
-#define EVPROF_LIB_SYMBOLS_INTERNAL_H
+/* Kernel text symbols from a kallsyms file; the kernel's build id. */
+#ifndef EVPROF_LIB_KALLSYMS_H
+#define EVPROF_LIB_KALLSYMS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,26 +19,6 @@ struct evprof__ksym {
 };
 
 struct evprof__kallsyms;
-
-/*
- * How many of nr elements of size bytes, sorted by a leading uint64_t,
- * have it at or below key: the element holding key, if any, is before.
- */
-static inline size_t evprof__count_le(const void *base, size_t nr, size_t size,
-				      uint64_t key)
-{
-	size_t lo = 0, hi = nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (evprof__load_u64((const char *)base + mid * size) <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
 
 /*
  * Reads a kallsyms file (text symbols only). Returns the table or NULL with
@@ -61,4 +41,4 @@ evprof__kallsyms_find(const struct evprof__kallsyms *ks, uint64_t addr);
 EVPROF_HIDDEN int evprof__notes_build_id(const uint8_t *notes, size_t len,
 					 uint8_t *id, size_t max);
 
-#endif /* EVPROF_LIB_SYMBOLS_INTERNAL_H */
+#endif /* EVPROF_LIB_KALLSYMS_H */

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+/* Finding, checking and opening the ELF file of a mapping; its image. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+
+#include <evprof/proc.h>
+
+#include "dso.h"
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+void evprof__dso_file_close(struct evprof__dso_file *f)
+{
+	elf_end(f->elf);
+	f->elf = NULL;
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
+/*
+ * Takes fd (consumed) as f when it holds an ELF file that passes w's
+ * identity checks. Returns 0 or -ENOENT.
+ */
+static int take_fd(const struct evprof__dso_want *w, int fd, const char *what,
+		   const char *file_name, struct evprof__dso_file *f)
+{
+	const void *bid;
+	ssize_t bid_len;
+	struct stat st;
+
+	f->fd = fd;
+	f->elf = NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (w->inode && st.st_ino != w->inode))
+		goto skip;
+	f->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+		pr_debug("symbols: %s: not an ELF file\n", what);
+		goto skip;
+	}
+	bid_len = dwelf_elf_gnu_build_id(f->elf, &bid);
+	if (bid_len < 0 || bid_len > EVPROF__MAX_BUILD_ID)
+		bid_len = 0;
+	if (w->build_id_len &&
+	    ((size_t)bid_len != w->build_id_len ||
+	     memcmp(bid, w->build_id, w->build_id_len))) {
+		pr_debug("symbols: %s: build id differs from the mapping's\n",
+			 what);
+		goto skip;
+	}
+	f->build_id_len = (size_t)bid_len;
+	if (bid_len > 0) {
+		memcpy(f->build_id, bid, (size_t)bid_len);
+		memcpy(f->key, "b:", 2);
+		hex(f->key + 2, f->build_id, f->build_id_len);
+	} else {
+		snprintf(f->key, sizeof(f->key), "f:%llx:%llx:%lld.%09ld:%lld",
+			 (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (long long)st.st_size);
+	}
+	snprintf(f->file_name, sizeof(f->file_name), "%s", file_name);
+	return 0;
+skip:
+	evprof__dso_file_close(f);
+	return -ENOENT;
+}
+
+static int try_path(const struct evprof__dso_want *w, const char *cand,
+		    const char *file_name, struct evprof__dso_file *f)
+{
+	int fd = open(cand, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -ENOENT;
+	return take_fd(w, fd, cand, file_name, f);
+}
+
+static int find_vdso_cb(const struct evprof_map *m, void *ctx)
+{
+	struct evprof_map *out = ctx;
+
+	if (m->flags & EVPROF_MAP_SPECIAL && !strcmp(m->path, "[vdso]")) {
+		*out = *m;
+		out->path = NULL;
+	}
+	return 0;
+}
+
+/*
+ * Our own vdso, copied into a memfd so that libelf and libdwfl read it
+ * like a file. Reading the target's copy through /proc/PID/mem would need
+ * it alive when it is read.
+ */
+static int open_vdso(const struct evprof__dso_want *w,
+		     struct evprof__dso_file *f)
+{
+	struct evprof_map m = {0};
+	unsigned long base;
+	int fd;
+
+	base = getauxval(AT_SYSINFO_EHDR);
+	if (!base || evprof_maps__read(0, find_vdso_cb, &m) < 0 ||
+	    m.start != base || m.end <= m.start)
+		return -ENOENT;
+	fd = memfd_create("evprof-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -ENOENT;
+	if (write(fd, (const void *)base, m.end - m.start) !=
+	    (ssize_t)(m.end - m.start)) {
+		close(fd);
+		return -ENOENT;
+	}
+	return take_fd(w, fd, "[vdso]", "[vdso]", f);
+}
+
+int evprof__dso_open(const struct evprof__dso_want *w,
+		     struct evprof__dso_file *f)
+{
+	char cand[PATH_MAX + 64];
+
+	f->fd = -1;
+	f->elf = NULL;
+	if (!strcmp(w->path, "[vdso]"))
+		return open_vdso(w, f);
+	if (w->path[0] != '/')
+		return -ENOENT;
+	if (!try_path(w, w->path, w->path, f))
+		return 0;
+	if (w->pid <= 0)
+		return -ENOENT;
+	if (snprintf(cand, sizeof(cand), "/proc/%d/root%s", w->pid, w->path) <
+		(int)sizeof(cand) &&
+	    !try_path(w, cand, cand, f))
+		return 0;
+	snprintf(cand, sizeof(cand), "/proc/%d/map_files/%llx-%llx", w->pid,
+		 (unsigned long long)w->start, (unsigned long long)w->end);
+	/* Debuglink files are looked for next to the mapping's own path. */
+	return try_path(w, cand, w->path, f);
+}
+
+uint64_t evprof__dso_bias(const struct evprof__dso_file *f, uint64_t start,
+			  uint64_t pgoff)
+{
+	uint64_t bias = start - pgoff;
+	GElf_Ehdr eh;
+	size_t n;
+
+	if (!gelf_getehdr(f->elf, &eh) || eh.e_type != ET_DYN)
+		return 0;
+	if (elf_getphdrnum(f->elf, &n))
+		return bias;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if ((ph.p_offset & ~0xfffULL) <= pgoff &&
+		    pgoff < ph.p_offset + ph.p_filesz)
+			return start - (pgoff - (ph.p_offset & ~0xfffULL)) -
+			       (ph.p_vaddr & ~0xfffULL);
+	}
+	return bias;
+}
+
+int evprof__dso_finder_init(struct evprof__dso_finder *fi,
+			    const char *debuginfo_path)
+{
+	memset(fi, 0, sizeof(*fi));
+	fi->debuginfo_path =
+	    strdup(debuginfo_path ? debuginfo_path : ":.debug:/usr/lib/debug");
+	if (!fi->debuginfo_path)
+		return -ENOMEM;
+	/* Modules are reported with their fd: find_elf is never asked. */
+	fi->cb.find_elf = dwfl_build_id_find_elf;
+	fi->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	fi->cb.section_address = dwfl_offline_section_address;
+	fi->cb.debuginfo_path = &fi->debuginfo_path;
+	elf_version(EV_CURRENT);
+	return 0;
+}
+
+void evprof__dso_finder_fini(struct evprof__dso_finder *fi)
+{
+	free(fi->debuginfo_path);
+	fi->debuginfo_path = NULL;
+}
+
+Dwfl_Module *evprof__dso_report(Dwfl *dwfl, struct evprof__dso_file *f,
+				const char *name, uint64_t bias)
+{
+	Dwfl_Module *mod;
+
+	/* add_p_vaddr: bias is the module's bias, not its first address. */
+	mod = dwfl_report_elf(dwfl, name, f->file_name, f->fd, bias, true);
+	if (!mod)
+		pr_debug("symbols: %s: %s\n", f->file_name, dwfl_errmsg(-1));
+	else
+		f->fd = -1; /* libdwfl's now, with its own Elf handle */
+	evprof__dso_file_close(f);
+	return mod;
+}
+
+static int read_loads(struct evprof__dso *d, Elf *elf)
+{
+	size_t phnum, i, n = 0;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &phnum) || phnum > 65535)
+		return -EVPROF_ERR_BAD_ELF;
+	d->loads = calloc(phnum ? phnum : 1, sizeof(*d->loads));
+	if (!d->loads)
+		return -ENOMEM;
+	for (i = 0; i < phnum; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return -EVPROF_ERR_BAD_ELF;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (n == 0)
+			d->base_vaddr = ph.p_vaddr;
+		d->loads[n].offset = ph.p_offset;
+		d->loads[n].filesz = ph.p_filesz;
+		d->loads[n].vaddr = ph.p_vaddr;
+		n++;
+	}
+	d->nr_loads = n;
+	return n ? 0 : -EVPROF_ERR_BAD_ELF;
+}
+
+struct evprof__dso *evprof__dso_new(const struct evprof__dso_finder *fi,
+				    struct evprof__dso_file *f,
+				    const char *name)
+{
+	struct evprof__dso *d;
+	int err = -ENOMEM;
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		goto fail;
+	err = read_loads(d, f->elf);
+	if (err)
+		goto fail;
+	memcpy(d->build_id, f->build_id, f->build_id_len);
+	d->build_id_len = f->build_id_len;
+	d->dwfl = dwfl_begin(&fi->cb);
+	if (!d->dwfl) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	dwfl_report_begin(d->dwfl);
+	/*
+	 * Bias 0: ET_DYN is placed at its link-time addresses, as ET_EXEC
+	 * always is.
+	 */
+	d->mod = evprof__dso_report(d->dwfl, f, name, 0);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!d->mod) {
+		evprof__dso_free(d);
+		errno = EINVAL;
+		return NULL;
+	}
+	return d;
+fail:
+	evprof__dso_file_close(f);
+	evprof__dso_free(d);
+	errno = err == -ENOMEM ? ENOMEM : EINVAL;
+	return NULL;
+}
+
+void evprof__dso_free(struct evprof__dso *d)
+{
+	if (!d)
+		return;
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	free(d->loads);
+	free(d);
+}
+
+bool evprof__dso_svma(const struct evprof__dso *d, uint64_t off,
+		      uint64_t *svma)
+{
+	for (size_t i = 0; i < d->nr_loads; i++) {
+		const struct evprof__dso_load *l = &d->loads[i];
+
+		if (off >= l->offset && off - l->offset < l->filesz) {
+			*svma = off - l->offset + l->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
