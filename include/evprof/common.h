@@ -61,6 +61,19 @@ typedef int (*evprof_print_fn_t)(enum evprof_print_level level,
  */
 EVPROF_API evprof_print_fn_t evprof_set_print(evprof_print_fn_t fn);
 
+/* What this library was built from and with. */
+struct evprof_build_info {
+	const char *version;  /* e.g. "0.1.0" */
+	const char *revision; /* git describe of the source, or "unknown" */
+	const char *elfutils; /* libdw's version */
+	const char *zlib;
+	const char *json_c;
+	const char *libpfm;   /* "4.13" style, or NULL: built without */
+};
+
+/* Returns the build facts; they live until the program ends. */
+EVPROF_API const struct evprof_build_info *evprof_version(void);
+
 #ifdef __cplusplus
 }
 #endif

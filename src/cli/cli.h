@@ -11,6 +11,15 @@ int cmd_info(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
+/* Each command's --help text: also its man page's synopsis and options. */
+extern const char cli_stat_usage[];
+extern const char cli_info_usage[];
+extern const char cli_record_usage[];
+extern const char cli_report_usage[];
+
+/* The kernel feature probes, one line each (info and --version). */
+void cli_print_features(void);
+
 /*
  * True for perf_event_open errnos that mean "this machine has no such event
  * or cannot combine it", as opposed to "not allowed" or "out of resources".

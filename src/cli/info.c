@@ -8,6 +8,23 @@
 
 #include "cli.h"
 
+const char cli_info_usage[] =
+	"usage: evprof info\n"
+	"\n"
+	"Prints the kernel version, perf_event_paranoid, the PMU and its\n"
+	"counters, each kernel feature probe's answer and why, and advice.\n";
+
+void cli_print_features(void)
+{
+	printf("kernel features:\n");
+	for (int f = 0; f < EVPROF_FEAT__COUNT; f++) {
+		const struct evprof_probe_result *p = evprof_probe(f);
+
+		printf("  %-22s %-3s  %s\n", p->name, p->yes ? "yes" : "no",
+		       p->why);
+	}
+}
+
 static void print_advice(void)
 {
 	const struct evprof_probe_result *hw = evprof_probe(EVPROF_FEAT_HW_PMU);
@@ -52,10 +69,7 @@ int cmd_info(int argc, char **argv)
 	unsigned int counters;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("usage: evprof info\n\n"
-		       "Prints the kernel version, each kernel feature probe's "
-		       "answer and why,\nthe PMU and its counters, "
-		       "perf_event_paranoid, and advice.\n");
+		fputs(cli_info_usage, stdout);
 		return 0;
 	}
 	if (argc > 1) {
@@ -70,13 +84,8 @@ int cmd_info(int argc, char **argv)
 	printf("hardware PMU:         %s\n",
 	       evprof_probe(EVPROF_FEAT_HW_PMU)->yes ? "yes" : "no");
 	printf("counters per group:   %u (from %s)\n", counters, src);
-	printf("\nkernel features:\n");
-	for (int f = 0; f < EVPROF_FEAT__COUNT; f++) {
-		const struct evprof_probe_result *p = evprof_probe(f);
-
-		printf("  %-22s %-3s  %s\n", p->name, p->yes ? "yes" : "no",
-		       p->why);
-	}
+	printf("\n");
+	cli_print_features();
 	print_advice();
 	return 0;
 }

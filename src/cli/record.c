@@ -21,7 +21,7 @@
 
 #include "cli.h"
 
-static const char record_usage[] =
+const char cli_record_usage[] =
 	"usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
 	"                     [-o FILE]... [--format firefox|folded|pprof]\n"
 	"                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
@@ -295,10 +295,10 @@ int cmd_record(int argc, char **argv)
 			ro.include_idle = true;
 			break;
 		case 'h':
-			fputs(record_usage, stdout);
+			fputs(cli_record_usage, stdout);
 			return 0;
 		default:
-			fputs(record_usage, stderr);
+			fputs(cli_record_usage, stderr);
 			return 2;
 		}
 	}
@@ -306,7 +306,7 @@ int cmd_record(int argc, char **argv)
 	argc -= optind;
 	if (argc == 0 && !pid_list && !tg.system_wide) {
 		cli_err("record needs a command to run, -p PID or -a");
-		fputs(record_usage, stderr);
+		fputs(cli_record_usage, stderr);
 		return 2;
 	}
 	if (pid_list && (argc || tg.system_wide)) {

@@ -15,7 +15,7 @@
 
 #include "cli.h"
 
-static const char report_usage[] =
+const char cli_report_usage[] =
     "usage: evprof report [--sort EVENT] [--top N] [--per-thread] FILE\n"
     "       evprof report -o OUT [--weight EVENT] FILE\n"
     "\n"
@@ -69,16 +69,16 @@ int cmd_report(int argc, char **argv)
 			weight = optarg;
 			break;
 		case 'h':
-			fputs(report_usage, stdout);
+			fputs(cli_report_usage, stdout);
 			return 0;
 		default:
-			fputs(report_usage, stderr);
+			fputs(cli_report_usage, stderr);
 			return 2;
 		}
 	}
 	if (optind != argc - 1) {
 		cli_err("report needs one profile file");
-		fputs(report_usage, stderr);
+		fputs(cli_report_usage, stderr);
 		return 2;
 	}
 	p = evprof_profile__load(argv[optind]);

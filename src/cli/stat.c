@@ -29,7 +29,7 @@
 	"task-clock,context-switches,cpu-migrations,page-faults,cycles,"  \
 	"instructions,branches,branch-misses"
 
-static const char stat_usage[] =
+const char cli_stat_usage[] =
 	"usage: evprof stat [-e LIST] [-I MS] [--per-thread] [-p PID[,PID...] | -a]\n"
 	"                   [--] [CMD ARGS...]\n"
 	"\n"
@@ -655,10 +655,10 @@ int cmd_stat(int argc, char **argv)
 			st.system_wide = true;
 			break;
 		case 'h':
-			fputs(stat_usage, stdout);
+			fputs(cli_stat_usage, stdout);
 			return 0;
 		default:
-			fputs(stat_usage, stderr);
+			fputs(cli_stat_usage, stderr);
 			return 2;
 		}
 	}
@@ -667,7 +667,7 @@ int cmd_stat(int argc, char **argv)
 	st.launched = argc > 0;
 	if (!st.launched && !pids && !st.system_wide) {
 		cli_err("stat needs a command, -p PID or -a");
-		fputs(stat_usage, stderr);
+		fputs(cli_stat_usage, stderr);
 		return 2;
 	}
 	if (pids && (st.system_wide || st.launched)) {

@@ -313,3 +313,8 @@ bool evprof__dso_svma(const struct evprof__dso *d, uint64_t off,
 	}
 	return false;
 }
+
+const char *evprof__dso_elfutils_version(void)
+{
+	return dwfl_version(NULL);
+}

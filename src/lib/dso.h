@@ -131,4 +131,7 @@ EVPROF_HIDDEN void evprof__dso_free(struct evprof__dso *d);
 EVPROF_HIDDEN bool evprof__dso_svma(const struct evprof__dso *d, uint64_t off,
 				    uint64_t *svma);
 
+/* The elfutils version libdw reports (for evprof --version). */
+EVPROF_HIDDEN const char *evprof__dso_elfutils_version(void);
+
 #endif /* EVPROF_LIB_DSO_H */
