@@ -18,7 +18,7 @@ struct line {
 
 struct folded {
 	const struct evprof_profile *p;
-	int wc; /* weight counter index, or -1 */
+	int col; /* store column summed */
 	char *arena;
 	size_t arena_len, arena_cap;
 	struct line *lines;
@@ -75,30 +75,20 @@ static int add_line(struct folded *f, const char *thread, int32_t stack,
 	return 0;
 }
 
-static uint64_t sample_weight(const struct folded *f,
-			      const struct evprof__samples *s, size_t k)
-{
-	if (f->wc < 0)
-		return s->weight[k];
-	if (!(s->has[k] >> f->wc & 1))
-		return 0;
-	return s->vals[k * f->p->nr_counters + (uint32_t)f->wc];
-}
-
-/* Sums the samples of thread t into f->sum per stack. */
+/* Sums thread t's store entries into f->sum per stack. */
 static void accumulate(struct folded *f, const struct evprof__thread *t)
 {
-	const struct evprof__samples *s = &t->s;
-	size_t k;
+	const struct evprof_profile *p = f->p;
+	int64_t i;
 
-	for (k = 0; k < s->n; k++) {
-		uint32_t slot = (uint32_t)(s->stack[k] + 1);
+	for (i = t->first_entry; i >= 0; i = p->store.e[i].next) {
+		uint32_t slot = (uint32_t)(p->store.e[i].stack + 1);
 
 		if (f->mark[slot] != f->group) {
 			f->mark[slot] = f->group;
 			f->touched[f->nr_touched++] = slot;
 		}
-		f->sum[slot] += sample_weight(f, s, k);
+		f->sum[slot] += evprof__entry_vals(p, (size_t)i)[f->col];
 	}
 }
 
@@ -181,13 +171,13 @@ static int write_folded(const struct evprof_profile *p,
 			const struct evprof_folded_opts *opts)
 {
 	const char *wname = EVPROF_OPTS_GET(opts, weight_counter, NULL);
-	struct folded f = {.p = p, .wc = -1};
+	struct folded f = {.p = p, .col = COL_SAMPLES};
 	size_t i;
 	int err;
 
 	if (wname) {
-		f.wc = evprof__profile_counter(p, wname);
-		if (f.wc < 0)
+		f.col = evprof__profile_column(p, wname);
+		if (f.col < 0)
 			return -ENOENT;
 	}
 	err = fold(&f);
@@ -219,7 +209,7 @@ int evprof_profile__write_folded(const struct evprof_profile *p,
 	if (!p || !path || (opts && opts->sz < sizeof(size_t)))
 		return -EINVAL;
 	if (EVPROF_OPTS_GET(opts, weight_counter, NULL) &&
-	    evprof__profile_counter(p, opts->weight_counter) < 0)
+	    evprof__profile_column(p, opts->weight_counter) < 0)
 		return -ENOENT;
 	err = evprof__sink_open(&out, path);
 	if (err)

@@ -4,8 +4,8 @@
  * perftools.profiles) with a small protobuf encoder of our own: the format
  * needs only varints, length-delimited fields and packed varints.
  *
- * Samples are aggregated per (thread, stack): pprof sums values element
- * wise and has no per-sample time, so nothing is lost. String indices: 0 is
+ * One Sample per store entry (thread, stack): pprof sums values element
+ * wise and has no per-sample time, so the store holds all it can show. String indices: 0 is
  * "", profile string i is i + 1, then the strings only pprof needs.
  */
 #include <errno.h>
@@ -105,7 +105,7 @@ struct mapping {
 struct pp {
 	const struct evprof_profile *p;
 	struct evprof__sink *out;
-	uint32_t nv;	   /* values per sample: samples, cpu, counters */
+	uint32_t nv;	   /* values per sample: the store's columns */
 	uint64_t next_str; /* index of the next extra string */
 	struct pb extra;   /* extra string_table entries, encoded */
 	struct pb m, sub;  /* scratch messages */
@@ -197,6 +197,10 @@ static void write_header(struct pp *c, const char *def)
 		put_value_type(c, p->counters[i], "count");
 		emit(c->out, PROFILE_SAMPLE_TYPE, &c->sub);
 	}
+	for (i = 0; i < p->nr_weights; i++) {
+		put_value_type(c, p->weights[i], "nanoseconds");
+		emit(c->out, PROFILE_SAMPLE_TYPE, &c->sub);
+	}
 	/* Each sample stands for itself: one sample per period. */
 	put_value_type(c, "samples", "count");
 	emit(c->out, PROFILE_PERIOD_TYPE, &c->sub);
@@ -212,34 +216,17 @@ static void write_header(struct pp *c, const char *def)
 	evprof__sink_write(c->out, c->m.b, c->m.len);
 }
 
-/* One Sample per stack that thread t's samples touched. */
-static int write_thread(struct pp *c, const struct evprof__thread *t,
-			uint64_t *acc, uint32_t *touched, uint64_t *last)
+/* One Sample per store entry of thread t. */
+static int write_thread(struct pp *c, const struct evprof__thread *t)
 {
 	const struct evprof_profile *p = c->p;
-	const struct evprof__samples *s = &t->s;
-	uint32_t nc = p->nr_counters, nv = c->nv, nt = 0, i;
 	uint64_t name = extra_str(c, t->name);
-	size_t k;
+	uint32_t i;
+	int64_t k;
 
-	for (k = 0; k < s->n; k++) {
-		uint32_t slot = (uint32_t)(s->stack[k] + 1);
-		uint64_t *a = &acc[(size_t)slot * nv];
-
-		/* A sample weighs at least 1: a[0] is 0 only if untouched. */
-		if (!a[0])
-			touched[nt++] = slot;
-		a[0] += s->weight[k];
-		a[1] += s->cpu[k];
-		for (i = 0; i < nc; i++)
-			if (s->has[k] >> i & 1)
-				a[2 + i] += s->vals[k * nc + i];
-		if (s->time[k] > *last)
-			*last = s->time[k];
-	}
-	for (k = 0; k < nt; k++) {
-		uint64_t *a = &acc[(size_t)touched[k] * nv];
-		int32_t st = (int32_t)touched[k] - 1;
+	for (k = t->first_entry; k >= 0; k = p->store.e[k].next) {
+		const uint64_t *a = evprof__entry_vals(p, (size_t)k);
+		int32_t st = p->store.e[k].stack;
 
 		c->m.len = 0;
 		c->sub.len = 0;
@@ -251,10 +238,9 @@ static int write_thread(struct pp *c, const struct evprof__thread *t,
 		}
 		pb_msg(&c->m, SAMPLE_LOCATION_ID, &c->sub);
 		c->sub.len = 0;
-		for (i = 0; i < nv; i++)
+		for (i = 0; i < c->nv; i++)
 			pb_varint(&c->sub, a[i]);
 		pb_msg(&c->m, SAMPLE_VALUE, &c->sub);
-		memset(a, 0, nv * sizeof(*a));
 
 		c->sub.len = 0;
 		pb_u64(&c->sub, LABEL_KEY, c->key_pid);
@@ -279,16 +265,13 @@ static int write_thread(struct pp *c, const struct evprof__thread *t,
 static int write_samples(struct pp *c)
 {
 	const struct evprof_profile *p = c->p;
-	size_t slots = p->nr_stacks + 1, i;
-	uint64_t *acc = calloc(slots * c->nv, sizeof(*acc));
-	uint32_t *touched = malloc(slots * sizeof(*touched));
-	uint64_t last = p->start_mono_ns;
-	int err = acc && touched ? 0 : -ENOMEM;
+	uint64_t last = p->last_ns > p->start_mono_ns ? p->last_ns
+						      : p->start_mono_ns;
+	size_t i;
+	int err = 0;
 
 	for (i = 0; !err && i < p->nr_threads; i++)
-		err = write_thread(c, &p->threads[i], acc, touched, &last);
-	free(acc);
-	free(touched);
+		err = write_thread(c, &p->threads[i]);
 	if (err)
 		return err;
 	c->m.len = 0;
@@ -447,12 +430,11 @@ int evprof_profile__write_pprof(const struct evprof_profile *p,
 
 	if (!p || !path || (opts && opts->sz < sizeof(size_t)))
 		return -EINVAL;
-	if (def && strcmp(def, "samples") && strcmp(def, "cpu") &&
-	    evprof__profile_counter(p, def) < 0)
+	if (def && evprof__profile_column(p, def) < 0)
 		return -ENOENT;
 	if (!def)
-		def = evprof__profile_has_cpu(p) ? "cpu" : "samples";
-	c.nv = 2 + p->nr_counters;
+		def = p->has_cpu ? "cpu" : "samples";
+	c.nv = COL_COUNTERS + p->nr_counters + p->nr_weights;
 	c.next_str = p->nr_strs + 1;
 	err = evprof__sink_open(&out, path);
 	if (err)

@@ -64,15 +64,16 @@ struct evprof__process {
 	uint64_t end_ns;
 };
 
-struct evprof__samples {
-	size_t n, cap;
-	uint64_t *time;
-	int32_t *stack;
-	uint64_t *weight;
-	uint64_t *cpu;
-	uint64_t *has;	/* counter presence bits; NULL without counters */
-	uint64_t *vals; /* n * counters deltas; NULL without counters */
-	bool unsorted;	/* some time is below an earlier one */
+/*
+ * Timeline rows are u64 words: time, stack (as int64), weight, cpu delta,
+ * counter presence bits, then one delta per counter.
+ */
+enum { ROW_TIME, ROW_STACK, ROW_WEIGHT, ROW_CPU, ROW_HAS, ROW_VALS };
+
+/* Rows of one thread written to the spill file, sorted by time. */
+struct evprof__run {
+	uint64_t off; /* byte offset in the spill file */
+	uint64_t n;   /* rows */
 };
 
 struct evprof__thread {
@@ -82,7 +83,37 @@ struct evprof__thread {
 	char *name;
 	uint64_t start_ns;
 	uint64_t end_ns;
-	struct evprof__samples s;
+	uint64_t last_ns; /* latest sample time, 0: none */
+	/* Store entries of this thread, linked in insertion order; -1. */
+	int64_t first_entry, last_entry;
+	/* Timeline: rows in memory (added order), runs in the spill file. */
+	uint64_t *rows;
+	size_t nr_rows, cap_rows;
+	bool unsorted; /* some row's time is below an earlier one */
+	struct evprof__run *runs;
+	size_t nr_runs, cap_runs;
+};
+
+/*
+ * Value columns of the store, in this order: samples, cpu, counters,
+ * weights.
+ */
+enum { COL_SAMPLES, COL_CPU, COL_COUNTERS };
+
+struct evprof__entry {
+	int32_t thread;
+	int32_t stack;
+	int64_t next; /* the thread's next entry, or -1 */
+	uint64_t has; /* counters any contribution carried */
+};
+
+/* The aggregated store: one entry per (thread, stack). */
+struct evprof__store {
+	size_t n, cap;
+	struct evprof__entry *e;
+	uint64_t *vals; /* n * nv column sums */
+	uint32_t nv;	/* columns, fixed once the store has an entry */
+	struct evprof__hset set;
 };
 
 struct evprof__func {
@@ -120,6 +151,8 @@ struct evprof_profile {
 
 	uint32_t nr_counters;
 	char *counters[EVPROF_PROFILE_MAX_COUNTERS];
+	uint32_t nr_weights;
+	char *weights[EVPROF_PROFILE_MAX_WEIGHTS];
 
 	/* Interned strings: NUL-terminated, at chars + str_off[i]. */
 	char *chars;
@@ -150,7 +183,19 @@ struct evprof_profile {
 	struct evprof__stack *stacks;
 	struct evprof__hset stack_set;
 
+	struct evprof__store store;
 	uint64_t nr_samples;
+	uint64_t last_ns; /* latest sample time, 0: none */
+	bool has_cpu;	  /* some value carries CPU time */
+
+	/* Timeline; rows are row_words u64 long. */
+	bool timeline;
+	uint32_t row_words;
+	uint64_t mem_rows; /* rows in memory, all threads */
+	uint64_t nr_rows;  /* rows in memory and file */
+	int spill_fd;	   /* -1: no spill file */
+	uint64_t spill_len;
+	uint32_t spill_rows;
 };
 
 static inline const char *evprof__pstr(const struct evprof_profile *p,
@@ -163,20 +208,39 @@ static inline const char *evprof__pstr(const struct evprof_profile *p,
 EVPROF_HIDDEN void evprof__hex(char *out, const uint8_t *b, size_t n,
 			       bool upper);
 
-/* Whether some sample of p carries CPU time. */
-EVPROF_HIDDEN bool evprof__profile_has_cpu(const struct evprof_profile *p);
-
 /* Index of the registered counter name, or -ENOENT. */
 EVPROF_HIDDEN int evprof__profile_counter(const struct evprof_profile *p,
 					  const char *name);
 
 /*
- * Time order of thread t's samples: NULL when already sorted (or on
- * allocation failure, with *err = -ENOMEM), else an array of sample
- * indices stably sorted by time that the caller frees.
+ * The store column named name: "samples", "cpu", a counter or a weight
+ * type. Returns it or -ENOENT.
  */
-EVPROF_HIDDEN uint32_t *evprof__samples_order(const struct evprof__thread *t,
-					      int *err);
+EVPROF_HIDDEN int evprof__profile_column(const struct evprof_profile *p,
+					 const char *name);
+
+/* Column sums of store entry i. */
+static inline const uint64_t *evprof__entry_vals(const struct evprof_profile *p,
+						 size_t i)
+{
+	return &p->store.vals[i * p->store.nv];
+}
+
+/* Adds the values v (store.nv columns, counters present in has). */
+EVPROF_HIDDEN int evprof__store_add(struct evprof_profile *p, int thr,
+				    int stack, const uint64_t *v, uint64_t has);
+EVPROF_HIDDEN void evprof__store_free(struct evprof__store *st);
+
+/* Appends a timeline row (row_words long) to thread thr. */
+EVPROF_HIDDEN int evprof__timeline_add(struct evprof_profile *p, int thr,
+				       const uint64_t *row);
+/* Opens the spill file in dir. Returns 0 or -errno. */
+EVPROF_HIDDEN int evprof__timeline_spill_open(struct evprof_profile *p,
+					      const char *dir);
+EVPROF_HIDDEN void evprof__timeline_free(struct evprof_profile *p);
+
+/* Interning, for the profile's lifecycle. */
+EVPROF_HIDDEN void evprof__intern_free(struct evprof_profile *p);
 
 /*
  * Reads field f of a caller's opts struct only when the caller's sz covers
