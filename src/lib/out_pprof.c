@@ -428,7 +428,7 @@ int evprof_profile__write_pprof(const struct evprof_profile *p,
 	struct pp c = {.p = p, .out = &out};
 	int err, cerr;
 
-	if (!p || !path || (opts && opts->sz < sizeof(size_t)))
+	if (!p || !path || !EVPROF_OPTS_VALID(opts, true))
 		return -EINVAL;
 	if (def && evprof__profile_column(p, def) < 0)
 		return -ENOENT;

@@ -333,7 +333,7 @@ int evprof_profile__write_report(const struct evprof_profile *p, FILE *f,
 	uint32_t i;
 	int err;
 
-	if (!p || !f || (opts && opts->sz < sizeof(size_t)))
+	if (!p || !f || !EVPROF_OPTS_VALID(opts, true))
 		return -EINVAL;
 	cpu = p->has_cpu;
 	r.nv = COL_COUNTERS + p->nr_counters + p->nr_weights;

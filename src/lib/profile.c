@@ -23,7 +23,7 @@ struct evprof_profile *evprof_profile__new(const struct evprof_profile_opts *o)
 	const char *spill = EVPROF_OPTS_GET(o, spill_dir, NULL);
 	int err = -ENOMEM;
 
-	if (o && o->sz < sizeof(size_t)) {
+	if (!EVPROF_OPTS_VALID(o, true)) {
 		errno = EINVAL;
 		return NULL;
 	}

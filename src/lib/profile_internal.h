@@ -242,14 +242,4 @@ EVPROF_HIDDEN void evprof__timeline_free(struct evprof_profile *p);
 /* Interning, for the profile's lifecycle. */
 EVPROF_HIDDEN void evprof__intern_free(struct evprof_profile *p);
 
-/*
- * Reads field f of a caller's opts struct only when the caller's sz covers
- * it (libbpf style), so older callers keep working as opts grow.
- */
-#define EVPROF_OPTS_HAS(opts, f)                                               \
-	((opts) &&                                                             \
-	 (opts)->sz >= offsetof(__typeof__(*(opts)), f) + sizeof((opts)->f))
-#define EVPROF_OPTS_GET(opts, f, def)                                          \
-	(EVPROF_OPTS_HAS(opts, f) ? (opts)->f : (def))
-
 #endif /* EVPROF_LIB_PROFILE_INTERNAL_H */
