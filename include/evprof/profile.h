@@ -273,7 +273,7 @@ struct evprof_profile_stats {
 	uint32_t counters;
 	uint32_t weights;      /* registered weight types */
 	uint64_t entries;      /* (thread, stack) entries in the store */
-	uint64_t store_bytes;  /* bytes the store allocated */
+	uint64_t store_bytes;  /* bytes of the store's entries and sums */
 	uint64_t timeline_rows; /* rows in the timeline (memory and file) */
 	uint64_t timeline_bytes; /* bytes of rows held in memory */
 	uint64_t spilled_bytes;	 /* bytes of rows in the spill file */

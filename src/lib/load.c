@@ -28,7 +28,8 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **out, size_t *olen)
 	z.next_in = (Bytef *)in;
 	z.avail_in = (uInt)(len < UINT32_MAX ? len : UINT32_MAX);
 	while (ret != Z_STREAM_END) {
-		if (evprof__grow(&buf, &cap, z.total_out + 65536, 1)) {
+		if (evprof__vec_grow((void **)&buf, &cap, 1,
+				     z.total_out + 65536, SIZE_MAX)) {
 			err = -ENOMEM;
 			break;
 		}

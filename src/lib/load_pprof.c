@@ -89,7 +89,8 @@ static int add_varints(struct u64s *a, const struct field *f)
 	uint64_t v;
 
 	if (f->wire == PB_VARINT) {
-		if (evprof__grow(&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+		if (evprof__vec_grow((void **)&a->v, &a->cap, sizeof(*a->v),
+				     a->n + 1, SIZE_MAX))
 			return -ENOMEM;
 		a->v[a->n++] = f->v;
 		return 0;
@@ -99,7 +100,8 @@ static int add_varints(struct u64s *a, const struct field *f)
 	while (s.p < s.end) {
 		if (rd_varint(&s, &v))
 			return MALFORMED;
-		if (evprof__grow(&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+		if (evprof__vec_grow((void **)&a->v, &a->cap, sizeof(*a->v),
+				     a->n + 1, SIZE_MAX))
 			return -ENOMEM;
 		a->v[a->n++] = v;
 	}
@@ -117,7 +119,8 @@ struct idmap {
 
 static int idmap_add(struct idmap *m, uint64_t id, uint32_t idx)
 {
-	if (evprof__grow(&m->e, &m->cap, m->n + 1, sizeof(*m->e)))
+	if (evprof__vec_grow((void **)&m->e, &m->cap, sizeof(*m->e), m->n + 1,
+			     SIZE_MAX))
 		return -ENOMEM;
 	m->e[m->n].id = id;
 	m->e[m->n++].idx = idx;
@@ -168,7 +171,8 @@ struct spans {
 
 static int spans_add(struct spans *a, struct span s)
 {
-	if (evprof__grow(&a->s, &a->cap, a->n + 1, sizeof(*a->s)))
+	if (evprof__vec_grow((void **)&a->s, &a->cap, sizeof(*a->s), a->n + 1,
+			     SIZE_MAX))
 		return -ENOMEM;
 	a->s[a->n++] = s;
 	return 0;
@@ -189,7 +193,8 @@ struct map {
 struct rd {
 	struct evprof_profile *p;
 	struct spans strs, types, samples, maps, locs, funcs;
-	int *val_to; /* per sample type: VAL_*, counter index, weight + VAL_WEIGHT */
+	int *val_to;  /* per sample type: VAL_*, counter index, weight +
+			 VAL_WEIGHT */
 	bool counted; /* a samples/count type exists */
 	struct func *fn;
 	struct map *mp;
@@ -212,7 +217,7 @@ static const char *str_at(struct rd *r, uint64_t idx)
 		return NULL;
 	s = &r->strs.s[idx];
 	n = (size_t)(s->end - s->p);
-	if (evprof__grow(&r->tmp, &r->tmp_cap, n + 1, 1))
+	if (evprof__vec_grow((void **)&r->tmp, &r->tmp_cap, 1, n + 1, SIZE_MAX))
 		return NULL;
 	memcpy(r->tmp, s->p, n);
 	r->tmp[n] = 0;
@@ -457,8 +462,9 @@ static int read_location(struct rd *r, size_t i)
 			m = r->mp[mi];
 	}
 	if (!ret && (idmap_add(&r->loc_ids, id, (uint32_t)i) ||
-		     evprof__grow(&r->loc_frames, &r->cap_lf,
-				  r->nr_lf + lines.n + 1, sizeof(int32_t))))
+		     evprof__vec_grow((void **)&r->loc_frames, &r->cap_lf,
+				      sizeof(int32_t), r->nr_lf + lines.n + 1,
+				      SIZE_MAX)))
 		ret = -ENOMEM;
 	if (!ret && !lines.n) {
 		/* Unsymbolized: a frame named by its address. */
@@ -510,8 +516,8 @@ static int read_location(struct rd *r, size_t i)
 		fr.file = *t ? t : NULL;
 		fr.line = line <= UINT32_MAX ? (uint32_t)line : 0;
 		fr.function_line = r->fn[fi].start_line <= UINT32_MAX
-					   ? (uint32_t)r->fn[fi].start_line
-					   : 0;
+				       ? (uint32_t)r->fn[fi].start_line
+				       : 0;
 		idx = evprof_profile__frame(r->p, &fr);
 		free(name);
 		if (idx < 0) {

@@ -21,6 +21,12 @@
 
 enum { CAT_OTHER, CAT_USER, CAT_KERNEL };
 
+struct sym_key {
+	int32_t lib;
+	uint64_t address;
+	uint32_t name;
+};
+
 struct fx_ctx {
 	const struct evprof_profile *p;
 	struct evprof__json j;
@@ -29,8 +35,9 @@ struct fx_ctx {
 	int32_t *source_of; /* per string: source index or -1 */
 	uint32_t *sources;  /* source index -> filename string */
 	size_t nr_sources;
-	int32_t *sym_of; /* per frame: native symbol index or -1 */
-	uint32_t *syms;	 /* native symbol index -> defining frame */
+	int32_t *sym_of;	     /* per frame: native symbol index or -1 */
+	uint32_t *syms;		     /* native symbol index -> defining frame */
+	const struct sym_key *probe; /* what a symbol lookup looks for */
 	size_t nr_syms;
 	uint32_t *thread_order;
 	uint64_t *proc_last; /* per process: latest sample time */
@@ -66,57 +73,71 @@ static int build_sources(struct fx_ctx *c)
 	return 0;
 }
 
-struct sym_key {
-	int32_t lib;
-	uint64_t address;
-	uint32_t name;
-};
+/* Symbol map keys: a frame index, or PROBE for c->probe. */
+#define PROBE (-1L)
 
-static bool sym_eq(const void *ctx, uint32_t idx, const void *key)
+static struct sym_key sym_key(const struct fx_ctx *c, long key)
 {
-	const struct fx_ctx *c = ctx;
-	const struct evprof__frame *f = &c->p->frames[c->syms[idx]];
-	const struct sym_key *k = key;
+	const struct evprof__frame *f;
 
-	return f->lib == k->lib && f->symbol_address == k->address &&
-	       c->p->funcs[f->func].name == k->name;
+	if (key == PROBE)
+		return *c->probe;
+	f = &c->p->frames[key];
+	return (struct sym_key){f->lib, f->symbol_address,
+				c->p->funcs[f->func].name};
+}
+
+static size_t sym_hash(long key, void *ctx)
+{
+	struct sym_key k = sym_key(ctx, key);
+	uint64_t id[2] = {(uint64_t)(uint32_t)k.lib << 32 | k.name, k.address};
+
+	return evprof__hash_mem(EVPROF_HASH_INIT, id, sizeof(id));
+}
+
+static bool sym_eq(long a, long b, void *ctx)
+{
+	struct sym_key x = sym_key(ctx, a), y = sym_key(ctx, b);
+
+	return x.lib == y.lib && x.address == y.address && x.name == y.name;
 }
 
 /* One native symbol per (lib, symbol address, name) among known symbols. */
 static int build_symbols(struct fx_ctx *c)
 {
 	const struct evprof_profile *p = c->p;
-	struct evprof__hset set = {0};
+	struct evprof_hashmap *set = evprof__hashmap_new(sym_hash, sym_eq, c);
 	size_t i;
 	int err = 0;
 
 	c->sym_of = malloc((p->nr_frames + 1) * sizeof(*c->sym_of));
 	c->syms = malloc((p->nr_frames + 1) * sizeof(*c->syms));
-	if (!c->sym_of || !c->syms)
+	if (!set || !c->sym_of || !c->syms) {
+		evprof__hashmap_free(set);
 		return -ENOMEM;
+	}
 	for (i = 0; i < p->nr_frames; i++) {
 		const struct evprof__frame *f = &p->frames[i];
 		struct sym_key k = {f->lib, f->symbol_address,
 				    p->funcs[f->func].name};
-		uint32_t h;
-		int64_t idx;
+		long idx;
 
 		c->sym_of[i] = -1;
 		if (f->lib < 0 || !f->symbol_size)
 			continue;
-		h = evprof__hash_u64(((uint64_t)k.lib << 32 | k.name) ^
-				     k.address * 0x9e3779b97f4a7c15ULL);
-		idx = evprof__hset_find(&set, h, sym_eq, c, &k);
-		if (idx < 0) {
-			idx = (int64_t)c->nr_syms;
-			err = evprof__hset_add(&set, h, (uint32_t)idx);
-			if (err)
+		c->probe = &k;
+		if (!evprof__hashmap_find(set, PROBE, &idx)) {
+			/* Keyed by this, the symbol's first frame. */
+			idx = (long)c->nr_syms;
+			if (evprof__hashmap_add(set, (long)i, idx)) {
+				err = -ENOMEM;
 				break;
+			}
 			c->syms[c->nr_syms++] = (uint32_t)i;
 		}
 		c->sym_of[i] = (int32_t)idx;
 	}
-	evprof__hset_free(&set);
+	evprof__hashmap_free(set);
 	return err;
 }
 
@@ -695,9 +716,8 @@ static void put_cell(struct fx_ctx *c, enum col col, uint32_t ci,
 		if (wc < 0)
 			evprof__json_u64(j, s->weight);
 		else
-			evprof__json_u64(j, s->has_counters >> wc & 1
-						? s->counters[wc]
-						: 0);
+			evprof__json_u64(
+			    j, s->has_counters >> wc & 1 ? s->counters[wc] : 0);
 		break;
 	case C_CPU:
 		evprof__json_fixed(j, (int64_t)s->cpu_delta_ns, 3);

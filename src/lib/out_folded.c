@@ -37,7 +37,8 @@ static int put_name(struct folded *f, const char *name, const char *suffix)
 	size_t n = strlen(name), k = strlen(suffix), i;
 	char *d;
 
-	if (evprof__grow(&f->arena, &f->arena_cap, f->arena_len + n + k + 2, 1))
+	if (evprof__vec_grow((void **)&f->arena, &f->arena_cap, 1,
+			     f->arena_len + n + k + 2, SIZE_MAX))
 		return -ENOMEM;
 	d = f->arena + f->arena_len;
 	for (i = 0; i < n; i++) {
@@ -67,8 +68,9 @@ static int add_line(struct folded *f, const char *thread, int32_t stack,
 		err = put_name(f, evprof__pstr(p, p->funcs[fr->func].name),
 			       fr->kernel ? "_[k]" : "");
 	}
-	if (err || evprof__grow(&f->lines, &f->cap_lines, f->nr_lines + 1,
-				sizeof(*f->lines)))
+	if (err ||
+	    evprof__vec_grow((void **)&f->lines, &f->cap_lines,
+			     sizeof(*f->lines), f->nr_lines + 1, SIZE_MAX))
 		return -ENOMEM;
 	f->arena[f->arena_len++] = 0;
 	f->lines[f->nr_lines++] = (struct line){off, sum};

@@ -100,7 +100,8 @@ static void add_thread(struct rep *r, const struct evprof__thread *t)
 
 		for (i = 0; i < nv; i++)
 			r->all[i] += v[i];
-		/* A function counts once per stack, however deep it recurses. */
+		/* A function counts once per stack, however deep it recurses.
+		 */
 		if (!++r->stamp) {
 			memset(r->mark, 0, r->nr_groups * sizeof(*r->mark));
 			r->stamp = 1;

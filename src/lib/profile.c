@@ -33,7 +33,7 @@ struct evprof_profile *evprof_profile__new(const struct evprof_profile_opts *o)
 	p->spill_fd = -1;
 	p->product = strdup(product ? product : "evprof");
 	p->os = os ? strdup(os) : NULL;
-	if (!p->product || (os && !p->os))
+	if (!p->product || (os && !p->os) || evprof__intern_init(p))
 		goto fail;
 	p->start_wall_ns = EVPROF_OPTS_GET(o, start_wall_ns, 0);
 	p->start_mono_ns = EVPROF_OPTS_GET(o, start_mono_ns, 0);
@@ -89,8 +89,8 @@ int evprof_profile__add_note(struct evprof_profile *p, const char *note)
 
 	if (!note)
 		return -EINVAL;
-	if (evprof__grow(&p->notes, &p->cap_notes, p->nr_notes + 1,
-			 sizeof(*p->notes)))
+	if (evprof__vec_grow((void **)&p->notes, &p->cap_notes,
+			     sizeof(*p->notes), p->nr_notes + 1, SIZE_MAX))
 		return -ENOMEM;
 	copy = strdup(note);
 	if (!copy)
@@ -165,8 +165,7 @@ int evprof_profile__add_counter(struct evprof_profile *p, const char *name)
 			  EVPROF_PROFILE_MAX_COUNTERS, name);
 }
 
-int evprof_profile__add_weight_type(struct evprof_profile *p,
-				    const char *name)
+int evprof_profile__add_weight_type(struct evprof_profile *p, const char *name)
 {
 	int i;
 
@@ -181,8 +180,7 @@ int evprof_profile__add_weight_type(struct evprof_profile *p,
 			  EVPROF_PROFILE_MAX_WEIGHTS, name);
 }
 
-const char *evprof_profile__counter_name(const struct evprof_profile *p,
-					 int i)
+const char *evprof_profile__counter_name(const struct evprof_profile *p, int i)
 {
 	return i >= 0 && (uint32_t)i < p->nr_counters ? p->counters[i] : NULL;
 }
@@ -216,8 +214,8 @@ int evprof_profile__add_process(struct evprof_profile *p, int pid,
 	if (!name)
 		return -EINVAL;
 	if (p->nr_procs >= INT32_MAX ||
-	    evprof__grow(&p->procs, &p->cap_procs, p->nr_procs + 1,
-			 sizeof(*p->procs)))
+	    evprof__vec_grow((void **)&p->procs, &p->cap_procs,
+			     sizeof(*p->procs), p->nr_procs + 1, SIZE_MAX))
 		return -ENOMEM;
 	pr = &p->procs[p->nr_procs];
 	memset(pr, 0, sizeof(*pr));
@@ -255,8 +253,8 @@ int evprof_profile__add_thread(struct evprof_profile *p, int proc, int tid,
 	if (proc < 0 || (size_t)proc >= p->nr_procs || !name)
 		return -EINVAL;
 	if (p->nr_threads >= INT32_MAX ||
-	    evprof__grow(&p->threads, &p->cap_threads, p->nr_threads + 1,
-			 sizeof(*p->threads)))
+	    evprof__vec_grow((void **)&p->threads, &p->cap_threads,
+			     sizeof(*p->threads), p->nr_threads + 1, SIZE_MAX))
 		return -ENOMEM;
 	t = &p->threads[p->nr_threads];
 	memset(t, 0, sizeof(*t));
@@ -332,8 +330,7 @@ int evprof_profile__frame_info(const struct evprof_profile *p, int fr,
 	    .lib = x->lib,
 	    .address = x->address,
 	    .function = evprof__pstr(p, fn->name),
-	    .file = fn->file >= 0 ? evprof__pstr(p, (uint32_t)fn->file)
-				  : NULL,
+	    .file = fn->file >= 0 ? evprof__pstr(p, (uint32_t)fn->file) : NULL,
 	    .line = x->line,
 	    .inline_depth = x->inline_depth,
 	    .kernel = x->kernel,
@@ -372,12 +369,10 @@ void evprof_profile__stats(const struct evprof_profile *p,
 	st->counters = p->nr_counters;
 	st->weights = p->nr_weights;
 	st->entries = s->n;
-	st->store_bytes = s->cap * (sizeof(*s->e) + s->nv * sizeof(uint64_t)) +
-			  ((uint64_t)s->set.mask + !!s->set.slots) *
-			      sizeof(*s->set.slots);
+	st->store_bytes = s->cap * (sizeof(*s->e) + s->nv * sizeof(uint64_t));
 	st->timeline_rows = p->nr_rows;
 	for (i = 0; i < p->nr_threads; i++)
-		st->timeline_bytes += p->threads[i].cap_rows * p->row_words *
-				      sizeof(uint64_t);
+		st->timeline_bytes +=
+		    p->threads[i].cap_rows * p->row_words * sizeof(uint64_t);
 	st->spilled_bytes = p->spill_len;
 }

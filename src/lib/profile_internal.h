@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The profile model's layout, shared by profile.c and the writers. */
+/*
+ * The profile model's layout (see include/evprof/profile.h and
+ * docs/architecture.md), shared by the profile modules (profile*.c), the
+ * readers (load*.c) and the writers (out_*.c). Writers only read it.
+ */
 #ifndef EVPROF_LIB_PROFILE_INTERNAL_H
 #define EVPROF_LIB_PROFILE_INTERNAL_H
 
@@ -9,44 +13,6 @@
 #include <evprof/profile.h>
 
 #include "util.h"
-
-/*
- * Open-addressing hash set of indices into some table; the table owns the
- * keys. A slot holds the key's hash and index + 1 (0: empty).
- */
-struct evprof__hslot {
-	uint32_t hash;
-	uint32_t idx1;
-};
-
-struct evprof__hset {
-	struct evprof__hslot *slots;
-	uint32_t mask; /* capacity - 1; capacity is a power of two */
-	uint32_t used;
-};
-
-typedef bool (*evprof__heq_fn)(const void *ctx, uint32_t idx, const void *key);
-
-/* Returns the index whose key equals key (per eq), or -1. */
-EVPROF_HIDDEN int64_t evprof__hset_find(const struct evprof__hset *h,
-					uint32_t hash, evprof__heq_fn eq,
-					const void *ctx, const void *key);
-/* Adds idx under hash (not already present). Returns 0 or -ENOMEM. */
-EVPROF_HIDDEN int evprof__hset_add(struct evprof__hset *h, uint32_t hash,
-				   uint32_t idx);
-EVPROF_HIDDEN void evprof__hset_free(struct evprof__hset *h);
-
-EVPROF_HIDDEN uint32_t evprof__hash_bytes(const void *b, size_t n,
-					  uint64_t seed);
-EVPROF_HIDDEN uint32_t evprof__hash_u64(uint64_t v);
-
-/*
- * Makes room for need elements of elem bytes in *arr of capacity *cap
- * (growing by half again, at least 16). Returns 0 or -ENOMEM (*arr is
- * unchanged then).
- */
-EVPROF_HIDDEN int evprof__grow(void *arr, size_t *cap, size_t need,
-			       size_t elem);
 
 struct evprof__lib {
 	char *path;
@@ -113,13 +79,13 @@ struct evprof__store {
 	struct evprof__entry *e;
 	uint64_t *vals; /* n * nv column sums */
 	uint32_t nv;	/* columns, fixed once the store has an entry */
-	struct evprof__hset set;
+	struct evprof_hashmap *set; /* (thread << 32 | stack) -> entry */
 };
 
 struct evprof__func {
 	uint32_t name;
 	int32_t lib;
-	int32_t file; /* string index or -1 */
+	int32_t file;	     /* string index or -1 */
 	uint32_t start_line; /* not part of its identity; 0: unknown */
 };
 
@@ -159,11 +125,11 @@ struct evprof_profile {
 	size_t chars_len, chars_cap;
 	size_t nr_strs, cap_strs;
 	size_t *str_off;
-	struct evprof__hset str_set;
+	struct evprof_hashmap *str_map; /* index -> index, by content */
 
 	size_t nr_libs, cap_libs;
 	struct evprof__lib *libs;
-	struct evprof__hset lib_set;
+	struct evprof_hashmap *lib_map; /* index -> index, by content */
 
 	size_t nr_procs, cap_procs;
 	struct evprof__process *procs;
@@ -173,15 +139,17 @@ struct evprof_profile {
 
 	size_t nr_funcs, cap_funcs;
 	struct evprof__func *funcs;
-	struct evprof__hset func_set;
+	struct evprof_hashmap *func_map; /* index -> index, by content */
 
 	size_t nr_frames, cap_frames;
 	struct evprof__frame *frames;
-	struct evprof__hset frame_set;
+	struct evprof_hashmap *frame_map; /* index -> index, by content */
 
 	size_t nr_stacks, cap_stacks;
 	struct evprof__stack *stacks;
-	struct evprof__hset stack_set;
+	struct evprof_hashmap *stack_map; /* index -> index, by content */
+
+	const void *probe; /* the element an interning lookup looks for */
 
 	struct evprof__store store;
 	uint64_t nr_samples;
@@ -239,7 +207,8 @@ EVPROF_HIDDEN int evprof__timeline_spill_open(struct evprof_profile *p,
 					      const char *dir);
 EVPROF_HIDDEN void evprof__timeline_free(struct evprof_profile *p);
 
-/* Interning, for the profile's lifecycle. */
+/* Interning, for the profile's lifecycle. Init returns 0 or -ENOMEM. */
+EVPROF_HIDDEN int evprof__intern_init(struct evprof_profile *p);
 EVPROF_HIDDEN void evprof__intern_free(struct evprof_profile *p);
 
 #endif /* EVPROF_LIB_PROFILE_INTERNAL_H */

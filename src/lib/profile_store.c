@@ -12,41 +12,34 @@
 
 #include "profile_internal.h"
 
-#define MAX_COLS (COL_COUNTERS + EVPROF_PROFILE_MAX_COUNTERS + \
-		  EVPROF_PROFILE_MAX_WEIGHTS)
-
-struct entry_key {
-	int32_t thread, stack;
-};
-
-static bool entry_eq(const void *ctx, uint32_t idx, const void *key)
-{
-	const struct evprof__entry *e =
-	    &((const struct evprof__store *)ctx)->e[idx];
-	const struct entry_key *k = key;
-
-	return e->thread == k->thread && e->stack == k->stack;
-}
+#define MAX_COLS                                                               \
+	(COL_COUNTERS + EVPROF_PROFILE_MAX_COUNTERS +                          \
+	 EVPROF_PROFILE_MAX_WEIGHTS)
 
 /* The entry of (thr, stack), created with zero sums. Returns it or -errno. */
 static int64_t entry_of(struct evprof_profile *p, int thr, int stack)
 {
 	struct evprof__store *s = &p->store;
 	struct evprof__thread *t = &p->threads[thr];
-	struct entry_key k = {thr, stack};
-	uint32_t h = evprof__hash_u64((uint64_t)(uint32_t)thr << 32 |
-				      (uint32_t)stack);
-	int64_t idx = evprof__hset_find(&s->set, h, entry_eq, s, &k);
+	long key = (long)((uint64_t)(uint32_t)thr << 32 | (uint32_t)stack);
 	size_t cap;
+	long idx;
 
-	if (idx >= 0)
+	if (s->set && evprof__hashmap_find(s->set, key, &idx))
 		return idx;
+	if (!s->set) {
+		s->set = evprof__hashmap_new(evprof__hashmap_u64_hash,
+					     evprof__hashmap_u64_equal, NULL);
+		if (!s->set)
+			return -ENOMEM;
+	}
 	if (!s->n)
 		s->nv = COL_COUNTERS + p->nr_counters + p->nr_weights;
 	if (s->n >= INT32_MAX)
 		return -E2BIG;
 	cap = s->cap;
-	if (evprof__grow(&s->e, &cap, s->n + 1, sizeof(*s->e)))
+	if (evprof__vec_grow((void **)&s->e, &cap, sizeof(*s->e), s->n + 1,
+			     SIZE_MAX))
 		return -ENOMEM;
 	if (cap != s->cap) {
 		uint64_t *v = realloc(s->vals, cap * s->nv * sizeof(*v));
@@ -56,9 +49,9 @@ static int64_t entry_of(struct evprof_profile *p, int thr, int stack)
 		s->vals = v;
 		s->cap = cap;
 	}
-	if (evprof__hset_add(&s->set, h, (uint32_t)s->n))
+	if (evprof__hashmap_add(s->set, key, (long)s->n))
 		return -ENOMEM;
-	idx = (int64_t)s->n++;
+	idx = (long)s->n++;
 	s->e[idx] = (struct evprof__entry){thr, stack, -1, 0};
 	memset(&s->vals[(size_t)idx * s->nv], 0, s->nv * sizeof(*s->vals));
 	if (t->last_entry >= 0)
@@ -91,7 +84,7 @@ void evprof__store_free(struct evprof__store *st)
 {
 	free(st->e);
 	free(st->vals);
-	evprof__hset_free(&st->set);
+	evprof__hashmap_free(st->set);
 	memset(st, 0, sizeof(*st));
 }
 

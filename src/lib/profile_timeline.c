@@ -136,8 +136,8 @@ static int spill_thread(struct evprof_profile *p, struct evprof__thread *t)
 
 	if (!t->nr_rows)
 		return 0;
-	if (evprof__grow(&t->runs, &t->cap_runs, t->nr_runs + 1,
-			 sizeof(*t->runs)))
+	if (evprof__vec_grow((void **)&t->runs, &t->cap_runs, sizeof(*t->runs),
+			     t->nr_runs + 1, SIZE_MAX))
 		return -ENOMEM;
 	order = rows_order(p, t, &err);
 	if (err)
@@ -167,8 +167,7 @@ static int spill_thread(struct evprof_profile *p, struct evprof__thread *t)
 	return 0;
 }
 
-int evprof__timeline_add(struct evprof_profile *p, int thr,
-			 const uint64_t *row)
+int evprof__timeline_add(struct evprof_profile *p, int thr, const uint64_t *row)
 {
 	struct evprof__thread *t = &p->threads[thr];
 	uint32_t rw;
