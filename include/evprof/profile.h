@@ -388,7 +388,12 @@ struct evprof_firefox_opts {
  * Writes the Firefox Profiler processed format (preprocessedProfileVersion
  * 66: shared tables, stackTable.prefixOffset, resourceTable.lib),
  * symbolicated, one process per process, threads grouped by process, the
- * main thread first. Samples carry threadCPUDelta (µs; the column is left
+ * main thread first. Samples are the timeline's rows in time order; a
+ * profile without a timeline gets one sample per store entry that has
+ * samples, at its thread's start (call tree exact, no time axis). Values
+ * added only as aggregates to a profile with a timeline, and weight types,
+ * are not written (the format has no place for them). Samples carry
+ * threadCPUDelta (µs; the column is left
  * out when no sample has CPU time) and, when counters are registered,
  * samples.samplyEventDeltas: {counter name: [delta or null per sample]}.
  * path ending in ".gz" is gzip-compressed. A regular file is written as
@@ -404,17 +409,21 @@ evprof_profile__write_firefox(const struct evprof_profile *p, const char *path,
 
 struct evprof_folded_opts {
 	size_t sz; /* sizeof(struct evprof_folded_opts) */
-	/* NULL: weigh by samples; a counter name: by its deltas (none: 0). */
+	/*
+	 * NULL: weigh by samples; "cpu" (ns), a counter name (its deltas,
+	 * none: 0) or a weight type name (ns): by that column of the store.
+	 */
 	const char *weight_counter;
 };
 
 /*
- * Writes folded stacks, one line per distinct (thread name, stack):
+ * Writes folded stacks from the store, one line per distinct (thread
+ * name, stack):
  * "thread;root;...;leaf N" where N sums the weights, lines in byte order,
  * zero sums left out. Kernel frames end in "_[k]" (as FlameGraph's
  * stackcollapse-perf writes them); ';' and line breaks in names become '_'.
  * Files as evprof_profile__write_firefox() (".gz" compresses, atomic
- * rename). Returns 0, -ENOENT (weight_counter not registered), -EINVAL or
+ * rename). Returns 0, -ENOENT (weight_counter names no column), -EINVAL or
  * -errno.
  */
 EVPROF_API int
@@ -433,16 +442,18 @@ evprof_profile__write_folded_file(const struct evprof_profile *p, FILE *f,
 struct evprof_pprof_opts {
 	size_t sz; /* sizeof(struct evprof_pprof_opts) */
 	/*
-	 * The sample type viewers show first: "samples", "cpu" or a counter
-	 * name. NULL: "cpu" when samples carry CPU time, else "samples".
+	 * The sample type viewers show first: "samples", "cpu", a counter or
+	 * a weight type. NULL: "cpu" when values carry CPU time, else
+	 * "samples".
 	 */
 	const char *default_type;
 };
 
 /*
  * Writes a pprof profile (google/pprof profile.proto). Sample types are
- * samples/count, cpu/nanoseconds, then <counter>/count for every counter;
- * one Sample per (thread, stack) with the summed values and the labels
+ * samples/count, cpu/nanoseconds, then <counter>/count for every counter
+ * and <weight>/nanoseconds for every weight type; one Sample per store
+ * entry (thread, stack) with its sums and the labels
  * pid and tid (numbers) and thread (the thread's name). Each lib is a
  * Mapping (path, build id in lowercase hex, has_functions; addresses are
  * lib-relative as in the Firefox output), kernel frames share a
@@ -458,7 +469,7 @@ evprof_profile__write_pprof(const struct evprof_profile *p, const char *path,
 
 struct evprof_report_opts {
 	size_t sz; /* sizeof(struct evprof_report_opts) */
-	/* "samples", "cpu" or a counter name; NULL: cpu when known. */
+	/* "samples", "cpu", a counter or a weight type; NULL: cpu when known. */
 	const char *sort;
 	unsigned top;	 /* rows per table; 0: every function */
 	bool per_thread; /* one report per thread instead of one in all */
@@ -467,12 +478,14 @@ struct evprof_report_opts {
 /*
  * Writes a text report to f: the totals, then two tables of functions
  * (a function is a name in a lib), sorted by the self and by the total
- * value of the sort column. Each row: self% and self, total% and total of
- * the sort column, then every column's self value (samples, CPU time in
- * ms, each counter), then ratios of self values where both counters
+ * value of the sort column, from the store. Each row: self% and self,
+ * total% and total of the sort column, then every column's self value
+ * (samples, CPU time in ms, each counter, each weight type in ms as
+ * "<name>-ms"), then ratios of self values where both counters
  * exist: instructions per cycle, <x>-misses per 1000 instructions,
  * <x>faults per second of CPU time ("-" for no denominator). Total counts
- * a function once per sample, however often it recurses.
+ * a function once per stack (so once per sample), however often it
+ * recurses.
  * Returns 0, -ENOENT (sort names no column), -EINVAL, -ENOMEM or -EIO.
  */
 EVPROF_API int
@@ -485,14 +498,17 @@ evprof_profile__write_report(const struct evprof_profile *p, FILE *f,
  * Reads a profile written by evprof_profile__write_firefox() or
  * evprof_profile__write_pprof(), gzip-compressed or not (told by the
  * bytes, not the name), into a new profile: libs, frames, stacks,
- * processes, threads, samples with CPU time and counter deltas. A pprof
- * profile comes back aggregated (one sample per thread and stack, its
- * weight the summed samples/count). Other pprof files load too when their
- * samples carry the labels; sample types other than samples/count and
- * cpu/nanoseconds become counters. Returns a profile freed with
+ * processes, threads, and values. A Firefox profile's samples come back
+ * through evprof_profile__add_sample() (a timeline in memory). A pprof
+ * profile has no sample times: its Samples become aggregates of the store
+ * (no timeline), the sample count their samples/count (each Sample counts
+ * 1 in files without that type). Other pprof files load too when their
+ * samples carry the labels; sample types in nanoseconds other than
+ * cpu/nanoseconds become weight types, the others counters. Returns a profile freed with
  * evprof_profile__free(), or NULL with errno set: ENOENT, EACCES... from
- * the file, EVPROF_ERR_MALFORMED for bytes that are neither, E2BIG beyond
- * EVPROF_PROFILE_MAX_COUNTERS, ENOMEM.
+ * the file, EVPROF_ERR_MALFORMED for bytes that are neither (or a type named both
+ * as a count and in ns), E2BIG beyond EVPROF_PROFILE_MAX_COUNTERS or
+ * EVPROF_PROFILE_MAX_WEIGHTS, ENOMEM.
  */
 EVPROF_API struct evprof_profile *evprof_profile__load(const char *path);
 
