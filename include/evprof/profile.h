@@ -264,7 +264,7 @@ evprof_profile__add_aggregate(struct evprof_profile *p, int thr,
 			      const struct evprof_profile_aggregate *a);
 
 struct evprof_profile_stats {
-	uint64_t samples; /* samples added (not weights) over all threads */
+	uint64_t samples; /* add_sample() calls (not weights), all threads */
 	uint32_t processes;
 	uint32_t threads;
 	uint32_t libs;

@@ -193,8 +193,7 @@ struct map {
 struct rd {
 	struct evprof_profile *p;
 	struct spans strs, types, samples, maps, locs, funcs;
-	int *val_to;  /* per sample type: VAL_*, counter index, weight +
-			 VAL_WEIGHT */
+	int *val_to;  /* per type: VAL_*, a counter, VAL_WEIGHT + weight */
 	bool counted; /* a samples/count type exists */
 	struct func *fn;
 	struct map *mp;
