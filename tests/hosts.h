@@ -59,8 +59,8 @@ static void test_host_path(char *buf, size_t len, const char *name)
 	const char *slash = strrchr(here, '/');
 	int dirlen = slash ? (int)(slash - here) : 1;
 
-	snprintf(buf, len, "%.*s/fixtures/hosts/%s", dirlen,
-		 slash ? here : ".", name);
+	snprintf(buf, len, "%.*s/fixtures/hosts/%s", dirlen, slash ? here : ".",
+		 name);
 }
 
 /*

@@ -117,8 +117,7 @@ static const char *names_scan(const char *pmu_root, uint32_t type)
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/type", pmu_root,
-			 e->d_name);
+		snprintf(path, sizeof(path), "%s/%s/type", pmu_root, e->d_name);
 		if (evprof__read_file(path, buf, sizeof(buf)) < 0 ||
 		    parse_u32(buf, &t) < 0)
 			continue;

@@ -128,8 +128,9 @@ int evprof__spec_parse(struct evprof_event_spec *spec, const char *str)
 				str);
 			return -EVPROF_ERR_BAD_SPEC;
 		}
-		if (end[1] && (end[1] != ':' ||
-			       evprof__spec_parse_mods(end + 2, strlen(end + 2), &m))) {
+		if (end[1] &&
+		    (end[1] != ':' ||
+		     evprof__spec_parse_mods(end + 2, strlen(end + 2), &m))) {
 			pr_warn("bad modifiers in '%s': want pmu/.../ then :u, "
 				":k, :h, :p, :pp or :ppp\n",
 				str);
@@ -137,8 +138,9 @@ int evprof__spec_parse(struct evprof_event_spec *spec, const char *str)
 		}
 		end[1] = '\0';
 		err = resolve(&spec->attr, base, &why);
-	} else if (colon && !evprof__spec_parse_mods(colon + 1,
-					len - (size_t)(colon - str) - 1, &m)) {
+	} else if (colon &&
+		   !evprof__spec_parse_mods(
+		       colon + 1, len - (size_t)(colon - str) - 1, &m)) {
 		base[colon - str] = '\0';
 		err = resolve(&spec->attr, base, &why);
 		if (err == -EVPROF_ERR_UNKNOWN_EVENT) {

@@ -96,7 +96,6 @@ static const struct named_event cache_results[] = {
     {"access", PERF_COUNT_HW_CACHE_RESULT_ACCESS, true},
 };
 
-
 static const struct named_event *find_event(const struct named_event *tab,
 					    size_t nr, const char *s,
 					    size_t len, bool nocase)
@@ -189,7 +188,6 @@ int evprof__spec_resolve_builtin(struct perf_event_attr *attr, const char *s)
 		return 0;
 	return resolve_raw(attr, s);
 }
-
 
 void evprof__spec_builtin_known(char *buf, size_t len, size_t *off)
 {

@@ -68,8 +68,8 @@ static int read_pmu_file(const char *pmu, const char *dir, const char *name,
 			 size_t nlen, char *buf, size_t len, char *path,
 			 size_t plen)
 {
-	snprintf(path, plen, "%s/%s/%s/%.*s", evprof__host()->pmu_root, pmu, dir,
-		 (int)nlen, name);
+	snprintf(path, plen, "%s/%s/%s/%.*s", evprof__host()->pmu_root, pmu,
+		 dir, (int)nlen, name);
 	return evprof__read_file(path, buf, len);
 }
 
@@ -126,8 +126,9 @@ static int apply_term(struct perf_event_attr *attr, const char *pmu,
 		return n;
 	}
 	if (eq || in_alias) {
-		pr_warn("PMU %s has no format term '%.*s' (see %s/%s/format/)\n",
-			pmu, (int)klen, t, evprof__host()->pmu_root, pmu);
+		pr_warn(
+		    "PMU %s has no format term '%.*s' (see %s/%s/format/)\n",
+		    pmu, (int)klen, t, evprof__host()->pmu_root, pmu);
 		return -EVPROF_ERR_BAD_SPEC;
 	}
 	n = read_pmu_file(pmu, "events", t, klen, buf, sizeof(buf), path,
@@ -172,7 +173,7 @@ static int apply_terms(struct perf_event_attr *attr, const char *pmu,
 
 /* pmu/terms/ (s ends with the second '/'). */
 int evprof__spec_resolve_pmu(struct perf_event_attr *attr, const char *s,
-		       struct spec_notes *why)
+			     struct spec_notes *why)
 {
 	const char *slash = strchr(s, '/');
 	size_t plen = (size_t)(slash - s), tlen = strlen(slash + 1) - 1;
@@ -180,7 +181,8 @@ int evprof__spec_resolve_pmu(struct perf_event_attr *attr, const char *s,
 	uint64_t type;
 	int n;
 
-	if (!evprof__spec_safe_component(s, plen) || !tlen || memchr(slash + 1, '/', tlen)) {
+	if (!evprof__spec_safe_component(s, plen) || !tlen ||
+	    memchr(slash + 1, '/', tlen)) {
 		pr_warn("bad PMU event '%.*s': want pmu/term=value,.../\n",
 			SHOW_MAX, s);
 		return -EVPROF_ERR_BAD_SPEC;

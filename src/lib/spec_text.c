@@ -27,8 +27,6 @@ void evprof__spec_note(struct spec_notes *n, const char *fmt, ...)
 	n->len += strlen(n->text + n->len);
 }
 
-/* ---- small parsers ------------------------------------------------------- */
-
 /* All of s[0..len) as digits of base 10 or 16, without overflow. */
 int evprof__spec_digits(const char *s, size_t len, unsigned int base,
 			uint64_t *out)
@@ -113,7 +111,8 @@ int evprof__spec_parse_mods(const char *s, size_t len, struct spec_mods *m)
  * As perf does: naming any privilege level excludes the ones not named, so
  * :u also excludes the hypervisor, and :uk counts user and kernel only.
  */
-void evprof__spec_apply_mods(struct perf_event_attr *attr, const struct spec_mods *m)
+void evprof__spec_apply_mods(struct perf_event_attr *attr,
+			     const struct spec_mods *m)
 {
 	if (m->u || m->k || m->h) {
 		attr->exclude_user = !m->u;

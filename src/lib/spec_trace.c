@@ -30,16 +30,16 @@ int evprof__spec_resolve_tracepoint(struct perf_event_attr *attr, const char *s,
 		if (!roots[i])
 			continue;
 		if (off < sizeof(tried))
-			off += (size_t)snprintf(tried + off, sizeof(tried) - off,
-						"%s%s", off ? " or " : "",
-						roots[i]);
+			off += (size_t)snprintf(tried + off,
+						sizeof(tried) - off, "%s%s",
+						off ? " or " : "", roots[i]);
 		snprintf(path, sizeof(path), "%s/events", roots[i]);
 		if (stat(path, &st) < 0) {
 			if (errno == ENOENT)
 				continue;
 			n = -errno;
-			evprof__spec_note(fail, "cannot read tracefs at %s: %s", path,
-			     strerror(errno));
+			evprof__spec_note(fail, "cannot read tracefs at %s: %s",
+					  path, strerror(errno));
 			return n;
 		}
 		snprintf(path, sizeof(path), "%s/events/%.*s/%s/id", roots[i],
@@ -50,15 +50,17 @@ int evprof__spec_resolve_tracepoint(struct perf_event_attr *attr, const char *s,
 			return -EVPROF_ERR_UNKNOWN_EVENT;
 		}
 		if (n < 0) {
-			evprof__spec_note(fail, "cannot read tracepoint id %s: %s", path,
-			     strerror(-n));
+			evprof__spec_note(fail,
+					  "cannot read tracepoint id %s: %s",
+					  path, strerror(-n));
 			return n;
 		}
 		while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 			n--;
 		if (evprof__spec_u64(buf, (size_t)n, &id)) {
-			evprof__spec_note(fail, "tracepoint id file %s holds no number",
-			     path);
+			evprof__spec_note(
+			    fail, "tracepoint id file %s holds no number",
+			    path);
 			return -EVPROF_ERR_MALFORMED;
 		}
 		attr->type = PERF_TYPE_TRACEPOINT;

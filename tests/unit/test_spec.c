@@ -330,12 +330,12 @@ static struct evprof_event_spec expect_full(const char *s, uint32_t type,
 
 	if (spec.attr.type != type || spec.attr.config != config ||
 	    spec.attr.config1 != config1)
-		fail_msg("'%s': type %u config %#llx config1 %#llx, want %u "
-			 "%#llx %#llx",
-			 s, spec.attr.type, (unsigned long long)spec.attr.config,
-			 (unsigned long long)spec.attr.config1, type,
-			 (unsigned long long)config,
-			 (unsigned long long)config1);
+		fail_msg(
+		    "'%s': type %u config %#llx config1 %#llx, want %u "
+		    "%#llx %#llx",
+		    s, spec.attr.type, (unsigned long long)spec.attr.config,
+		    (unsigned long long)spec.attr.config1, type,
+		    (unsigned long long)config, (unsigned long long)config1);
 	assert_int_equal(spec.hw_slot, slot);
 	return spec;
 }

@@ -68,7 +68,7 @@ static void test_counters_source(void **state)
 	assert_int_equal(evprof_pmu_counters(&src), want);
 	assert_string_equal(src, want_src);
 	assert_int_equal(evprof_pmu_counters(NULL), want);
-		assert_int_equal(nr_warn, 0);
+	assert_int_equal(nr_warn, 0);
 }
 
 static void test_env_override(void **state)
