@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the whole test suite twice:
-# a normal build, then an AddressSanitizer + UBSan build.
+# Installs what is missing, checks the formatting, builds, and runs the whole
+# test suite twice: a normal build, then an AddressSanitizer + UBSan build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
+scripts/format.sh --check
 if [ -f tests/tools/package.json ]; then
 	npm ci --prefix tests/tools --no-audit --no-fund --loglevel=error
 fi

@@ -13,80 +13,14 @@
 #include <evprof/read.h>
 #include <evprof/record.h>
 
+#include "recstream.h"
+
 #define BRANCH_HW_INDEX (1ULL << 17)
 #define BRANCH_COUNTERS (1ULL << 19)
 #define ALL_SAMPLE_BITS ((1ULL << 25) - 1)
 #define SID_BITS                                                               \
 	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |                 \
 	 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
-
-/* ---- byte builder ------------------------------------------------------ */
-
-struct rb {
-	uint64_t words[1024]; /* u64 storage keeps the record 8-aligned */
-	size_t len;
-};
-
-static uint8_t *rb_bytes(struct rb *b)
-{
-	return (uint8_t *)b->words;
-}
-
-static void rb_put(struct rb *b, const void *p, size_t n)
-{
-	assert_true(b->len + n <= sizeof(b->words));
-	memcpy(rb_bytes(b) + b->len, p, n);
-	b->len += n;
-}
-
-static void rb_u64(struct rb *b, uint64_t v)
-{
-	rb_put(b, &v, sizeof(v));
-}
-
-static void rb_u32(struct rb *b, uint32_t v)
-{
-	rb_put(b, &v, sizeof(v));
-}
-
-static void rb_u16(struct rb *b, uint16_t v)
-{
-	rb_put(b, &v, sizeof(v));
-}
-
-static void rb_u8(struct rb *b, uint8_t v)
-{
-	rb_put(b, &v, sizeof(v));
-}
-
-static void rb_pad8(struct rb *b)
-{
-	while (b->len % 8)
-		rb_u8(b, 0);
-}
-
-/* A string as the kernel writes it: NUL, then zeros up to 8 alignment. */
-static void rb_str(struct rb *b, const char *s)
-{
-	rb_put(b, s, strlen(s) + 1);
-	rb_pad8(b);
-}
-
-static void rb_begin(struct rb *b, uint32_t type, uint16_t misc)
-{
-	memset(b, 0, sizeof(*b));
-	rb_u32(b, type);
-	rb_u16(b, misc);
-	rb_u16(b, 0); /* size, set by rb_end */
-}
-
-static void rb_end(struct rb *b)
-{
-	uint16_t size = (uint16_t)b->len;
-
-	assert_int_equal(b->len % 8, 0);
-	memcpy(rb_bytes(b) + 6, &size, sizeof(size));
-}
 
 /* Trailer values: distinct, so a field read from the wrong slot shows. */
 #define SID_PID	   0x501
@@ -1179,11 +1113,11 @@ static void test_bad_headers(void **state)
 
 	/* size below the header or not a multiple of 8. */
 	for (size = 0; size < 8; size++) {
-		memcpy(rb_bytes(&b) + 6, &size, sizeof(size));
+		rb_set_size(&b, size);
 		assert_int_equal(parse(&rec, &b, &none), -EVPROF_ERR_MALFORMED);
 	}
 	size = 20;
-	memcpy(rb_bytes(&b) + 6, &size, sizeof(size));
+	rb_set_size(&b, size);
 	assert_int_equal(parse(&rec, &b, &none), -EVPROF_ERR_MALFORMED);
 
 	/* A misaligned record. */

@@ -23,6 +23,7 @@
 #include <evprof/session.h>
 #include <evprof/symbols.h>
 
+#include "recstream.h"
 #include "session_internal.h"
 
 #define ST_BITS                                                                \
@@ -36,52 +37,7 @@
 #define KCTX ((uint64_t)PERF_CONTEXT_KERNEL)
 #define UCTX ((uint64_t)PERF_CONTEXT_USER)
 
-/* ---- record builder ----------------------------------------------------- */
-
-struct rb {
-	uint64_t w[256]; /* u64 storage keeps records 8-aligned */
-	size_t len;
-};
-
-/* The header lives in u64 storage: write its size without type punning. */
-static void rb_set_size(struct rb *b, uint16_t size)
-{
-	memcpy((char *)b->w + offsetof(struct perf_event_header, size), &size,
-	       sizeof(size));
-}
-
-static void rb_put(struct rb *b, const void *p, size_t n)
-{
-	assert_true(b->len + n <= sizeof(b->w));
-	memcpy((char *)b->w + b->len, p, n);
-	b->len += n;
-}
-
-static void rb_u64(struct rb *b, uint64_t v)
-{
-	rb_put(b, &v, sizeof(v));
-}
-
-static void rb_u32x2(struct rb *b, uint32_t x, uint32_t y)
-{
-	rb_put(b, &x, sizeof(x));
-	rb_put(b, &y, sizeof(y));
-}
-
-static void rb_begin(struct rb *b, uint32_t type, uint16_t misc)
-{
-	struct perf_event_header h = {.type = type, .misc = misc};
-
-	b->len = 0;
-	rb_put(b, &h, sizeof(h));
-}
-
-static void rb_str(struct rb *b, const char *s)
-{
-	rb_put(b, s, strlen(s) + 1);
-	while (b->len % 8)
-		rb_put(b, "", 1);
-}
+/* ---- records (tests/recstream.h builds them) -------------------------- */
 
 /* sample_id trailer for ST_BITS: TID, TIME, CPU, IDENTIFIER. */
 static void rb_trailer(struct rb *b, uint32_t pid, uint32_t tid, uint64_t t)
@@ -94,8 +50,8 @@ static void rb_trailer(struct rb *b, uint32_t pid, uint32_t tid, uint64_t t)
 
 static int rb_feed(struct evprof_session *s, struct rb *b)
 {
-	rb_set_size(b, (uint16_t)b->len);
-	return evprof_session__feed(s, b->w, b->len);
+	rb_end(b);
+	return evprof_session__feed(s, b->words, b->len);
 }
 
 struct val {
@@ -549,7 +505,7 @@ static void test_accounting(void **state)
 	rb_begin(&b, PERF_RECORD_COMM, 0);
 	rb_u64(&b, 0);
 	rb_set_size(&b, 12);
-	assert_true(evprof_session__feed(s, b.w, 16) < 0);
+	assert_true(evprof_session__feed(s, b.words, 16) < 0);
 	/* Feeding goes on. */
 	assert_int_equal(
 	    feed_sample(s, 100, 100, 9, (struct val[]){{L0, 3}}, 1, chain_a, 2),
@@ -906,9 +862,9 @@ static void test_feed_throughput(void **state)
 		rb_u64(&b, 6);
 		for (int i = 0; i < 6; i++)
 			rb_u64(&b, chain[i]);
-		rb_set_size(&b, (uint16_t)b.len);
+		rb_end(&b);
 		assert_true(b.len <= sizeof(recs[0]));
-		memcpy(recs[r], b.w, b.len);
+		memcpy(recs[r], b.words, b.len);
 		len = b.len;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -21,6 +21,8 @@
 #include <evprof/profile.h>
 #include <evprof/session.h>
 
+#include "recstream.h"
+
 #define ST_BITS                                                                \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |           \
 	 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN)
@@ -29,38 +31,10 @@
 #define DEFER EVPROF_CONTEXT_USER_DEFERRED
 #define PID   100
 
-struct rb {
-	uint64_t w[64];
-	size_t len; /* words */
-};
-
-static void rb_begin(struct rb *b, uint32_t type, uint16_t misc)
-{
-	struct perf_event_header h = {.type = type, .misc = misc};
-
-	memcpy(b->w, &h, sizeof(h));
-	b->len = 1;
-}
-
-static void rb_u64(struct rb *b, uint64_t v)
-{
-	assert_true(b->len < 64);
-	b->w[b->len++] = v;
-}
-
-static void rb_u32x2(struct rb *b, uint32_t x, uint32_t y)
-{
-	rb_u64(b, (uint64_t)y << 32 | x);
-}
-
 static void feed(struct evprof_session *s, struct rb *b)
 {
-	struct perf_event_header h;
-
-	memcpy(&h, b->w, sizeof(h));
-	h.size = (uint16_t)(b->len * 8);
-	memcpy(b->w, &h, sizeof(h));
-	assert_int_equal(evprof_session__feed(s, b->w, b->len * 8), 0);
+	rb_end(b);
+	assert_int_equal(evprof_session__feed(s, b->words, b->len), 0);
 }
 
 /* A sample in the kernel (leaf kip) whose user part is deferred. */
@@ -123,13 +97,10 @@ static void deferred(struct evprof_session *s, uint32_t tid, uint64_t time,
 static void comm(struct evprof_session *s, uint32_t tid, const char *name)
 {
 	struct rb b;
-	char buf[16] = {0};
 
 	rb_begin(&b, PERF_RECORD_COMM, 0);
 	rb_u32x2(&b, PID, tid);
-	strncpy(buf, name, sizeof(buf) - 1);
-	memcpy(&b.w[b.len], buf, 16);
-	b.len += 2;
+	rb_str(&b, name);
 	rb_u32x2(&b, PID, tid);
 	rb_u64(&b, 1);
 	rb_u32x2(&b, 0, 0);
