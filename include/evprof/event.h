@@ -94,8 +94,9 @@ EVPROF_API const char *evprof_attr__type_name(uint32_t type);
 
 /*
  * Number of general purpose hardware counters: EVPROF_MAX_GROUP_EVENTS if
- * set, else what the machine tells (CPUID leaf 0xA on x86), else 4.
- * *source, when given, receives a static string saying where it came from.
+ * set, else what the machine tells (x86 CPUID: leaf 0xA, on AMD leaves
+ * 0x80000022 and 0x80000001), else 4. *source, when given, receives a
+ * static string saying where it came from ("cpuid leaf 0xa", "default").
  */
 EVPROF_API unsigned int evprof_pmu_counters(const char **source);
 

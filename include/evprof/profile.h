@@ -1,14 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Profiles: an in-memory model built incrementally while recording (or
- * importing), and its writers: the Firefox Profiler processed format and
- * folded stacks.
+ * Profiles: one model that every producer fills and every writer reads.
  *
- * Everything is interned: strings, libs, frames, and stacks as a prefix tree
- * (a stack is a (parent stack, frame) pair). Samples are appended to their
- * thread's columns, which grow geometrically: adding a sample never
- * allocates per sample. Indices returned by the model are small non-negative
- * ints, stable for the profile's life.
+ * Producers (the recorder, the profile readers, later the BPF engine and
+ * importers) fill it through the functions under "producing"; writers
+ * (Firefox, pprof, folded, report) and users read it through the functions
+ * under "reading". A producer never writes a file; a writer never
+ * aggregates samples.
+ *
+ * The model has four parts:
+ *
+ * - Interned tables: strings, libs, functions, frames, and stacks as a
+ *   prefix tree (a stack is a (parent stack, frame) pair). Processes and
+ *   threads. Indices are small non-negative ints, stable for the profile's
+ *   life.
+ *
+ * - Value columns: "samples" (a count), "cpu" (on-CPU ns), one column per
+ *   registered counter (evprof_profile__add_counter(), event counts) and
+ *   one per registered weight (evprof_profile__add_weight_type(), further
+ *   times in ns such as off-CPU or preempted time). The layout is fixed
+ *   once values exist.
+ *
+ * - The aggregated store: one entry per (thread, stack) holding the sum of
+ *   every column, plus which counters any contribution carried. Samples
+ *   add to it (evprof_profile__add_sample()), and so do aggregate-only
+ *   producers (evprof_profile__add_aggregate()) that never had sample
+ *   rows. pprof, folded and the report read only the store, so their
+ *   memory does not depend on the recording's length.
+ *
+ * - The timeline (optional, on by default): every sample as a row (time,
+ *   stack, weight, CPU delta, counter deltas) per thread, read back in time
+ *   order by evprof_profile_timeline__new(). The Firefox writer reads it.
+ *   With evprof_profile_opts.spill_dir set, rows beyond a budget are
+ *   written, sorted per thread, to an unlinked temporary file in that
+ *   directory and merged back in streaming, so memory stays flat for
+ *   hours-long recordings. Without a timeline (opts.no_timeline, or a
+ *   profile read from pprof) the Firefox writer writes one sample per store
+ *   entry: the call tree is exact, the time axis is not.
  *
  * Times are CLOCK_MONOTONIC nanoseconds (the clock perf uses with
  * use_clockid); the writers express them relative to the profile's time
@@ -32,6 +60,8 @@ struct evprof_profile;
 
 /* Most counters one profile carries (a sample's "has value" set is a u64). */
 #define EVPROF_PROFILE_MAX_COUNTERS 64
+/* Most further weights (off-CPU, preempted... times) one profile carries. */
+#define EVPROF_PROFILE_MAX_WEIGHTS 8
 
 struct evprof_profile_opts {
 	size_t sz;		/* sizeof(struct evprof_profile_opts) */
@@ -40,12 +70,31 @@ struct evprof_profile_opts {
 	uint64_t start_wall_ns; /* CLOCK_REALTIME of the time origin */
 	uint64_t start_mono_ns; /* CLOCK_MONOTONIC of the same instant */
 	uint64_t interval_ns;	/* sampling interval; 0: 1 ms */
+	/*
+	 * true: keep only the aggregated store, no per-sample rows (memory
+	 * independent of the sample count; Firefox output is one sample per
+	 * (thread, stack)).
+	 */
+	bool no_timeline;
+	/*
+	 * A directory for the timeline's temporary file (e.g. "/var/tmp"),
+	 * created unlinked (O_TMPFILE) and gone with the profile. NULL: rows
+	 * stay in memory.
+	 */
+	const char *spill_dir;
+	/*
+	 * With spill_dir: timeline rows held in memory (all threads) before
+	 * they are written out; 0: 65536.
+	 */
+	uint32_t spill_rows;
 };
 
 /*
- * Creates an empty profile; opts may be NULL (all defaults, origin 0).
- * Strings are copied. Returns a profile freed with evprof_profile__free(),
- * or NULL with errno set (EINVAL for a bad opts->sz, ENOMEM).
+ * Creates an empty profile; opts may be NULL (all defaults, origin 0,
+ * timeline in memory). Strings are copied. Returns a profile freed with
+ * evprof_profile__free(), or NULL with errno set (EINVAL for a bad
+ * opts->sz, ENOMEM, or -errno of creating the spill file: ENOENT,
+ * EACCES...).
  */
 EVPROF_API struct evprof_profile *
 evprof_profile__new(const struct evprof_profile_opts *opts);
@@ -70,6 +119,17 @@ EVPROF_API int evprof_profile__add_note(struct evprof_profile *p,
  */
 EVPROF_API int evprof_profile__add_counter(struct evprof_profile *p,
 					   const char *name);
+
+/*
+ * Registers a further weight, a time in nanoseconds that is neither a
+ * sample count nor on-CPU time (e.g. "off-cpu", "preempted"), and returns
+ * its index into evprof_profile_aggregate.weights. Registering a known name
+ * returns its index again. Names are shared with counters, "samples" and
+ * "cpu" (-EEXIST). Returns -EBUSY once values exist, -E2BIG beyond
+ * EVPROF_PROFILE_MAX_WEIGHTS, -EINVAL for an empty name, or -ENOMEM.
+ */
+EVPROF_API int evprof_profile__add_weight_type(struct evprof_profile *p,
+					       const char *name);
 
 /* ---- libs, processes, threads ------------------------------------------ */
 
@@ -155,7 +215,7 @@ EVPROF_API int evprof_profile__frame(struct evprof_profile *p,
 EVPROF_API int evprof_profile__stack(struct evprof_profile *p, int parent,
 				     int frame);
 
-/* ---- samples ------------------------------------------------------------ */
+/* ---- producing: samples and aggregates ---------------------------------- */
 
 struct evprof_profile_sample {
 	uint64_t time_ns;      /* CLOCK_MONOTONIC */
@@ -167,29 +227,147 @@ struct evprof_profile_sample {
 };
 
 /*
- * Appends a sample to thread thr. Samples may come slightly out of time
- * order (merged ring buffers); the writers sort each thread by time
- * (stable). Counters whose bit is clear have no value (JSON null).
+ * Adds a sample of thread thr: its values to the store entry (thr,
+ * s->stack) and, when the profile keeps a timeline, a row to it. Samples
+ * may come slightly out of time order (merged ring buffers); the timeline
+ * is read back sorted by time (stable). Counters whose bit is clear have no
+ * value (JSON null in the timeline, 0 in sums). Allocates only when a new
+ * (thread, stack) appears or a timeline chunk fills.
  * Returns 0, -EINVAL (bad thread or stack, a bit set for an unregistered
- * counter) or -ENOMEM.
+ * counter), -ENOMEM, or -errno of writing the spill file (e.g. -ENOSPC).
  */
 EVPROF_API int
 evprof_profile__add_sample(struct evprof_profile *p, int thr,
 			   const struct evprof_profile_sample *s);
 
+/* Values that an aggregate-only producer adds to one (thread, stack). */
+struct evprof_profile_aggregate {
+	int stack;	       /* stack index, or -1: no stack */
+	uint64_t samples;      /* how many samples these stand for; may be 0 */
+	uint64_t cpu_ns;       /* on-CPU time */
+	uint64_t has_counters; /* bit i: counters[i] holds counter i's sum */
+	const uint64_t *counters; /* indexed by counter; NULL if none set */
+	uint64_t has_weights;	  /* bit i: weights[i] holds weight i, ns */
+	const uint64_t *weights;  /* indexed by weight type; NULL if none */
+};
+
+/*
+ * Adds a's values to the store entry (thr, a->stack) without a timeline
+ * row: for producers that aggregate before the profile sees anything (an
+ * in-kernel BPF map, a pprof file) and for values no sample carries
+ * (off-CPU intervals). The Firefox writer does not see them when the
+ * profile keeps a timeline. Returns 0, -EINVAL (bad thread or stack, a bit
+ * set for an unregistered counter or weight) or -ENOMEM.
+ */
+EVPROF_API int
+evprof_profile__add_aggregate(struct evprof_profile *p, int thr,
+			      const struct evprof_profile_aggregate *a);
+
 struct evprof_profile_stats {
-	uint64_t samples; /* sample rows (not weights) over all threads */
+	uint64_t samples; /* add_sample() calls (not weights), all threads */
 	uint32_t processes;
 	uint32_t threads;
 	uint32_t libs;
 	uint32_t frames;
 	uint32_t stacks;
 	uint32_t counters;
+	uint32_t weights;      /* registered weight types */
+	uint64_t entries;      /* (thread, stack) entries in the store */
+	uint64_t store_bytes;  /* bytes of the store's entries and sums */
+	uint64_t timeline_rows; /* rows in the timeline (memory and file) */
+	uint64_t timeline_bytes; /* bytes of rows held in memory */
+	uint64_t spilled_bytes;	 /* bytes of rows in the spill file */
 };
 
 /* Fills *st with the profile's sizes. */
 EVPROF_API void evprof_profile__stats(const struct evprof_profile *p,
 				      struct evprof_profile_stats *st);
+
+/* ---- reading ------------------------------------------------------------ */
+
+/* Registered counter i's name, or NULL; lives as long as p. */
+EVPROF_API const char *evprof_profile__counter_name(
+	const struct evprof_profile *p, int i);
+/* Registered weight type i's name, or NULL; lives as long as p. */
+EVPROF_API const char *evprof_profile__weight_name(
+	const struct evprof_profile *p, int i);
+
+struct evprof_profile_thread_info {
+	int proc;	  /* process index */
+	int pid;	  /* the process's pid */
+	int tid;
+	const char *name; /* lives until the thread is renamed or p freed */
+};
+
+/* Fills *info for thread thr. Returns 0 or -EINVAL. */
+EVPROF_API int
+evprof_profile__thread_info(const struct evprof_profile *p, int thr,
+			    struct evprof_profile_thread_info *info);
+
+/*
+ * The parent of stack st (-1: st is a root) through *parent and its frame
+ * through *frame (either may be NULL). Returns 0 or -EINVAL.
+ */
+EVPROF_API int evprof_profile__stack_info(const struct evprof_profile *p,
+					  int st, int *parent, int *frame);
+
+/*
+ * Fills *f with frame fr as it was interned; function (never NULL: an
+ * unnamed frame reads "0x..."), and file point into p and live as long as
+ * p. Returns 0 or -EINVAL.
+ */
+EVPROF_API int evprof_profile__frame_info(const struct evprof_profile *p,
+					  int fr,
+					  struct evprof_profile_frame *f);
+
+/* One store entry: the sums of every column for (thread, stack). */
+struct evprof_profile_entry {
+	int thread;
+	int stack;		  /* -1: samples without a stack */
+	uint64_t samples;	  /* summed sample weights */
+	uint64_t cpu_ns;	  /* summed on-CPU time */
+	uint64_t has_counters;	  /* bit i: some contribution had counter i */
+	const uint64_t *counters; /* per counter: summed deltas */
+	const uint64_t *weights;  /* per weight type: summed ns */
+};
+
+/* Return 0 to go on, anything else to stop (and have it returned). */
+typedef int (*evprof_profile_entry_fn)(const struct evprof_profile_entry *e,
+				       void *ctx);
+
+/*
+ * Calls fn for every store entry of thread thr (-1: every thread, in
+ * thread order), each thread's entries in the order they first got
+ * values. The entry and its arrays live until fn returns. Returns 0, what
+ * fn returned, or -EINVAL.
+ */
+EVPROF_API int evprof_profile__for_each_entry(const struct evprof_profile *p,
+					      int thr,
+					      evprof_profile_entry_fn fn,
+					      void *ctx);
+
+struct evprof_profile_timeline;
+
+/*
+ * Opens thread thr's timeline for reading in time order (stable: equal
+ * times in the order added), from memory and the spill file. Several may
+ * be open at once; p must not change while they are. Returns an iterator
+ * freed with evprof_profile_timeline__free(), or NULL with errno set:
+ * ENODATA (the profile keeps no timeline), EINVAL, ENOMEM.
+ */
+EVPROF_API struct evprof_profile_timeline *
+evprof_profile_timeline__new(const struct evprof_profile *p, int thr);
+
+/*
+ * Reads the next row into *s; s->counters points into the iterator and
+ * lives until the next call. Returns 1 for a row, 0 at the end, or -errno
+ * of reading the spill file (-EIO for a short read).
+ */
+EVPROF_API int
+evprof_profile_timeline__next(struct evprof_profile_timeline *it,
+			      struct evprof_profile_sample *s);
+EVPROF_API void
+evprof_profile_timeline__free(struct evprof_profile_timeline *it);
 
 /* ---- writers ------------------------------------------------------------ */
 
@@ -210,7 +388,12 @@ struct evprof_firefox_opts {
  * Writes the Firefox Profiler processed format (preprocessedProfileVersion
  * 66: shared tables, stackTable.prefixOffset, resourceTable.lib),
  * symbolicated, one process per process, threads grouped by process, the
- * main thread first. Samples carry threadCPUDelta (µs; the column is left
+ * main thread first. Samples are the timeline's rows in time order; a
+ * profile without a timeline gets one sample per store entry that has
+ * samples, at its thread's start (call tree exact, no time axis). Values
+ * added only as aggregates to a profile with a timeline, and weight types,
+ * are not written (the format has no place for them). Samples carry
+ * threadCPUDelta (µs; the column is left
  * out when no sample has CPU time) and, when counters are registered,
  * samples.samplyEventDeltas: {counter name: [delta or null per sample]}.
  * path ending in ".gz" is gzip-compressed. A regular file is written as
@@ -226,17 +409,21 @@ evprof_profile__write_firefox(const struct evprof_profile *p, const char *path,
 
 struct evprof_folded_opts {
 	size_t sz; /* sizeof(struct evprof_folded_opts) */
-	/* NULL: weigh by samples; a counter name: by its deltas (none: 0). */
+	/*
+	 * NULL: weigh by samples; "cpu" (ns), a counter name (its deltas,
+	 * none: 0) or a weight type name (ns): by that column of the store.
+	 */
 	const char *weight_counter;
 };
 
 /*
- * Writes folded stacks, one line per distinct (thread name, stack):
+ * Writes folded stacks from the store, one line per distinct (thread
+ * name, stack):
  * "thread;root;...;leaf N" where N sums the weights, lines in byte order,
  * zero sums left out. Kernel frames end in "_[k]" (as FlameGraph's
  * stackcollapse-perf writes them); ';' and line breaks in names become '_'.
  * Files as evprof_profile__write_firefox() (".gz" compresses, atomic
- * rename). Returns 0, -ENOENT (weight_counter not registered), -EINVAL or
+ * rename). Returns 0, -ENOENT (weight_counter names no column), -EINVAL or
  * -errno.
  */
 EVPROF_API int
@@ -255,16 +442,18 @@ evprof_profile__write_folded_file(const struct evprof_profile *p, FILE *f,
 struct evprof_pprof_opts {
 	size_t sz; /* sizeof(struct evprof_pprof_opts) */
 	/*
-	 * The sample type viewers show first: "samples", "cpu" or a counter
-	 * name. NULL: "cpu" when samples carry CPU time, else "samples".
+	 * The sample type viewers show first: "samples", "cpu", a counter or
+	 * a weight type. NULL: "cpu" when values carry CPU time, else
+	 * "samples".
 	 */
 	const char *default_type;
 };
 
 /*
  * Writes a pprof profile (google/pprof profile.proto). Sample types are
- * samples/count, cpu/nanoseconds, then <counter>/count for every counter;
- * one Sample per (thread, stack) with the summed values and the labels
+ * samples/count, cpu/nanoseconds, then <counter>/count for every counter
+ * and <weight>/nanoseconds for every weight type; one Sample per store
+ * entry (thread, stack) with its sums and the labels
  * pid and tid (numbers) and thread (the thread's name). Each lib is a
  * Mapping (path, build id in lowercase hex, has_functions; addresses are
  * lib-relative as in the Firefox output), kernel frames share a
@@ -280,7 +469,7 @@ evprof_profile__write_pprof(const struct evprof_profile *p, const char *path,
 
 struct evprof_report_opts {
 	size_t sz; /* sizeof(struct evprof_report_opts) */
-	/* "samples", "cpu" or a counter name; NULL: cpu when known. */
+	/* "samples", "cpu", a counter or a weight type; NULL: cpu when known. */
 	const char *sort;
 	unsigned top;	 /* rows per table; 0: every function */
 	bool per_thread; /* one report per thread instead of one in all */
@@ -289,12 +478,14 @@ struct evprof_report_opts {
 /*
  * Writes a text report to f: the totals, then two tables of functions
  * (a function is a name in a lib), sorted by the self and by the total
- * value of the sort column. Each row: self% and self, total% and total of
- * the sort column, then every column's self value (samples, CPU time in
- * ms, each counter), then ratios of self values where both counters
+ * value of the sort column, from the store. Each row: self% and self,
+ * total% and total of the sort column, then every column's self value
+ * (samples, CPU time in ms, each counter, each weight type in ms as
+ * "<name>-ms"), then ratios of self values where both counters
  * exist: instructions per cycle, <x>-misses per 1000 instructions,
  * <x>faults per second of CPU time ("-" for no denominator). Total counts
- * a function once per sample, however often it recurses.
+ * a function once per stack (so once per sample), however often it
+ * recurses.
  * Returns 0, -ENOENT (sort names no column), -EINVAL, -ENOMEM or -EIO.
  */
 EVPROF_API int
@@ -307,14 +498,17 @@ evprof_profile__write_report(const struct evprof_profile *p, FILE *f,
  * Reads a profile written by evprof_profile__write_firefox() or
  * evprof_profile__write_pprof(), gzip-compressed or not (told by the
  * bytes, not the name), into a new profile: libs, frames, stacks,
- * processes, threads, samples with CPU time and counter deltas. A pprof
- * profile comes back aggregated (one sample per thread and stack, its
- * weight the summed samples/count). Other pprof files load too when their
- * samples carry the labels; sample types other than samples/count and
- * cpu/nanoseconds become counters. Returns a profile freed with
+ * processes, threads, and values. A Firefox profile's samples come back
+ * through evprof_profile__add_sample() (a timeline in memory). A pprof
+ * profile has no sample times: its Samples become aggregates of the store
+ * (no timeline), the sample count their samples/count (each Sample counts
+ * 1 in files without that type). Other pprof files load too when their
+ * samples carry the labels; sample types in nanoseconds other than
+ * cpu/nanoseconds become weight types, the others counters. Returns a profile freed with
  * evprof_profile__free(), or NULL with errno set: ENOENT, EACCES... from
- * the file, EVPROF_ERR_MALFORMED for bytes that are neither, E2BIG beyond
- * EVPROF_PROFILE_MAX_COUNTERS, ENOMEM.
+ * the file, EVPROF_ERR_MALFORMED for bytes that are neither (or a type named both
+ * as a count and in ns), E2BIG beyond EVPROF_PROFILE_MAX_COUNTERS or
+ * EVPROF_PROFILE_MAX_WEIGHTS, ENOMEM.
  */
 EVPROF_API struct evprof_profile *evprof_profile__load(const char *path);
 

@@ -8,7 +8,7 @@
 
 #include <evprof/event.h>
 
-#include "event_internal.h"
+#include "group.h"
 #include "util.h"
 
 struct set_entry {

@@ -1,35 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
  * Groups of open perf event fds: a leader and its members, opened with the
- * one read_format libevprof reads, each member's kernel id recorded.
+ * one read_format libevprof reads, each member's kernel id recorded. Above
+ * attr.c and probe.c (the read_format asks whether PERF_FORMAT_LOST is
+ * there), below cpuset.c.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <evprof/event.h>
 #include <evprof/read.h>
 
-#include "event_internal.h"
+#include "attr.h"
+#include "group.h"
 #include "util.h"
-
-/*
- * The attr flag bits live in an unnamed u64 bitfield right after
- * read_format. evprof_attr__set_bit() addresses them by index, which
- * matches the C bitfield order only on little-endian targets (GCC and
- * Clang allocate bitfields from the least significant bit there).
- */
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "evprof_attr__set_bit assumes little-endian bitfield order"
-#endif
-#define ATTR_FLAGS_OFFSET 40
-_Static_assert(offsetof(struct perf_event_attr, read_format) + 8 ==
-		   ATTR_FLAGS_OFFSET,
-	       "perf_event_attr flags are expected at offset 40");
 
 struct group_member {
 	int fd;
@@ -42,15 +30,6 @@ struct evprof_group {
 	struct group_member m[]; /* m[0] is the leader */
 };
 
-int evprof__perf_open(const struct perf_event_attr *attr, pid_t pid, int cpu,
-		      int group_fd)
-{
-	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd,
-			  PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -1 : (int)fd;
-}
-
 void evprof_attr__set_read_format(struct perf_event_attr *attr)
 {
 	attr->size = sizeof(*attr);
@@ -59,22 +38,6 @@ void evprof_attr__set_read_format(struct perf_event_attr *attr)
 			     PERF_FORMAT_TOTAL_TIME_RUNNING;
 	if (evprof_probe(EVPROF_FEAT_FORMAT_LOST)->yes)
 		attr->read_format |= PERF_FORMAT_LOST;
-}
-
-void evprof_attr__set_bit(struct perf_event_attr *attr, unsigned int bit,
-			  bool on)
-{
-	unsigned char *p = (unsigned char *)attr + ATTR_FLAGS_OFFSET;
-	uint64_t flags;
-
-	if (bit >= 64)
-		return;
-	memcpy(&flags, p, sizeof(flags));
-	if (on)
-		flags |= (uint64_t)1 << bit;
-	else
-		flags &= ~((uint64_t)1 << bit);
-	memcpy(p, &flags, sizeof(flags));
 }
 
 static void group_close_from(struct evprof_group *g, size_t nr)

@@ -15,43 +15,6 @@
 /* Inflated profiles larger than this are refused rather than swapped in. */
 #define LOAD_MAX ((size_t)1 << 32)
 
-int evprof__load_process(struct evprof_profile *p, int pid, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < p->nr_procs; i++)
-		if (p->procs[i].pid == pid)
-			return (int)i;
-	return evprof_profile__add_process(p, pid, name, 0);
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-int evprof__unhex(const char *hex, uint8_t *out, size_t max)
-{
-	size_t n = strlen(hex), i;
-
-	if (n % 2 || n / 2 > max)
-		return -1;
-	for (i = 0; i < n; i += 2) {
-		int hi = hexval(hex[i]), lo = hexval(hex[i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[i / 2] = (uint8_t)(hi << 4 | lo);
-	}
-	return (int)(n / 2);
-}
-
 /* gzip members (as our writers and pprof make them) into one buffer. */
 static int gunzip(const uint8_t *in, size_t len, uint8_t **out, size_t *olen)
 {
@@ -65,7 +28,8 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **out, size_t *olen)
 	z.next_in = (Bytef *)in;
 	z.avail_in = (uInt)(len < UINT32_MAX ? len : UINT32_MAX);
 	while (ret != Z_STREAM_END) {
-		if (evprof__grow(&buf, &cap, z.total_out + 65536, 1)) {
+		if (evprof__vec_grow((void **)&buf, &cap, 1,
+				     z.total_out + 65536, SIZE_MAX)) {
 			err = -ENOMEM;
 			break;
 		}
@@ -101,7 +65,7 @@ struct evprof_profile *evprof_profile__load_buf(const void *data, size_t len)
 {
 	const uint8_t *b = data;
 	uint8_t *plain = NULL;
-	struct evprof_profile *p;
+	struct evprof_profile *p = NULL;
 	int err = 0;
 
 	if (!data && len) {
@@ -116,19 +80,13 @@ struct evprof_profile *evprof_profile__load_buf(const void *data, size_t len)
 		}
 		b = plain;
 	}
-	p = evprof_profile__new(NULL);
-	if (!p) {
-		free(plain);
-		return NULL;
-	}
 	/* Our JSON starts with '{'; as a protobuf key it would be invalid. */
 	if (len && b[0] == '{')
-		err = evprof__load_firefox(p, (const char *)b, len);
+		err = evprof__load_firefox((const char *)b, len, &p);
 	else
-		err = evprof__load_pprof(p, b, len);
+		err = evprof__load_pprof(b, len, &p);
 	free(plain);
 	if (err) {
-		evprof_profile__free(p);
 		errno = -err;
 		return NULL;
 	}

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "load.h"
+#include "load_common.h"
 #include "profile_internal.h"
 
 #define MALFORMED (-EVPROF_ERR_MALFORMED)
@@ -497,16 +498,22 @@ static int read_threads(struct fx *c)
 	return 0;
 }
 
-int evprof__load_firefox(struct evprof_profile *p, const char *buf, size_t len)
+int evprof__load_firefox(const char *buf, size_t len,
+			 struct evprof_profile **out)
 {
 	struct json_tokener *tok = json_tokener_new_ex(64);
+	struct evprof_profile *p = evprof_profile__new(NULL);
 	struct fx c = {.p = p};
 	int err;
 
-	if (!tok)
+	if (!tok || !p) {
+		json_tokener_free(tok);
+		evprof_profile__free(p);
 		return -ENOMEM;
+	}
 	if (len > INT32_MAX) {
 		json_tokener_free(tok);
+		evprof_profile__free(p);
 		return -EFBIG;
 	}
 	c.root = json_tokener_parse_ex(tok, buf, (int)len);
@@ -534,5 +541,9 @@ int evprof__load_firefox(struct evprof_profile *p, const char *buf, size_t len)
 	free(c.lib_of);
 	free(c.frame_of);
 	free(c.stack_of);
+	if (err)
+		evprof_profile__free(p);
+	else
+		*out = p;
 	return err;
 }

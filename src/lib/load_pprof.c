@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "load.h"
+#include "load_common.h"
 #include "pprof.h"
 #include "profile_internal.h"
 
@@ -88,7 +89,8 @@ static int add_varints(struct u64s *a, const struct field *f)
 	uint64_t v;
 
 	if (f->wire == PB_VARINT) {
-		if (evprof__grow(&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+		if (evprof__vec_grow((void **)&a->v, &a->cap, sizeof(*a->v),
+				     a->n + 1, SIZE_MAX))
 			return -ENOMEM;
 		a->v[a->n++] = f->v;
 		return 0;
@@ -98,7 +100,8 @@ static int add_varints(struct u64s *a, const struct field *f)
 	while (s.p < s.end) {
 		if (rd_varint(&s, &v))
 			return MALFORMED;
-		if (evprof__grow(&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+		if (evprof__vec_grow((void **)&a->v, &a->cap, sizeof(*a->v),
+				     a->n + 1, SIZE_MAX))
 			return -ENOMEM;
 		a->v[a->n++] = v;
 	}
@@ -116,7 +119,8 @@ struct idmap {
 
 static int idmap_add(struct idmap *m, uint64_t id, uint32_t idx)
 {
-	if (evprof__grow(&m->e, &m->cap, m->n + 1, sizeof(*m->e)))
+	if (evprof__vec_grow((void **)&m->e, &m->cap, sizeof(*m->e), m->n + 1,
+			     SIZE_MAX))
 		return -ENOMEM;
 	m->e[m->n].id = id;
 	m->e[m->n++].idx = idx;
@@ -167,13 +171,15 @@ struct spans {
 
 static int spans_add(struct spans *a, struct span s)
 {
-	if (evprof__grow(&a->s, &a->cap, a->n + 1, sizeof(*a->s)))
+	if (evprof__vec_grow((void **)&a->s, &a->cap, sizeof(*a->s), a->n + 1,
+			     SIZE_MAX))
 		return -ENOMEM;
 	a->s[a->n++] = s;
 	return 0;
 }
 
-enum { VAL_DROP = -3, VAL_SAMPLES = -2, VAL_CPU = -1 };
+/* Where a sample type goes: these, a counter (>= 0) or a weight. */
+enum { VAL_DROP = -3, VAL_SAMPLES = -2, VAL_CPU = -1, VAL_WEIGHT = 1 << 16 };
 
 struct func {
 	uint64_t name, file, start_line;
@@ -187,7 +193,8 @@ struct map {
 struct rd {
 	struct evprof_profile *p;
 	struct spans strs, types, samples, maps, locs, funcs;
-	int *val_to; /* per sample type: VAL_* or counter index */
+	int *val_to;  /* per type: VAL_*, a counter, VAL_WEIGHT + weight */
+	bool counted; /* a samples/count type exists */
 	struct func *fn;
 	struct map *mp;
 	struct idmap fn_ids, mp_ids, loc_ids;
@@ -209,7 +216,7 @@ static const char *str_at(struct rd *r, uint64_t idx)
 		return NULL;
 	s = &r->strs.s[idx];
 	n = (size_t)(s->end - s->p);
-	if (evprof__grow(&r->tmp, &r->tmp_cap, n + 1, 1))
+	if (evprof__vec_grow((void **)&r->tmp, &r->tmp_cap, 1, n + 1, SIZE_MAX))
 		return NULL;
 	memcpy(r->tmp, s->p, n);
 	r->tmp[n] = 0;
@@ -307,15 +314,22 @@ static int read_types(struct rd *r)
 			return -ENOMEM;
 		if (!strcmp(name, "samples") && !strcmp(u, "count")) {
 			r->val_to[i] = VAL_SAMPLES;
+			r->counted = true;
 		} else if (!strcmp(name, "cpu") && !strcmp(u, "ns")) {
 			r->val_to[i] = VAL_CPU;
 		} else if (!*name) {
 			r->val_to[i] = VAL_DROP;
+		} else if (!strcmp(u, "ns")) {
+			int w = evprof_profile__add_weight_type(r->p, name);
+
+			if (w < 0)
+				return w == -EEXIST ? MALFORMED : w;
+			r->val_to[i] = VAL_WEIGHT + w;
 		} else {
 			int c = evprof_profile__add_counter(r->p, name);
 
 			if (c < 0)
-				return c;
+				return c == -EEXIST ? MALFORMED : c;
 			r->val_to[i] = c;
 		}
 	}
@@ -447,8 +461,9 @@ static int read_location(struct rd *r, size_t i)
 			m = r->mp[mi];
 	}
 	if (!ret && (idmap_add(&r->loc_ids, id, (uint32_t)i) ||
-		     evprof__grow(&r->loc_frames, &r->cap_lf,
-				  r->nr_lf + lines.n + 1, sizeof(int32_t))))
+		     evprof__vec_grow((void **)&r->loc_frames, &r->cap_lf,
+				      sizeof(int32_t), r->nr_lf + lines.n + 1,
+				      SIZE_MAX)))
 		ret = -ENOMEM;
 	if (!ret && !lines.n) {
 		/* Unsymbolized: a frame named by its address. */
@@ -500,8 +515,8 @@ static int read_location(struct rd *r, size_t i)
 		fr.file = *t ? t : NULL;
 		fr.line = line <= UINT32_MAX ? (uint32_t)line : 0;
 		fr.function_line = r->fn[fi].start_line <= UINT32_MAX
-					   ? (uint32_t)r->fn[fi].start_line
-					   : 0;
+				       ? (uint32_t)r->fn[fi].start_line
+				       : 0;
 		idx = evprof_profile__frame(r->p, &fr);
 		free(name);
 		if (idx < 0) {
@@ -557,7 +572,9 @@ static int thread_for(struct rd *r, int64_t pid, int64_t tid, const char *name)
 static int read_sample(struct rd *r, struct span s)
 {
 	uint64_t counters[EVPROF_PROFILE_MAX_COUNTERS] = {0};
-	struct evprof_profile_sample smp = {.stack = -1};
+	uint64_t weights[EVPROF_PROFILE_MAX_WEIGHTS] = {0};
+	struct evprof_profile_aggregate smp = {
+	    .stack = -1, .counters = counters, .weights = weights};
 	int64_t pid = 0, tid = 0;
 	uint64_t thread = 0;
 	struct field f;
@@ -610,17 +627,21 @@ static int read_sample(struct rd *r, struct span s)
 		uint64_t v = r->vals_tmp.v[k];
 		int to = r->val_to[k];
 
-		if (to == VAL_SAMPLES)
-			smp.weight += v;
-		else if (to == VAL_CPU)
-			smp.cpu_delta_ns += v;
-		else if (to >= 0) {
+		if (to == VAL_SAMPLES) {
+			smp.samples += v;
+		} else if (to == VAL_CPU) {
+			smp.cpu_ns += v;
+		} else if (to >= VAL_WEIGHT) {
+			weights[to - VAL_WEIGHT] += v;
+			smp.has_weights |= 1ULL << (to - VAL_WEIGHT);
+		} else if (to >= 0) {
 			counters[to] += v;
 			smp.has_counters |= 1ULL << to;
 		}
 	}
-	if (r->p->nr_counters)
-		smp.counters = counters;
+	/* Without a samples/count type, each Sample counts once. */
+	if (!r->counted)
+		smp.samples = 1;
 	/* Location ids are leaf first; stacks are built from the root. */
 	for (k = r->locs_tmp.n; k-- > 0;) {
 		int64_t li = idmap_find(&r->loc_ids, r->locs_tmp.v[k]);
@@ -646,15 +667,22 @@ static int read_sample(struct rd *r, struct span s)
 	}
 	if (thr < 0)
 		return thr;
-	return evprof_profile__add_sample(r->p, thr, &smp);
+	return evprof_profile__add_aggregate(r->p, thr, &smp);
 }
 
-int evprof__load_pprof(struct evprof_profile *p, const uint8_t *buf, size_t len)
+int evprof__load_pprof(const uint8_t *buf, size_t len,
+		       struct evprof_profile **out)
 {
+	/* pprof keeps no sample times: the store is all there is. */
+	struct evprof_profile_opts opts = {.sz = sizeof(opts),
+					   .no_timeline = true};
+	struct evprof_profile *p = evprof_profile__new(&opts);
 	struct rd r = {.p = p};
 	size_t i;
 	int err;
 
+	if (!p)
+		return -ENOMEM;
 	err = top_level(&r, (struct span){buf, buf + len});
 	if (!err)
 		err = read_types(&r);
@@ -684,5 +712,9 @@ int evprof__load_pprof(struct evprof_profile *p, const uint8_t *buf, size_t len)
 	free(r.locs_tmp.v);
 	free(r.vals_tmp.v);
 	free(r.comments.v);
+	if (err)
+		evprof_profile__free(p);
+	else
+		*out = p;
 	return err;
 }

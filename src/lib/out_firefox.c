@@ -21,6 +21,12 @@
 
 enum { CAT_OTHER, CAT_USER, CAT_KERNEL };
 
+struct sym_key {
+	int32_t lib;
+	uint64_t address;
+	uint32_t name;
+};
+
 struct fx_ctx {
 	const struct evprof_profile *p;
 	struct evprof__json j;
@@ -29,8 +35,9 @@ struct fx_ctx {
 	int32_t *source_of; /* per string: source index or -1 */
 	uint32_t *sources;  /* source index -> filename string */
 	size_t nr_sources;
-	int32_t *sym_of; /* per frame: native symbol index or -1 */
-	uint32_t *syms;	 /* native symbol index -> defining frame */
+	int32_t *sym_of;	     /* per frame: native symbol index or -1 */
+	uint32_t *syms;		     /* native symbol index -> defining frame */
+	const struct sym_key *probe; /* what a symbol lookup looks for */
 	size_t nr_syms;
 	uint32_t *thread_order;
 	uint64_t *proc_last; /* per process: latest sample time */
@@ -66,57 +73,71 @@ static int build_sources(struct fx_ctx *c)
 	return 0;
 }
 
-struct sym_key {
-	int32_t lib;
-	uint64_t address;
-	uint32_t name;
-};
+/* Symbol map keys: a frame index, or PROBE for c->probe. */
+#define PROBE (-1L)
 
-static bool sym_eq(const void *ctx, uint32_t idx, const void *key)
+static struct sym_key sym_key(const struct fx_ctx *c, long key)
 {
-	const struct fx_ctx *c = ctx;
-	const struct evprof__frame *f = &c->p->frames[c->syms[idx]];
-	const struct sym_key *k = key;
+	const struct evprof__frame *f;
 
-	return f->lib == k->lib && f->symbol_address == k->address &&
-	       c->p->funcs[f->func].name == k->name;
+	if (key == PROBE)
+		return *c->probe;
+	f = &c->p->frames[key];
+	return (struct sym_key){f->lib, f->symbol_address,
+				c->p->funcs[f->func].name};
+}
+
+static size_t sym_hash(long key, void *ctx)
+{
+	struct sym_key k = sym_key(ctx, key);
+	uint64_t id[2] = {(uint64_t)(uint32_t)k.lib << 32 | k.name, k.address};
+
+	return evprof__hash_mem(EVPROF_HASH_INIT, id, sizeof(id));
+}
+
+static bool sym_eq(long a, long b, void *ctx)
+{
+	struct sym_key x = sym_key(ctx, a), y = sym_key(ctx, b);
+
+	return x.lib == y.lib && x.address == y.address && x.name == y.name;
 }
 
 /* One native symbol per (lib, symbol address, name) among known symbols. */
 static int build_symbols(struct fx_ctx *c)
 {
 	const struct evprof_profile *p = c->p;
-	struct evprof__hset set = {0};
+	struct evprof_hashmap *set = evprof__hashmap_new(sym_hash, sym_eq, c);
 	size_t i;
 	int err = 0;
 
 	c->sym_of = malloc((p->nr_frames + 1) * sizeof(*c->sym_of));
 	c->syms = malloc((p->nr_frames + 1) * sizeof(*c->syms));
-	if (!c->sym_of || !c->syms)
+	if (!set || !c->sym_of || !c->syms) {
+		evprof__hashmap_free(set);
 		return -ENOMEM;
+	}
 	for (i = 0; i < p->nr_frames; i++) {
 		const struct evprof__frame *f = &p->frames[i];
 		struct sym_key k = {f->lib, f->symbol_address,
 				    p->funcs[f->func].name};
-		uint32_t h;
-		int64_t idx;
+		long idx;
 
 		c->sym_of[i] = -1;
 		if (f->lib < 0 || !f->symbol_size)
 			continue;
-		h = evprof__hash_u64(((uint64_t)k.lib << 32 | k.name) ^
-				     k.address * 0x9e3779b97f4a7c15ULL);
-		idx = evprof__hset_find(&set, h, sym_eq, c, &k);
-		if (idx < 0) {
-			idx = (int64_t)c->nr_syms;
-			err = evprof__hset_add(&set, h, (uint32_t)idx);
-			if (err)
+		c->probe = &k;
+		if (!evprof__hashmap_find(set, PROBE, &idx)) {
+			/* Keyed by this, the symbol's first frame. */
+			idx = (long)c->nr_syms;
+			if (evprof__hashmap_add(set, (long)i, idx)) {
+				err = -ENOMEM;
 				break;
+			}
 			c->syms[c->nr_syms++] = (uint32_t)i;
 		}
 		c->sym_of[i] = (int32_t)idx;
 	}
-	evprof__hset_free(&set);
+	evprof__hashmap_free(set);
 	return err;
 }
 
@@ -139,7 +160,7 @@ static int cmp_thread(const void *a, const void *b, void *ctx)
 static int build_threads(struct fx_ctx *c)
 {
 	const struct evprof_profile *p = c->p;
-	size_t i, k;
+	size_t i;
 
 	c->thread_order = malloc((p->nr_threads + 1) * sizeof(uint32_t));
 	c->proc_last = calloc(p->nr_procs + 1, sizeof(uint64_t));
@@ -148,17 +169,13 @@ static int build_threads(struct fx_ctx *c)
 	for (i = 0; i < p->nr_procs; i++)
 		c->proc_last[i] = p->procs[i].start_ns;
 	for (i = 0; i < p->nr_threads; i++) {
-		const struct evprof__samples *s = &p->threads[i].s;
 		uint64_t *last = &c->proc_last[p->threads[i].proc];
 
 		c->thread_order[i] = (uint32_t)i;
-		for (k = 0; k < s->n; k++) {
-			if (s->time[k] > *last)
-				*last = s->time[k];
-			if (s->cpu[k])
-				c->cpu = true;
-		}
+		if (p->threads[i].last_ns > *last)
+			*last = p->threads[i].last_ns;
 	}
+	c->cpu = p->has_cpu;
 	qsort_r(c->thread_order, p->nr_threads, sizeof(uint32_t), cmp_thread,
 		(void *)p);
 	return 0;
@@ -605,128 +622,203 @@ static void write_shared(struct fx_ctx *c)
 /* ---- threads
  * ------------------------------------------------------------------ */
 
-#define ROW(order, k) ((order) ? (order)[k] : (k))
+/*
+ * A thread's samples, one pass per column: its timeline in time order, or,
+ * for a profile without one, one sample per store entry that has samples,
+ * at the thread's start (the call tree is exact, the time axis is not).
+ */
+struct rows {
+	const struct evprof_profile *p;
+	const struct evprof__thread *t;
+	struct evprof_profile_timeline *tl;
+	int64_t entry; /* the next store entry, without a timeline */
+};
 
-static void write_counter_col(struct fx_ctx *c, const struct evprof__samples *s,
-			      const uint32_t *order, uint32_t ci)
+static int rows_open(struct rows *r, const struct evprof_profile *p, int thr)
 {
-	uint32_t nc = c->p->nr_counters;
-	size_t k;
-
-	evprof__json_arr(&c->j);
-	for (k = 0; k < s->n; k++) {
-		size_t r = ROW(order, k);
-
-		if (s->has[r] >> ci & 1)
-			evprof__json_u64(&c->j, s->vals[r * nc + ci]);
-		else
-			evprof__json_null(&c->j);
-	}
-	evprof__json_arr_end(&c->j);
+	*r = (struct rows){p, &p->threads[thr], NULL,
+			   p->threads[thr].first_entry};
+	if (!p->timeline)
+		return 0;
+	r->tl = evprof_profile_timeline__new(p, thr);
+	return r->tl ? 0 : -errno;
 }
 
-static void write_weights(struct fx_ctx *c, const struct evprof__samples *s,
-			  const uint32_t *order)
+static int rows_next(struct rows *r, struct evprof_profile_sample *s)
+{
+	const struct evprof_profile *p = r->p;
+
+	if (r->tl)
+		return evprof_profile_timeline__next(r->tl, s);
+	for (; r->entry >= 0; r->entry = p->store.e[r->entry].next) {
+		const uint64_t *v = evprof__entry_vals(p, (size_t)r->entry);
+
+		if (!v[COL_SAMPLES])
+			continue;
+		*s = (struct evprof_profile_sample){
+		    .time_ns = r->t->start_ns,
+		    .stack = p->store.e[r->entry].stack,
+		    .weight = v[COL_SAMPLES],
+		    .cpu_delta_ns = v[COL_CPU],
+		    .has_counters = p->store.e[r->entry].has,
+		    .counters = &v[COL_COUNTERS],
+		};
+		r->entry = p->store.e[r->entry].next;
+		return 1;
+	}
+	return 0;
+}
+
+static void rows_close(struct rows *r)
+{
+	evprof_profile_timeline__free(r->tl);
+}
+
+/* How many samples rows_next() gives for thread t. */
+static uint64_t rows_count(const struct evprof_profile *p,
+			   const struct evprof__thread *t)
+{
+	uint64_t n = 0;
+	size_t i;
+	int64_t k;
+
+	if (p->timeline) {
+		for (i = 0; i < t->nr_runs; i++)
+			n += t->runs[i].n;
+		return n + t->nr_rows;
+	}
+	for (k = t->first_entry; k >= 0; k = p->store.e[k].next)
+		n += evprof__entry_vals(p, (size_t)k)[COL_SAMPLES] != 0;
+	return n;
+}
+
+enum col { C_STACK, C_TIME, C_WEIGHT, C_CPU, C_COUNTER };
+
+/* One sample's value in column col (counter ci for C_COUNTER). */
+static void put_cell(struct fx_ctx *c, enum col col, uint32_t ci,
+		     const struct evprof_profile_sample *s, uint64_t *prev)
 {
 	struct evprof__json *j = &c->j;
-	uint32_t nc = c->p->nr_counters;
 	int wc = c->weight_counter;
-	bool ones = wc < 0;
-	size_t k;
 
-	for (k = 0; ones && k < s->n; k++)
-		ones = s->weight[k] == 1;
-	evprof__json_key(j, "weight");
-	if (ones) {
-		evprof__json_null(j); /* every weight is 1 */
-		return;
-	}
-	evprof__json_arr(j);
-	for (k = 0; k < s->n; k++) {
-		size_t r = ROW(order, k);
-
-		if (wc < 0)
-			evprof__json_u64(j, s->weight[r]);
-		else if (s->has[r] >> wc & 1)
-			evprof__json_u64(j, s->vals[r * nc + (uint32_t)wc]);
+	switch (col) {
+	case C_STACK:
+		if (s->stack >= 0)
+			evprof__json_u64(j, (uint64_t)s->stack);
 		else
-			evprof__json_u64(j, 0);
+			evprof__json_null(j);
+		break;
+	case C_TIME:
+		evprof__json_fixed(j, (int64_t)(s->time_ns - *prev), 6);
+		*prev = s->time_ns;
+		break;
+	case C_WEIGHT:
+		if (wc < 0)
+			evprof__json_u64(j, s->weight);
+		else
+			evprof__json_u64(
+			    j, s->has_counters >> wc & 1 ? s->counters[wc] : 0);
+		break;
+	case C_CPU:
+		evprof__json_fixed(j, (int64_t)s->cpu_delta_ns, 3);
+		break;
+	case C_COUNTER:
+		if (s->has_counters >> ci & 1)
+			evprof__json_u64(j, s->counters[ci]);
+		else
+			evprof__json_null(j);
+		break;
 	}
-	evprof__json_arr_end(j);
 }
 
-static void write_samples(struct fx_ctx *c, const struct evprof__samples *s,
-			  const uint32_t *order)
+/* Writes "[...]" of column col over thread thr's samples. */
+static int write_col(struct fx_ctx *c, int thr, enum col col, uint32_t ci)
+{
+	struct evprof_profile_sample s;
+	uint64_t prev = c->p->start_mono_ns;
+	struct rows r;
+	int ret = rows_open(&r, c->p, thr);
+
+	if (ret)
+		return ret;
+	evprof__json_arr(&c->j);
+	while ((ret = rows_next(&r, &s)) > 0)
+		put_cell(c, col, ci, &s, &prev);
+	evprof__json_arr_end(&c->j);
+	rows_close(&r);
+	return ret;
+}
+
+/* Whether every sample of thread thr weighs 1 (the column is then null). */
+static int weights_all_one(struct fx_ctx *c, int thr)
+{
+	struct evprof_profile_sample s;
+	struct rows r;
+	int ret;
+
+	if (c->weight_counter >= 0)
+		return 0;
+	ret = rows_open(&r, c->p, thr);
+	if (ret)
+		return ret;
+	while ((ret = rows_next(&r, &s)) > 0 && s.weight == 1)
+		;
+	rows_close(&r);
+	/* 0: the rows ran out, all of them 1. */
+	return ret < 0 ? ret : !ret;
+}
+
+static int write_samples(struct fx_ctx *c, int thr)
 {
 	const struct evprof_profile *p = c->p;
 	struct evprof__json *j = &c->j;
-	uint64_t prev = p->start_mono_ns;
 	uint32_t ci;
-	size_t k;
+	int err, ones;
 
 	evprof__json_key(j, "samples");
 	evprof__json_obj(j);
-	key_len(j, s->n);
+	key_len(j, rows_count(p, &p->threads[thr]));
 	evprof__json_key(j, "weightType");
 	evprof__json_str(j, "samples");
 	evprof__json_key(j, "stack");
-	evprof__json_arr(j);
-	for (k = 0; k < s->n; k++) {
-		int32_t st = s->stack[ROW(order, k)];
-
-		if (st >= 0)
-			evprof__json_u64(j, (uint64_t)st);
-		else
-			evprof__json_null(j);
-	}
-	evprof__json_arr_end(j);
+	err = write_col(c, thr, C_STACK, 0);
 	evprof__json_key(j, "timeDeltas");
-	evprof__json_arr(j);
-	for (k = 0; k < s->n; k++) {
-		uint64_t t = s->time[ROW(order, k)];
-
-		evprof__json_fixed(j, (int64_t)(t - prev), 6);
-		prev = t;
-	}
-	evprof__json_arr_end(j);
-	write_weights(c, s, order);
-	if (c->cpu) {
+	if (!err)
+		err = write_col(c, thr, C_TIME, 0);
+	ones = err ? err : weights_all_one(c, thr);
+	if (ones < 0)
+		return ones;
+	evprof__json_key(j, "weight");
+	if (ones)
+		evprof__json_null(j);
+	else
+		err = write_col(c, thr, C_WEIGHT, 0);
+	if (!err && c->cpu) {
 		evprof__json_key(j, "threadCPUDelta");
-		evprof__json_arr(j);
-		for (k = 0; k < s->n; k++)
-			evprof__json_fixed(j, (int64_t)s->cpu[ROW(order, k)],
-					   3);
-		evprof__json_arr_end(j);
+		err = write_col(c, thr, C_CPU, 0);
 	}
-	if (p->nr_counters) {
+	if (!err && p->nr_counters) {
 		evprof__json_key(j, "samplyEventDeltas");
 		evprof__json_obj(j);
-		for (ci = 0; ci < p->nr_counters; ci++) {
+		for (ci = 0; !err && ci < p->nr_counters; ci++) {
 			evprof__json_key(j, p->counters[ci]);
-			write_counter_col(c, s, order, ci);
+			err = write_col(c, thr, C_COUNTER, ci);
 		}
 		evprof__json_obj_end(j);
 	}
 	evprof__json_obj_end(j);
+	return err;
 }
 
-static int write_thread(struct fx_ctx *c, const struct evprof__thread *t)
+static int write_thread(struct fx_ctx *c, int thr)
 {
 	const struct evprof_profile *p = c->p;
+	const struct evprof__thread *t = &p->threads[thr];
 	const struct evprof__process *pr = &p->procs[t->proc];
 	struct evprof__json *j = &c->j;
-	uint64_t last = t->start_ns;
-	uint32_t *order;
+	uint64_t last = t->last_ns > t->start_ns ? t->last_ns : t->start_ns;
 	char num[21];
-	size_t k;
 	int err;
-
-	order = evprof__samples_order(t, &err);
-	if (err)
-		return err;
-	for (k = 0; k < t->s.n; k++)
-		if (t->s.time[k] > last)
-			last = t->s.time[k];
 
 	evprof__json_obj(j);
 	evprof__json_key(j, "name");
@@ -756,13 +848,14 @@ static int write_thread(struct fx_ctx *c, const struct evprof__thread *t)
 	evprof__json_raw(j, "[]");
 	evprof__json_key(j, "showMarkersInTimeline");
 	evprof__json_bool(j, false);
-	write_samples(c, &t->s, order);
+	err = write_samples(c, thr);
+	if (err)
+		return err;
 	evprof__json_key(j, "markers");
 	evprof__json_raw(j, "{\"length\":0,\"name\":[],\"startTime\":[],"
 			    "\"endTime\":[],\"phase\":[],\"category\":[],"
 			    "\"data\":[]}");
 	evprof__json_obj_end(j);
-	free(order);
 	return 0;
 }
 
@@ -780,7 +873,7 @@ static int write_profile(struct fx_ctx *c)
 	evprof__json_key(j, "threads");
 	evprof__json_arr(j);
 	for (i = 0; i < p->nr_threads; i++) {
-		err = write_thread(c, &p->threads[c->thread_order[i]]);
+		err = write_thread(c, (int)c->thread_order[i]);
 		if (err)
 			return err;
 		if (j->out->err)

@@ -18,7 +18,7 @@ struct line {
 
 struct folded {
 	const struct evprof_profile *p;
-	int wc; /* weight counter index, or -1 */
+	int col; /* store column summed */
 	char *arena;
 	size_t arena_len, arena_cap;
 	struct line *lines;
@@ -37,7 +37,8 @@ static int put_name(struct folded *f, const char *name, const char *suffix)
 	size_t n = strlen(name), k = strlen(suffix), i;
 	char *d;
 
-	if (evprof__grow(&f->arena, &f->arena_cap, f->arena_len + n + k + 2, 1))
+	if (evprof__vec_grow((void **)&f->arena, &f->arena_cap, 1,
+			     f->arena_len + n + k + 2, SIZE_MAX))
 		return -ENOMEM;
 	d = f->arena + f->arena_len;
 	for (i = 0; i < n; i++) {
@@ -67,38 +68,29 @@ static int add_line(struct folded *f, const char *thread, int32_t stack,
 		err = put_name(f, evprof__pstr(p, p->funcs[fr->func].name),
 			       fr->kernel ? "_[k]" : "");
 	}
-	if (err || evprof__grow(&f->lines, &f->cap_lines, f->nr_lines + 1,
-				sizeof(*f->lines)))
+	if (err ||
+	    evprof__vec_grow((void **)&f->lines, &f->cap_lines,
+			     sizeof(*f->lines), f->nr_lines + 1, SIZE_MAX))
 		return -ENOMEM;
 	f->arena[f->arena_len++] = 0;
 	f->lines[f->nr_lines++] = (struct line){off, sum};
 	return 0;
 }
 
-static uint64_t sample_weight(const struct folded *f,
-			      const struct evprof__samples *s, size_t k)
-{
-	if (f->wc < 0)
-		return s->weight[k];
-	if (!(s->has[k] >> f->wc & 1))
-		return 0;
-	return s->vals[k * f->p->nr_counters + (uint32_t)f->wc];
-}
-
-/* Sums the samples of thread t into f->sum per stack. */
+/* Sums thread t's store entries into f->sum per stack. */
 static void accumulate(struct folded *f, const struct evprof__thread *t)
 {
-	const struct evprof__samples *s = &t->s;
-	size_t k;
+	const struct evprof_profile *p = f->p;
+	int64_t i;
 
-	for (k = 0; k < s->n; k++) {
-		uint32_t slot = (uint32_t)(s->stack[k] + 1);
+	for (i = t->first_entry; i >= 0; i = p->store.e[i].next) {
+		uint32_t slot = (uint32_t)(p->store.e[i].stack + 1);
 
 		if (f->mark[slot] != f->group) {
 			f->mark[slot] = f->group;
 			f->touched[f->nr_touched++] = slot;
 		}
-		f->sum[slot] += sample_weight(f, s, k);
+		f->sum[slot] += evprof__entry_vals(p, (size_t)i)[f->col];
 	}
 }
 
@@ -181,13 +173,13 @@ static int write_folded(const struct evprof_profile *p,
 			const struct evprof_folded_opts *opts)
 {
 	const char *wname = EVPROF_OPTS_GET(opts, weight_counter, NULL);
-	struct folded f = {.p = p, .wc = -1};
+	struct folded f = {.p = p, .col = COL_SAMPLES};
 	size_t i;
 	int err;
 
 	if (wname) {
-		f.wc = evprof__profile_counter(p, wname);
-		if (f.wc < 0)
+		f.col = evprof__profile_column(p, wname);
+		if (f.col < 0)
 			return -ENOENT;
 	}
 	err = fold(&f);
@@ -219,7 +211,7 @@ int evprof_profile__write_folded(const struct evprof_profile *p,
 	if (!p || !path || !EVPROF_OPTS_VALID(opts, true))
 		return -EINVAL;
 	if (EVPROF_OPTS_GET(opts, weight_counter, NULL) &&
-	    evprof__profile_counter(p, opts->weight_counter) < 0)
+	    evprof__profile_column(p, opts->weight_counter) < 0)
 		return -ENOENT;
 	err = evprof__sink_open(&out, path);
 	if (err)

@@ -4,8 +4,9 @@
  * perftools.profiles) with a small protobuf encoder of our own: the format
  * needs only varints, length-delimited fields and packed varints.
  *
- * Samples are aggregated per (thread, stack): pprof sums values element
- * wise and has no per-sample time, so nothing is lost. String indices: 0 is
+ * One Sample per store entry (thread, stack): pprof sums values element
+ * wise and has no per-sample time, so the store holds all it can show. String
+ * indices: 0 is
  * "", profile string i is i + 1, then the strings only pprof needs.
  */
 #include <errno.h>
@@ -26,7 +27,8 @@ struct pb {
 
 static void pb_bytes(struct pb *m, const void *d, size_t n)
 {
-	if (m->oom || evprof__grow(&m->b, &m->cap, m->len + n, 1)) {
+	if (m->oom || evprof__vec_grow((void **)&m->b, &m->cap, 1, m->len + n,
+				       SIZE_MAX)) {
 		m->oom = true;
 		return;
 	}
@@ -105,7 +107,7 @@ struct mapping {
 struct pp {
 	const struct evprof_profile *p;
 	struct evprof__sink *out;
-	uint32_t nv;	   /* values per sample: samples, cpu, counters */
+	uint32_t nv;	   /* values per sample: the store's columns */
 	uint64_t next_str; /* index of the next extra string */
 	struct pb extra;   /* extra string_table entries, encoded */
 	struct pb m, sub;  /* scratch messages */
@@ -114,7 +116,8 @@ struct pp {
 	size_t nr_lf, cap_lf;
 	struct loc *locs;
 	size_t nr_locs, cap_locs;
-	struct evprof__hset loc_set;
+	struct evprof_hashmap *loc_set; /* location index -> itself */
+	const struct loc_key *probe;	/* what a lookup looks for */
 	uint32_t *loc_at; /* per stack: location id whose leaf it is; 0 */
 	int32_t *next_at; /* per stack: the stack below that location */
 	int32_t *scratch;
@@ -127,14 +130,28 @@ static uint64_t extra_str(struct pp *c, const char *s)
 	return c->next_str++;
 }
 
-static bool loc_eq(const void *ctx, uint32_t idx, const void *key)
-{
-	const struct pp *c = ctx;
-	const struct loc_key *k = key;
-	const struct loc *l = &c->locs[idx];
+/* Location map keys: a location index, or PROBE for c->probe. */
+#define PROBE (-1L)
 
-	return l->n == k->n &&
-	       !memcmp(c->lf + l->off, k->fr, k->n * sizeof(*k->fr));
+static struct loc_key loc_key(const struct pp *c, long key)
+{
+	if (key == PROBE)
+		return *c->probe;
+	return (struct loc_key){c->lf + c->locs[key].off, c->locs[key].n};
+}
+
+static size_t loc_hash(long key, void *ctx)
+{
+	struct loc_key k = loc_key(ctx, key);
+
+	return evprof__hash_mem(EVPROF_HASH_INIT, k.fr, k.n * sizeof(*k.fr));
+}
+
+static bool loc_eq(long a, long b, void *ctx)
+{
+	struct loc_key x = loc_key(ctx, a), y = loc_key(ctx, b);
+
+	return x.n == y.n && !memcmp(x.fr, y.fr, x.n * sizeof(*x.fr));
 }
 
 /*
@@ -146,8 +163,7 @@ static int stack_loc(struct pp *c, int32_t s)
 	const struct evprof_profile *p = c->p;
 	struct loc_key k = {c->scratch, 0};
 	int32_t t = s;
-	int64_t idx;
-	uint32_t h;
+	long idx;
 
 	for (;;) {
 		int32_t fr = p->stacks[t].frame;
@@ -157,18 +173,20 @@ static int stack_loc(struct pp *c, int32_t s)
 		if (!p->frames[fr].inline_depth || t < 0)
 			break;
 	}
-	h = evprof__hash_bytes(k.fr, k.n * sizeof(*k.fr), 0);
-	idx = evprof__hset_find(&c->loc_set, h, loc_eq, c, &k);
-	if (idx < 0) {
-		idx = (int64_t)c->nr_locs;
-		if (evprof__grow(&c->lf, &c->cap_lf, c->nr_lf + k.n,
-				 sizeof(*c->lf)) ||
-		    evprof__grow(&c->locs, &c->cap_locs, c->nr_locs + 1,
-				 sizeof(*c->locs)) ||
-		    evprof__hset_add(&c->loc_set, h, (uint32_t)idx))
+	c->probe = &k;
+	if (!evprof__hashmap_find(c->loc_set, PROBE, &idx)) {
+		idx = (long)c->nr_locs;
+		if (evprof__vec_grow((void **)&c->lf, &c->cap_lf,
+				     sizeof(*c->lf), c->nr_lf + k.n,
+				     SIZE_MAX) ||
+		    evprof__vec_grow((void **)&c->locs, &c->cap_locs,
+				     sizeof(*c->locs), c->nr_locs + 1,
+				     SIZE_MAX))
 			return -ENOMEM;
 		memcpy(c->lf + c->nr_lf, k.fr, k.n * sizeof(*k.fr));
 		c->locs[idx] = (struct loc){(uint32_t)c->nr_lf, k.n};
+		if (evprof__hashmap_add(c->loc_set, idx, idx))
+			return -ENOMEM;
 		c->nr_lf += k.n;
 		c->nr_locs++;
 	}
@@ -197,6 +215,10 @@ static void write_header(struct pp *c, const char *def)
 		put_value_type(c, p->counters[i], "count");
 		emit(c->out, PROFILE_SAMPLE_TYPE, &c->sub);
 	}
+	for (i = 0; i < p->nr_weights; i++) {
+		put_value_type(c, p->weights[i], "nanoseconds");
+		emit(c->out, PROFILE_SAMPLE_TYPE, &c->sub);
+	}
 	/* Each sample stands for itself: one sample per period. */
 	put_value_type(c, "samples", "count");
 	emit(c->out, PROFILE_PERIOD_TYPE, &c->sub);
@@ -212,34 +234,17 @@ static void write_header(struct pp *c, const char *def)
 	evprof__sink_write(c->out, c->m.b, c->m.len);
 }
 
-/* One Sample per stack that thread t's samples touched. */
-static int write_thread(struct pp *c, const struct evprof__thread *t,
-			uint64_t *acc, uint32_t *touched, uint64_t *last)
+/* One Sample per store entry of thread t. */
+static int write_thread(struct pp *c, const struct evprof__thread *t)
 {
 	const struct evprof_profile *p = c->p;
-	const struct evprof__samples *s = &t->s;
-	uint32_t nc = p->nr_counters, nv = c->nv, nt = 0, i;
 	uint64_t name = extra_str(c, t->name);
-	size_t k;
+	uint32_t i;
+	int64_t k;
 
-	for (k = 0; k < s->n; k++) {
-		uint32_t slot = (uint32_t)(s->stack[k] + 1);
-		uint64_t *a = &acc[(size_t)slot * nv];
-
-		/* A sample weighs at least 1: a[0] is 0 only if untouched. */
-		if (!a[0])
-			touched[nt++] = slot;
-		a[0] += s->weight[k];
-		a[1] += s->cpu[k];
-		for (i = 0; i < nc; i++)
-			if (s->has[k] >> i & 1)
-				a[2 + i] += s->vals[k * nc + i];
-		if (s->time[k] > *last)
-			*last = s->time[k];
-	}
-	for (k = 0; k < nt; k++) {
-		uint64_t *a = &acc[(size_t)touched[k] * nv];
-		int32_t st = (int32_t)touched[k] - 1;
+	for (k = t->first_entry; k >= 0; k = p->store.e[k].next) {
+		const uint64_t *a = evprof__entry_vals(p, (size_t)k);
+		int32_t st = p->store.e[k].stack;
 
 		c->m.len = 0;
 		c->sub.len = 0;
@@ -251,10 +256,9 @@ static int write_thread(struct pp *c, const struct evprof__thread *t,
 		}
 		pb_msg(&c->m, SAMPLE_LOCATION_ID, &c->sub);
 		c->sub.len = 0;
-		for (i = 0; i < nv; i++)
+		for (i = 0; i < c->nv; i++)
 			pb_varint(&c->sub, a[i]);
 		pb_msg(&c->m, SAMPLE_VALUE, &c->sub);
-		memset(a, 0, nv * sizeof(*a));
 
 		c->sub.len = 0;
 		pb_u64(&c->sub, LABEL_KEY, c->key_pid);
@@ -279,16 +283,13 @@ static int write_thread(struct pp *c, const struct evprof__thread *t,
 static int write_samples(struct pp *c)
 {
 	const struct evprof_profile *p = c->p;
-	size_t slots = p->nr_stacks + 1, i;
-	uint64_t *acc = calloc(slots * c->nv, sizeof(*acc));
-	uint32_t *touched = malloc(slots * sizeof(*touched));
-	uint64_t last = p->start_mono_ns;
-	int err = acc && touched ? 0 : -ENOMEM;
+	uint64_t last =
+	    p->last_ns > p->start_mono_ns ? p->last_ns : p->start_mono_ns;
+	size_t i;
+	int err = 0;
 
 	for (i = 0; !err && i < p->nr_threads; i++)
-		err = write_thread(c, &p->threads[i], acc, touched, &last);
-	free(acc);
-	free(touched);
+		err = write_thread(c, &p->threads[i]);
 	if (err)
 		return err;
 	c->m.len = 0;
@@ -422,7 +423,8 @@ static int write_pprof(struct pp *c, const char *def)
 	c->next_at = malloc((p->nr_stacks + 1) * sizeof(*c->next_at));
 	c->scratch = malloc((p->nr_stacks + 1) * sizeof(*c->scratch));
 	c->maps = calloc(p->nr_libs + 1, sizeof(*c->maps));
-	if (!c->loc_at || !c->next_at || !c->scratch || !c->maps)
+	c->loc_set = evprof__hashmap_new(loc_hash, loc_eq, c);
+	if (!c->loc_set || !c->loc_at || !c->next_at || !c->scratch || !c->maps)
 		return -ENOMEM;
 	write_header(c, def);
 	err = write_samples(c);
@@ -447,12 +449,11 @@ int evprof_profile__write_pprof(const struct evprof_profile *p,
 
 	if (!p || !path || !EVPROF_OPTS_VALID(opts, true))
 		return -EINVAL;
-	if (def && strcmp(def, "samples") && strcmp(def, "cpu") &&
-	    evprof__profile_counter(p, def) < 0)
+	if (def && evprof__profile_column(p, def) < 0)
 		return -ENOENT;
 	if (!def)
-		def = evprof__profile_has_cpu(p) ? "cpu" : "samples";
-	c.nv = 2 + p->nr_counters;
+		def = p->has_cpu ? "cpu" : "samples";
+	c.nv = COL_COUNTERS + p->nr_counters + p->nr_weights;
 	c.next_str = p->nr_strs + 1;
 	err = evprof__sink_open(&out, path);
 	if (err)
@@ -464,7 +465,7 @@ int evprof_profile__write_pprof(const struct evprof_profile *p,
 	free(c.sub.b);
 	free(c.lf);
 	free(c.locs);
-	evprof__hset_free(&c.loc_set);
+	evprof__hashmap_free(c.loc_set);
 	free(c.loc_at);
 	free(c.next_at);
 	free(c.scratch);

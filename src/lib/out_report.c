@@ -12,8 +12,6 @@
 
 #include "profile_internal.h"
 
-enum { COL_SAMPLES, COL_CPU, COL_COUNTERS };
-
 /* A ratio column: num / den * scale, from self values. */
 struct ratio {
 	char label[48];
@@ -35,6 +33,7 @@ struct rep {
 	uint32_t *mark;		/* per group: sample stamp */
 	uint32_t stamp;
 	struct ratio ratios[EVPROF_PROFILE_MAX_COUNTERS + 1];
+	char weight_label[EVPROF_PROFILE_MAX_WEIGHTS][48]; /* "<name>-ms" */
 	size_t nr_ratios;
 	uint32_t *order;
 };
@@ -87,26 +86,21 @@ static int build_groups(struct rep *r)
 	return 0;
 }
 
+/* Adds thread t's store entries: self to the leaf, total once per stack. */
 static void add_thread(struct rep *r, const struct evprof__thread *t)
 {
 	const struct evprof_profile *p = r->p;
-	const struct evprof__samples *s = &t->s;
-	uint32_t nc = p->nr_counters, nv = r->nv, i;
-	uint64_t v[2 + EVPROF_PROFILE_MAX_COUNTERS];
-	size_t k;
+	uint32_t nv = r->nv, i;
+	int64_t k;
 
-	for (k = 0; k < s->n; k++) {
-		int32_t st = s->stack[k];
+	for (k = t->first_entry; k >= 0; k = p->store.e[k].next) {
+		const uint64_t *v = evprof__entry_vals(p, (size_t)k);
+		int32_t st = p->store.e[k].stack;
 		bool leaf = true;
 
-		v[COL_SAMPLES] = s->weight[k];
-		v[COL_CPU] = s->cpu[k];
-		for (i = 0; i < nc; i++)
-			v[COL_COUNTERS + i] =
-			    s->has[k] >> i & 1 ? s->vals[k * nc + i] : 0;
 		for (i = 0; i < nv; i++)
 			r->all[i] += v[i];
-		/* A function counts once per sample, however deep it recurses.
+		/* A function counts once per stack, however deep it recurses.
 		 */
 		if (!++r->stamp) {
 			memset(r->mark, 0, r->nr_groups * sizeof(*r->mark));
@@ -151,18 +145,28 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 		      evprof__pstr(p, p->funcs[c->r->group_rep[y]].name));
 }
 
+/* Whether column c is a time in ns, printed in ms. */
+static bool is_time(const struct rep *r, int c)
+{
+	return c == COL_CPU || c >= COL_COUNTERS + (int)r->p->nr_counters;
+}
+
 static const char *col_name(const struct rep *r, int c)
 {
+	int nc = (int)r->p->nr_counters;
+
 	if (c == COL_SAMPLES)
 		return "samples";
 	if (c == COL_CPU)
 		return "cpu-ms";
-	return r->p->counters[c - COL_COUNTERS];
+	if (c < COL_COUNTERS + nc)
+		return r->p->counters[c - COL_COUNTERS];
+	return r->weight_label[c - COL_COUNTERS - nc];
 }
 
 static void print_value(const struct rep *r, int c, uint64_t v)
 {
-	if (c == COL_CPU)
+	if (is_time(r, c))
 		fprintf(r->f, " %14.3f", (double)v / 1e6);
 	else
 		fprintf(r->f, " %14" PRIu64, v);
@@ -184,7 +188,8 @@ static void print_table(struct rep *r, const char *title, bool by_total,
 	uint32_t c;
 
 	for (i = 0; i < r->nr_groups; i++)
-		if (r->total[i * r->nv + COL_SAMPLES])
+		if (r->total[i * r->nv + COL_SAMPLES] ||
+		    r->total[i * r->nv + (size_t)r->sort])
 			r->order[n++] = (uint32_t)i;
 	qsort_r(r->order, n, sizeof(*r->order), cmp_rows, &sc);
 	if (top && n > top)
@@ -277,7 +282,7 @@ static void print_head(struct rep *r)
 	fprintf(r->f, "total:");
 	for (uint32_t c = 0; c < r->nv; c++) {
 		fprintf(r->f, " %s=", col_name(r, (int)c));
-		if (c == COL_CPU)
+		if (is_time(r, (int)c))
 			fprintf(r->f, "%.3f", (double)r->all[c] / 1e6);
 		else
 			fprintf(r->f, "%" PRIu64, r->all[c]);
@@ -326,21 +331,21 @@ int evprof_profile__write_report(const struct evprof_profile *p, FILE *f,
 	const char *sort = EVPROF_OPTS_GET(opts, sort, NULL);
 	struct rep r = {.p = p, .f = f};
 	bool cpu;
+	uint32_t i;
 	int err;
 
 	if (!p || !f || !EVPROF_OPTS_VALID(opts, true))
 		return -EINVAL;
-	cpu = evprof__profile_has_cpu(p);
-	r.nv = COL_COUNTERS + p->nr_counters;
+	cpu = p->has_cpu;
+	r.nv = COL_COUNTERS + p->nr_counters + p->nr_weights;
+	for (i = 0; i < p->nr_weights; i++)
+		snprintf(r.weight_label[i], sizeof(r.weight_label[i]),
+			 "%.40s-ms", p->weights[i]);
 	if (!sort)
 		r.sort = cpu ? COL_CPU : COL_SAMPLES;
-	else if (!strcmp(sort, "samples"))
-		r.sort = COL_SAMPLES;
-	else if (!strcmp(sort, "cpu") || !strcmp(sort, "cpu-ms"))
+	else if (!strcmp(sort, "cpu-ms"))
 		r.sort = COL_CPU;
-	else if ((r.sort = evprof__profile_counter(p, sort)) >= 0)
-		r.sort += COL_COUNTERS;
-	else
+	else if ((r.sort = evprof__profile_column(p, sort)) < 0)
 		return -ENOENT;
 	find_ratios(&r, cpu);
 	err = report(&r, opts);

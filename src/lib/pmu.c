@@ -7,15 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 #include <evprof/event.h>
 
-#include "spec.h"
+#include "host.h"
+#include "pmu.h"
 
-#define PMU_DEVICES	 "/sys/bus/event_source/devices"
 #define DEFAULT_COUNTERS 4
 /* Names cached for types sysfs does not know; a bound against garbage. */
 #define MAX_UNNAMED 1024
@@ -38,6 +35,7 @@ bool evprof__pmu_is_cpu(const char *name)
 
 struct pmu_name {
 	struct pmu_name *next;
+	uint64_t root; /* hash of the sysfs directory that named it */
 	uint32_t type;
 	char name[];
 };
@@ -50,21 +48,35 @@ static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pmu_name *names;
 static unsigned int nr_unnamed;
 
-static const char *names_find(uint32_t type)
+/*
+ * Names are cached per sysfs directory (tests read recorded hosts' in
+ * turn): FNV-1a of its path.
+ */
+static uint64_t root_hash(const char *root)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *root; root++)
+		h = (h ^ (unsigned char)*root) * 0x100000001b3ULL;
+	return h;
+}
+
+static const char *names_find(uint64_t root, uint32_t type)
 {
 	for (struct pmu_name *n = names; n; n = n->next)
-		if (n->type == type)
+		if (n->type == type && n->root == root)
 			return n->name;
 	return NULL;
 }
 
-static const char *names_add(uint32_t type, const char *name)
+static const char *names_add(uint64_t root, uint32_t type, const char *name)
 {
 	size_t len = strlen(name);
 	struct pmu_name *n = malloc(sizeof(*n) + len + 1);
 
 	if (!n)
 		return NULL;
+	n->root = root;
 	n->type = type;
 	memcpy(n->name, name, len + 1);
 	n->next = names;
@@ -90,11 +102,12 @@ static int parse_u32(const char *s, uint32_t *out)
 }
 
 /* Looks for type among the PMUs in sysfs, caching every one it reads. */
-static const char *names_scan(uint32_t type)
+static const char *names_scan(const char *pmu_root, uint32_t type)
 {
+	uint64_t root = root_hash(pmu_root);
 	const char *found = NULL;
 	struct dirent *e;
-	DIR *d = opendir(PMU_DEVICES);
+	DIR *d = opendir(pmu_root);
 
 	if (!d)
 		return NULL;
@@ -104,14 +117,14 @@ static const char *names_scan(uint32_t type)
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), PMU_DEVICES "/%s/type", e->d_name);
+		snprintf(path, sizeof(path), "%s/%s/type", pmu_root, e->d_name);
 		if (evprof__read_file(path, buf, sizeof(buf)) < 0 ||
 		    parse_u32(buf, &t) < 0)
 			continue;
-		if (!names_find(t))
-			names_add(t, e->d_name);
+		if (!names_find(root, t))
+			names_add(root, t, e->d_name);
 		if (t == type)
-			found = names_find(t);
+			found = names_find(root, t);
 	}
 	closedir(d);
 	return found;
@@ -127,19 +140,21 @@ const char *evprof_attr__type_name(uint32_t type)
 	    [PERF_TYPE_RAW] = "raw",
 	    [PERF_TYPE_BREAKPOINT] = "breakpoint",
 	};
+	const char *pmu_root = evprof__host()->pmu_root;
+	uint64_t root = root_hash(pmu_root);
 	const char *name;
 
 	if (type < PERF_TYPE_MAX)
 		return fixed[type];
 	pthread_mutex_lock(&names_lock);
-	name = names_find(type);
+	name = names_find(root, type);
 	if (!name)
-		name = names_scan(type);
+		name = names_scan(pmu_root, type);
 	if (!name && nr_unnamed < MAX_UNNAMED) {
 		char buf[24];
 
 		snprintf(buf, sizeof(buf), "pmu-%u", type);
-		name = names_add(type, buf);
+		name = names_add(root, type, buf);
 		if (name)
 			nr_unnamed++;
 	}
@@ -150,30 +165,77 @@ const char *evprof_attr__type_name(uint32_t type)
 /* ---- counters --------------------------------------------------------------
  */
 
-#if defined(__x86_64__) || defined(__i386__)
-/*
- * Intel architectural perfmon: CPUID.0AH:EAX[7:0] is its version (0 = none,
- * as in most VMs) and EAX[15:8] the number of general purpose counters per
- * logical CPU. Fixed counters (cycles, instructions, ref-cycles) are not
- * counted: a group that uses them is judged conservatively.
- */
-static unsigned int cpuid_counters(void)
+/* CPUID leaf 0 names the vendor in EBX, EDX, ECX. */
+static bool cpuid_vendor(const struct evprof_cpuid *r, const char *want)
 {
-	unsigned int eax, ebx, ecx, edx;
+	char v[12];
 
-	if (__get_cpuid_max(0, NULL) < 0xa)
-		return 0;
-	if (!__get_cpuid_count(0xa, 0, &eax, &ebx, &ecx, &edx))
-		return 0;
-	if ((eax & 0xff) == 0)
-		return 0;
-	return (eax >> 8) & 0xff;
+	memcpy(v, &r->ebx, 4);
+	memcpy(v + 4, &r->edx, 4);
+	memcpy(v + 8, &r->ecx, 4);
+	return !memcmp(v, want, sizeof(v));
 }
-#endif
+
+/*
+ * AMD (and Hygon, its licensee) as Linux's amd_core_pmu_init() reads it:
+ * PerfMonV2 (CPUID 0x80000022 EAX bit 0, Zen 4) gives the count in EBX[3:0];
+ * before it, PerfCtrExtCore (0x80000001 ECX bit 23, family 15h on) means
+ * 6 counters. Without either the PMU is the legacy 4 or absent (VMs clear
+ * both): we do not know, the caller's default applies.
+ */
+static unsigned int amd_counters(const struct evprof_host *h,
+				 const char **source)
+{
+	struct evprof_cpuid r;
+
+	if (h->cpuid(h->cpuid_ctx, 0x80000022, 0, &r) && (r.eax & 1) &&
+	    (r.ebx & 0xf)) {
+		*source = "cpuid leaf 0x80000022";
+		return r.ebx & 0xf;
+	}
+	if (h->cpuid(h->cpuid_ctx, 0x80000001, 0, &r) && (r.ecx & 1u << 23)) {
+		*source = "cpuid leaf 0x80000001";
+		return 6;
+	}
+	return 0;
+}
+
+/*
+ * Intel architectural perfmon (also what other x86 vendors implement):
+ * CPUID.0AH:EAX[7:0] is its version (0 = none, as in most VMs) and
+ * EAX[15:8] the number of general purpose counters per logical CPU. Fixed
+ * counters (cycles, instructions, ref-cycles) are not counted: a group
+ * that uses them is judged conservatively.
+ */
+static unsigned int arch_perfmon_counters(const struct evprof_host *h,
+					  const char **source)
+{
+	struct evprof_cpuid r;
+
+	if (!h->cpuid(h->cpuid_ctx, 0xa, 0, &r) || (r.eax & 0xff) == 0)
+		return 0;
+	*source = "cpuid leaf 0xa";
+	return (r.eax >> 8) & 0xff;
+}
+
+/* Counters CPUID tells of, or 0 when it tells nothing. */
+static unsigned int cpuid_counters(const char **source)
+{
+	const struct evprof_host *h = evprof__host();
+	struct evprof_cpuid r;
+
+	if (!h->cpuid(h->cpuid_ctx, 0, 0, &r))
+		return 0; /* not x86 */
+	if (cpuid_vendor(&r, "AuthenticAMD") ||
+	    cpuid_vendor(&r, "HygonGenuine"))
+		return amd_counters(h, source);
+	return arch_perfmon_counters(h, source);
+}
 
 unsigned int evprof_pmu_counters(const char **source)
 {
 	const char *env = getenv("EVPROF_MAX_GROUP_EVENTS");
+	const char *from = NULL;
 	unsigned int n;
 
 	if (env) {
@@ -192,17 +254,13 @@ unsigned int evprof_pmu_counters(const char **source)
 			"positive integer\n",
 			env);
 	}
-#if defined(__x86_64__) || defined(__i386__)
-	n = cpuid_counters();
-	if (n) {
-		if (source)
-			*source = "cpuid leaf 0xa";
-		return n;
+	n = cpuid_counters(&from);
+	if (!n) {
+		n = DEFAULT_COUNTERS;
+		from = "default";
 	}
-#endif
-	n = DEFAULT_COUNTERS;
 	if (source)
-		*source = "default";
+		*source = from;
 	return n;
 }
 

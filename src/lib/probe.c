@@ -2,11 +2,14 @@
 /*
  * Kernel feature probes (each opens one minimal event, once, and caches
  * the answer), perf_event_paranoid, and the one translation of
- * perf_event_open errnos into advice.
+ * perf_event_open errnos into advice. Above attr.c only: groups ask the
+ * probes, never the reverse.
  */
+#define _GNU_SOURCE /* sched_getcpu */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +18,7 @@
 
 #include <evprof/event.h>
 
-#include "event_internal.h"
+#include "attr.h"
 #include "util.h"
 
 /* "EINVAL", "EACCES", ... or NULL for errnos without a short name here. */
@@ -250,12 +253,15 @@ static void setup_kernel(struct perf_event_attr *a, struct probe_target *t)
 
 static void setup_system_wide(struct perf_event_attr *a, struct probe_target *t)
 {
-	int cpu;
+	int cpu = sched_getcpu();
 
 	attr_sw(a, PERF_COUNT_SW_CPU_CLOCK);
-	/* The first online CPU: CPU 0 may be offline on some machines. */
+	/*
+	 * The CPU we run on, online by definition (CPU 0 may be offline on
+	 * some machines); 0 if the kernel cannot say.
+	 */
 	t->pid = -1;
-	t->cpu = evprof_cpus_online(&cpu, 1) > 0 ? cpu : 0;
+	t->cpu = cpu >= 0 ? cpu : 0;
 }
 
 static const struct probe_def probe_defs[EVPROF_FEAT__COUNT] = {

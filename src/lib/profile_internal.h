@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The profile model's layout, shared by profile.c and the writers. */
+/*
+ * The profile model's layout (see include/evprof/profile.h and
+ * docs/architecture.md), shared by the profile modules (profile*.c), the
+ * readers (load*.c) and the writers (out_*.c). Writers only read it.
+ */
 #ifndef EVPROF_LIB_PROFILE_INTERNAL_H
 #define EVPROF_LIB_PROFILE_INTERNAL_H
 
@@ -9,44 +13,6 @@
 #include <evprof/profile.h>
 
 #include "util.h"
-
-/*
- * Open-addressing hash set of indices into some table; the table owns the
- * keys. A slot holds the key's hash and index + 1 (0: empty).
- */
-struct evprof__hslot {
-	uint32_t hash;
-	uint32_t idx1;
-};
-
-struct evprof__hset {
-	struct evprof__hslot *slots;
-	uint32_t mask; /* capacity - 1; capacity is a power of two */
-	uint32_t used;
-};
-
-typedef bool (*evprof__heq_fn)(const void *ctx, uint32_t idx, const void *key);
-
-/* Returns the index whose key equals key (per eq), or -1. */
-EVPROF_HIDDEN int64_t evprof__hset_find(const struct evprof__hset *h,
-					uint32_t hash, evprof__heq_fn eq,
-					const void *ctx, const void *key);
-/* Adds idx under hash (not already present). Returns 0 or -ENOMEM. */
-EVPROF_HIDDEN int evprof__hset_add(struct evprof__hset *h, uint32_t hash,
-				   uint32_t idx);
-EVPROF_HIDDEN void evprof__hset_free(struct evprof__hset *h);
-
-EVPROF_HIDDEN uint32_t evprof__hash_bytes(const void *b, size_t n,
-					  uint64_t seed);
-EVPROF_HIDDEN uint32_t evprof__hash_u64(uint64_t v);
-
-/*
- * Makes room for need elements of elem bytes in *arr of capacity *cap
- * (growing by half again, at least 16). Returns 0 or -ENOMEM (*arr is
- * unchanged then).
- */
-EVPROF_HIDDEN int evprof__grow(void *arr, size_t *cap, size_t need,
-			       size_t elem);
 
 struct evprof__lib {
 	char *path;
@@ -64,15 +30,16 @@ struct evprof__process {
 	uint64_t end_ns;
 };
 
-struct evprof__samples {
-	size_t n, cap;
-	uint64_t *time;
-	int32_t *stack;
-	uint64_t *weight;
-	uint64_t *cpu;
-	uint64_t *has;	/* counter presence bits; NULL without counters */
-	uint64_t *vals; /* n * counters deltas; NULL without counters */
-	bool unsorted;	/* some time is below an earlier one */
+/*
+ * Timeline rows are u64 words: time, stack (as int64), weight, cpu delta,
+ * counter presence bits, then one delta per counter.
+ */
+enum { ROW_TIME, ROW_STACK, ROW_WEIGHT, ROW_CPU, ROW_HAS, ROW_VALS };
+
+/* Rows of one thread written to the spill file, sorted by time. */
+struct evprof__run {
+	uint64_t off; /* byte offset in the spill file */
+	uint64_t n;   /* rows */
 };
 
 struct evprof__thread {
@@ -82,13 +49,43 @@ struct evprof__thread {
 	char *name;
 	uint64_t start_ns;
 	uint64_t end_ns;
-	struct evprof__samples s;
+	uint64_t last_ns; /* latest sample time, 0: none */
+	/* Store entries of this thread, linked in insertion order; -1. */
+	int64_t first_entry, last_entry;
+	/* Timeline: rows in memory (added order), runs in the spill file. */
+	uint64_t *rows;
+	size_t nr_rows, cap_rows;
+	bool unsorted; /* some row's time is below an earlier one */
+	struct evprof__run *runs;
+	size_t nr_runs, cap_runs;
+};
+
+/*
+ * Value columns of the store, in this order: samples, cpu, counters,
+ * weights.
+ */
+enum { COL_SAMPLES, COL_CPU, COL_COUNTERS };
+
+struct evprof__entry {
+	int32_t thread;
+	int32_t stack;
+	int64_t next; /* the thread's next entry, or -1 */
+	uint64_t has; /* counters any contribution carried */
+};
+
+/* The aggregated store: one entry per (thread, stack). */
+struct evprof__store {
+	size_t n, cap;
+	struct evprof__entry *e;
+	uint64_t *vals; /* n * nv column sums */
+	uint32_t nv;	/* columns, fixed once the store has an entry */
+	struct evprof_hashmap *set; /* (thread << 32 | stack) -> entry */
 };
 
 struct evprof__func {
 	uint32_t name;
 	int32_t lib;
-	int32_t file; /* string index or -1 */
+	int32_t file;	     /* string index or -1 */
 	uint32_t start_line; /* not part of its identity; 0: unknown */
 };
 
@@ -120,17 +117,19 @@ struct evprof_profile {
 
 	uint32_t nr_counters;
 	char *counters[EVPROF_PROFILE_MAX_COUNTERS];
+	uint32_t nr_weights;
+	char *weights[EVPROF_PROFILE_MAX_WEIGHTS];
 
 	/* Interned strings: NUL-terminated, at chars + str_off[i]. */
 	char *chars;
 	size_t chars_len, chars_cap;
 	size_t nr_strs, cap_strs;
 	size_t *str_off;
-	struct evprof__hset str_set;
+	struct evprof_hashmap *str_map; /* index -> index, by content */
 
 	size_t nr_libs, cap_libs;
 	struct evprof__lib *libs;
-	struct evprof__hset lib_set;
+	struct evprof_hashmap *lib_map; /* index -> index, by content */
 
 	size_t nr_procs, cap_procs;
 	struct evprof__process *procs;
@@ -140,17 +139,31 @@ struct evprof_profile {
 
 	size_t nr_funcs, cap_funcs;
 	struct evprof__func *funcs;
-	struct evprof__hset func_set;
+	struct evprof_hashmap *func_map; /* index -> index, by content */
 
 	size_t nr_frames, cap_frames;
 	struct evprof__frame *frames;
-	struct evprof__hset frame_set;
+	struct evprof_hashmap *frame_map; /* index -> index, by content */
 
 	size_t nr_stacks, cap_stacks;
 	struct evprof__stack *stacks;
-	struct evprof__hset stack_set;
+	struct evprof_hashmap *stack_map; /* index -> index, by content */
 
+	const void *probe; /* the element an interning lookup looks for */
+
+	struct evprof__store store;
 	uint64_t nr_samples;
+	uint64_t last_ns; /* latest sample time, 0: none */
+	bool has_cpu;	  /* some value carries CPU time */
+
+	/* Timeline; rows are row_words u64 long. */
+	bool timeline;
+	uint32_t row_words;
+	uint64_t mem_rows; /* rows in memory, all threads */
+	uint64_t nr_rows;  /* rows in memory and file */
+	int spill_fd;	   /* -1: no spill file */
+	uint64_t spill_len;
+	uint32_t spill_rows;
 };
 
 static inline const char *evprof__pstr(const struct evprof_profile *p,
@@ -163,19 +176,39 @@ static inline const char *evprof__pstr(const struct evprof_profile *p,
 EVPROF_HIDDEN void evprof__hex(char *out, const uint8_t *b, size_t n,
 			       bool upper);
 
-/* Whether some sample of p carries CPU time. */
-EVPROF_HIDDEN bool evprof__profile_has_cpu(const struct evprof_profile *p);
-
 /* Index of the registered counter name, or -ENOENT. */
 EVPROF_HIDDEN int evprof__profile_counter(const struct evprof_profile *p,
 					  const char *name);
 
 /*
- * Time order of thread t's samples: NULL when already sorted (or on
- * allocation failure, with *err = -ENOMEM), else an array of sample
- * indices stably sorted by time that the caller frees.
+ * The store column named name: "samples", "cpu", a counter or a weight
+ * type. Returns it or -ENOENT.
  */
-EVPROF_HIDDEN uint32_t *evprof__samples_order(const struct evprof__thread *t,
-					      int *err);
+EVPROF_HIDDEN int evprof__profile_column(const struct evprof_profile *p,
+					 const char *name);
+
+/* Column sums of store entry i. */
+static inline const uint64_t *evprof__entry_vals(const struct evprof_profile *p,
+						 size_t i)
+{
+	return &p->store.vals[i * p->store.nv];
+}
+
+/* Adds the values v (store.nv columns, counters present in has). */
+EVPROF_HIDDEN int evprof__store_add(struct evprof_profile *p, int thr,
+				    int stack, const uint64_t *v, uint64_t has);
+EVPROF_HIDDEN void evprof__store_free(struct evprof__store *st);
+
+/* Appends a timeline row (row_words long) to thread thr. */
+EVPROF_HIDDEN int evprof__timeline_add(struct evprof_profile *p, int thr,
+				       const uint64_t *row);
+/* Opens the spill file in dir. Returns 0 or -errno. */
+EVPROF_HIDDEN int evprof__timeline_spill_open(struct evprof_profile *p,
+					      const char *dir);
+EVPROF_HIDDEN void evprof__timeline_free(struct evprof_profile *p);
+
+/* Interning, for the profile's lifecycle. Init returns 0 or -ENOMEM. */
+EVPROF_HIDDEN int evprof__intern_init(struct evprof_profile *p);
+EVPROF_HIDDEN void evprof__intern_free(struct evprof_profile *p);
 
 #endif /* EVPROF_LIB_PROFILE_INTERNAL_H */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers the profile readers (load_pprof.c, load_firefox.c) share. Layers:
+ * load.c dispatches to the readers (load.h), the readers use these, and
+ * none of them calls upward.
+ */
+#ifndef EVPROF_LIB_LOAD_COMMON_H
+#define EVPROF_LIB_LOAD_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <evprof/profile.h>
+
+#include "util.h"
+
+/*
+ * The index of pid's process in p, added under name when p has none yet.
+ * Returns it or -errno.
+ */
+EVPROF_HIDDEN int evprof__load_process(struct evprof_profile *p, int pid,
+				       const char *name);
+
+/*
+ * Decodes the hex digits of hex (either case, even count) into out.
+ * Returns the byte count, or -1 when hex is not that or needs more than
+ * max bytes.
+ */
+EVPROF_HIDDEN int evprof__unhex(const char *hex, uint8_t *out, size_t max);
+
+#endif /* EVPROF_LIB_LOAD_COMMON_H */

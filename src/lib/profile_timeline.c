@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The timeline: every sample as a row, per thread, read back in time
+ * order. Rows are appended in the order producers add them (merged ring
+ * buffers are only roughly in time order). With a spill file, once the
+ * rows in memory reach the budget every thread's rows are sorted (stably,
+ * by time) and written to the file as one run of that thread; a reader
+ * merges a thread's runs and its rows still in memory, so memory stays
+ * flat however long the recording.
+ */
+#define _GNU_SOURCE /* qsort_r, O_TMPFILE, mkostemp */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile_internal.h"
+
+/* Rows a reader buffers per run of the spill file. */
+#define READ_ROWS 256
+/* Rows the writer reorders at a time on the stack (at most 17 KiB). */
+#define STAGE_ROWS 32
+
+int evprof__timeline_spill_open(struct evprof_profile *p, const char *dir)
+{
+	char *path;
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		p->spill_fd = fd;
+		return 0;
+	}
+	/* Filesystems without O_TMPFILE: a named file, unlinked at once. */
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	if (asprintf(&path, "%s/evprof-XXXXXX", dir) < 0)
+		return -ENOMEM;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0) {
+		free(path);
+		return -errno;
+	}
+	unlink(path);
+	free(path);
+	p->spill_fd = fd;
+	return 0;
+}
+
+void evprof__timeline_free(struct evprof_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_threads; i++) {
+		free(p->threads[i].rows);
+		free(p->threads[i].runs);
+	}
+	if (p->spill_fd >= 0)
+		close(p->spill_fd);
+	p->spill_fd = -1;
+}
+
+struct order_ctx {
+	const uint64_t *rows;
+	uint32_t rw;
+};
+
+static int cmp_row_time(const void *a, const void *b, void *ctx)
+{
+	const struct order_ctx *c = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t tx = c->rows[(size_t)x * c->rw + ROW_TIME];
+	uint64_t ty = c->rows[(size_t)y * c->rw + ROW_TIME];
+
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return x < y ? -1 : x > y; /* stable */
+}
+
+/*
+ * Time order of thread t's rows in memory: NULL when already sorted (or on
+ * allocation failure, with *err = -ENOMEM), else row indices stably sorted
+ * by time that the caller frees.
+ */
+static uint32_t *rows_order(const struct evprof_profile *p,
+			    const struct evprof__thread *t, int *err)
+{
+	struct order_ctx c = {t->rows, p->row_words};
+	uint32_t *order;
+	size_t i;
+
+	*err = 0;
+	if (!t->unsorted)
+		return NULL;
+	order = malloc(t->nr_rows * sizeof(*order));
+	if (!order) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < t->nr_rows; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, t->nr_rows, sizeof(*order), cmp_row_time, &c);
+	return order;
+}
+
+static int pwrite_all(int fd, const void *b, size_t n, uint64_t off)
+{
+	const char *c = b;
+
+	while (n) {
+		ssize_t w = pwrite(fd, c, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (!w)
+			return -EIO;
+		c += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* Writes thread t's rows in memory as a sorted run and frees them. */
+static int spill_thread(struct evprof_profile *p, struct evprof__thread *t)
+{
+	size_t bytes = (size_t)p->row_words * sizeof(uint64_t);
+	uint64_t stage[STAGE_ROWS * (ROW_VALS + EVPROF_PROFILE_MAX_COUNTERS)];
+	uint32_t *order;
+	size_t i, k;
+	int err;
+
+	if (!t->nr_rows)
+		return 0;
+	if (evprof__vec_grow((void **)&t->runs, &t->cap_runs, sizeof(*t->runs),
+			     t->nr_runs + 1, SIZE_MAX))
+		return -ENOMEM;
+	order = rows_order(p, t, &err);
+	if (err)
+		return err;
+	if (!order) {
+		err = pwrite_all(p->spill_fd, t->rows, t->nr_rows * bytes,
+				 p->spill_len);
+	}
+	for (i = 0; order && !err && i < t->nr_rows; i += k) {
+		for (k = 0; k < STAGE_ROWS && i + k < t->nr_rows; k++)
+			memcpy(&stage[k * p->row_words],
+			       &t->rows[(size_t)order[i + k] * p->row_words],
+			       bytes);
+		err = pwrite_all(p->spill_fd, stage, k * bytes,
+				 p->spill_len + i * bytes);
+	}
+	free(order);
+	if (err)
+		return err;
+	t->runs[t->nr_runs++] = (struct evprof__run){p->spill_len, t->nr_rows};
+	p->spill_len += t->nr_rows * bytes;
+	p->mem_rows -= t->nr_rows;
+	free(t->rows);
+	t->rows = NULL;
+	t->nr_rows = t->cap_rows = 0;
+	t->unsorted = false;
+	return 0;
+}
+
+int evprof__timeline_add(struct evprof_profile *p, int thr, const uint64_t *row)
+{
+	struct evprof__thread *t = &p->threads[thr];
+	uint32_t rw;
+	size_t i;
+	int err;
+
+	if (!p->row_words)
+		p->row_words = ROW_VALS + p->nr_counters;
+	rw = p->row_words;
+	if (t->nr_rows >= UINT32_MAX) /* orders are u32 */
+		return -E2BIG;
+	if (t->nr_rows == t->cap_rows) {
+		size_t cap = t->cap_rows < 256 ? 256 : t->cap_rows * 2;
+		uint64_t *r;
+
+		if (cap > SIZE_MAX / (rw * sizeof(*r)))
+			return -ENOMEM;
+		r = realloc(t->rows, cap * rw * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		t->rows = r;
+		t->cap_rows = cap;
+	}
+	if (t->nr_rows &&
+	    row[ROW_TIME] < t->rows[(t->nr_rows - 1) * rw + ROW_TIME])
+		t->unsorted = true;
+	memcpy(&t->rows[t->nr_rows * rw], row, rw * sizeof(*row));
+	t->nr_rows++;
+	p->mem_rows++;
+	p->nr_rows++;
+	if (p->spill_fd < 0 || p->mem_rows < p->spill_rows)
+		return 0;
+	for (i = 0; i < p->nr_threads; i++) {
+		err = spill_thread(p, &p->threads[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- reading: a merge of the thread's runs and its rows in memory ------- */
+
+struct src {
+	const uint64_t *mem;   /* rows in memory; NULL for a run */
+	const uint32_t *order; /* their time order, or NULL: as stored */
+	uint64_t *buf;	       /* a run's rows read so far */
+	uint64_t off;	       /* a run's next unread byte */
+	uint64_t left;	       /* a run's rows not yet read */
+	uint32_t n, pos;       /* rows in mem or buf; the current one */
+};
+
+struct evprof_profile_timeline {
+	const struct evprof_profile *p;
+	uint32_t rw;
+	uint32_t nr_src, nr_heap;
+	struct src *src;
+	uint32_t *heap; /* sources with rows, least (time, index) first */
+	uint32_t *order;
+	uint64_t counters[EVPROF_PROFILE_MAX_COUNTERS];
+};
+
+static const uint64_t *head(const struct evprof_profile_timeline *it,
+			    uint32_t i)
+{
+	const struct src *s = &it->src[i];
+
+	if (s->mem)
+		return &s->mem[(size_t)(s->order ? s->order[s->pos] : s->pos) *
+			       it->rw];
+	return &s->buf[(size_t)s->pos * it->rw];
+}
+
+/* Refills a run's buffer. Returns rows read (0: the run is done) or -errno. */
+static int refill(struct evprof_profile_timeline *it, struct src *s)
+{
+	size_t bytes = (size_t)it->rw * sizeof(uint64_t);
+	uint32_t n = s->left < READ_ROWS ? (uint32_t)s->left : READ_ROWS;
+	size_t want = n * bytes, got = 0;
+
+	while (got < want) {
+		ssize_t r = pread(it->p->spill_fd, (char *)s->buf + got,
+				  want - got, (off_t)(s->off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			return -EIO;
+		got += (size_t)r;
+	}
+	s->off += want;
+	s->left -= n;
+	s->n = n;
+	s->pos = 0;
+	return (int)n;
+}
+
+static bool before(const struct evprof_profile_timeline *it, uint32_t a,
+		   uint32_t b)
+{
+	uint64_t ta = head(it, a)[ROW_TIME], tb = head(it, b)[ROW_TIME];
+
+	/* Equal times: the earlier source (older run) first, as added. */
+	return ta != tb ? ta < tb : a < b;
+}
+
+static void sift_down(struct evprof_profile_timeline *it, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i, tmp;
+
+		if (l < it->nr_heap && before(it, it->heap[l], it->heap[m]))
+			m = l;
+		if (l + 1 < it->nr_heap &&
+		    before(it, it->heap[l + 1], it->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = it->heap[i];
+		it->heap[i] = it->heap[m];
+		it->heap[m] = tmp;
+		i = m;
+	}
+}
+
+struct evprof_profile_timeline *
+evprof_profile_timeline__new(const struct evprof_profile *p, int thr)
+{
+	struct evprof_profile_timeline *it;
+	const struct evprof__thread *t;
+	uint32_t i;
+	int err = -ENOMEM;
+
+	if (!p || thr < 0 || (size_t)thr >= p->nr_threads) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!p->timeline) {
+		errno = ENODATA;
+		return NULL;
+	}
+	t = &p->threads[thr];
+	it = calloc(1, sizeof(*it));
+	if (!it)
+		goto fail;
+	it->p = p;
+	it->rw = p->row_words;
+	it->src = calloc(t->nr_runs + 1, sizeof(*it->src));
+	it->heap = calloc(t->nr_runs + 1, sizeof(*it->heap));
+	if (!it->src || !it->heap)
+		goto fail;
+	for (i = 0; i < t->nr_runs; i++) {
+		struct src *s = &it->src[it->nr_src];
+		uint64_t n = t->runs[i].n;
+
+		s->buf = malloc((n < READ_ROWS ? n : READ_ROWS) * it->rw *
+				sizeof(uint64_t));
+		if (!s->buf)
+			goto fail;
+		s->off = t->runs[i].off;
+		s->left = n;
+		it->nr_src++;
+		err = refill(it, s);
+		if (err < 0)
+			goto fail;
+		err = -ENOMEM;
+		it->heap[it->nr_heap++] = it->nr_src - 1;
+	}
+	if (t->nr_rows) {
+		struct src *s = &it->src[it->nr_src++];
+
+		it->order = rows_order(p, t, &err);
+		if (err)
+			goto fail;
+		s->mem = t->rows;
+		s->order = it->order;
+		s->n = (uint32_t)t->nr_rows;
+		it->heap[it->nr_heap++] = it->nr_src - 1;
+	}
+	for (i = it->nr_heap / 2; i-- > 0;)
+		sift_down(it, i);
+	return it;
+fail:
+	evprof_profile_timeline__free(it);
+	errno = -err;
+	return NULL;
+}
+
+int evprof_profile_timeline__next(struct evprof_profile_timeline *it,
+				  struct evprof_profile_sample *out)
+{
+	uint32_t nc = it->rw - ROW_VALS, top;
+	const uint64_t *r;
+	struct src *s;
+	int n;
+
+	if (!it->nr_heap)
+		return 0;
+	top = it->heap[0];
+	s = &it->src[top];
+	r = head(it, top);
+	memcpy(it->counters, &r[ROW_VALS], nc * sizeof(*r));
+	*out = (struct evprof_profile_sample){
+	    .time_ns = r[ROW_TIME],
+	    .stack = (int)(int64_t)r[ROW_STACK],
+	    .weight = r[ROW_WEIGHT],
+	    .cpu_delta_ns = r[ROW_CPU],
+	    .has_counters = r[ROW_HAS],
+	    .counters = nc ? it->counters : NULL,
+	};
+	if (++s->pos == s->n) {
+		n = s->mem ? 0 : refill(it, s);
+		if (n < 0)
+			return n;
+		if (!n)
+			it->heap[0] = it->heap[--it->nr_heap];
+	}
+	sift_down(it, 0);
+	return 1;
+}
+
+void evprof_profile_timeline__free(struct evprof_profile_timeline *it)
+{
+	uint32_t i;
+
+	if (!it)
+		return;
+	for (i = 0; i < it->nr_src; i++)
+		free(it->src[i].buf);
+	free(it->src);
+	free(it->heap);
+	free(it->order);
+	free(it);
+}
