@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,13 +32,16 @@
 /* Members that are not one of the user's events (event_of()). */
 #define MEMBER_CLOCK (-1)
 #define MEMBER_CUT (-2)
+#define MEMBER_EXIT (-3)
 
 struct evprof_recorder {
 	/* Events as they end up: [0] samples, then the counters. */
 	struct evprof_event_spec events[MAX_EVENTS + 1];
 	size_t nr;
 	bool cpu_time_member; /* the hidden task/cpu-clock is in the group */
-	bool cut_member;      /* the hidden context-switches cut is last */
+	bool cut_member;      /* the hidden context-switches cut */
+	bool exit_member;     /* the hidden sched_process_exit cut, last */
+	struct perf_event_attr exit_attr;
 	bool per_cpu;	      /* pid -1 groups instead of inherited ones */
 	bool exclude_kernel;
 	bool callchain;
@@ -217,6 +221,21 @@ static size_t build_attrs(struct evprof_recorder *r,
 		evprof_attr__set_bit(c, EVPROF_ATTR_BIT_DEFER_OUTPUT, false);
 		c->sample_stack_user = 0;
 	}
+	if (r->exit_member) {
+		struct perf_event_attr *x = &attrs[n++];
+
+		/*
+		 * Fires in do_exit() before the task's events are torn down
+		 * (perf_event_exit_task): its read holds all the task
+		 * counted, also a task too short to be sampled or switched.
+		 */
+		*x = r->exit_attr;
+		x->sample_period = 1;
+		common_attr(r, x, st);
+		set_call_graph(r, x);
+		evprof_attr__set_bit(x, EVPROF_ATTR_BIT_DEFER_OUTPUT, false);
+		x->sample_stack_user = 0;
+	}
 	r->nr_members = n;
 	return n;
 }
@@ -224,9 +243,13 @@ static size_t build_attrs(struct evprof_recorder *r,
 /* Which event attrs index m stands for, or MEMBER_CLOCK/MEMBER_CUT. */
 static long event_of(const struct evprof_recorder *r, size_t m)
 {
+	size_t last = r->nr_members - 1;
+
 	if (m == 0)
 		return 0;
-	if (r->cut_member && m == r->nr_members - 1)
+	if (r->exit_member && m == last)
+		return MEMBER_EXIT;
+	if (r->cut_member && m == last - r->exit_member)
 		return MEMBER_CUT;
 	if (r->cpu_time_member)
 		return m == 1 ? MEMBER_CLOCK : (long)m - 1;
@@ -237,6 +260,8 @@ static const char *member_name(const struct evprof_recorder *r, long e)
 {
 	if (e == MEMBER_CUT)
 		return "context-switches";
+	if (e == MEMBER_EXIT)
+		return "sched:sched_process_exit";
 	if (e == MEMBER_CLOCK)
 		return r->per_cpu ? "cpu-clock" : "task-clock";
 	return r->events[e].name;
@@ -270,6 +295,13 @@ static bool fall_back(struct evprof_recorder *r, long e, int err,
 		r->defer = false;
 		note(r, "deferred user callchains refused (%s): user stacks "
 			"inline", advice);
+	} else if (e == MEMBER_EXIT) {
+		r->exit_member = false;
+		note(r, "task exits cannot be sampled (%s): %s", advice,
+		     r->per_cpu ? "what a task counts after its last switch-out "
+				  "goes to the next thread on its CPU"
+				: "what a task counts after its last sample is "
+				  "lost");
 	} else if (e == MEMBER_CUT) {
 		r->cut_member = false;
 		note(r, "context switches cannot be sampled (%s): %s", advice,
@@ -484,10 +516,12 @@ static int open_rings(struct evprof_recorder *r)
 			if (!err && k > 0)
 				err = evprof_ring__add_fd(ring,
 							  evprof_group__fd(g, 0));
-			if (!err && r->cut_member)
-				err = evprof_ring__add_fd(
-					ring,
-					evprof_group__fd(g, r->nr_members - 1));
+			/* The hidden samplers are the last members. */
+			for (size_t m = r->nr_members - r->cut_member -
+					r->exit_member;
+			     !err && m < r->nr_members; m++)
+				err = evprof_ring__add_fd(ring,
+							  evprof_group__fd(g, m));
 			if (err) {
 				pr_warn("cannot send CPU %d's records to its "
 					"ring: %s\n", cpu, strerror(-err));
@@ -509,7 +543,9 @@ static int declare_ids(struct evprof_recorder *r)
 				long e = event_of(r, m);
 				int role = e == 0	      ? EVPROF_SESSION_SAMPLER
 					   : e == MEMBER_CLOCK ? EVPROF_SESSION_CPU_TIME
-					   : e == MEMBER_CUT   ? EVPROF_SESSION_CUT
+					   : e == MEMBER_CUT ||
+							   e == MEMBER_EXIT
+						   ? EVPROF_SESSION_CUT
 							       : (int)e - 1;
 				int err = evprof_session__set_id(
 					r->session, evprof_group__id(g, m),
@@ -612,6 +648,32 @@ static void clamp_freq(struct evprof_recorder *r, uint64_t freq)
 	}
 }
 
+/*
+ * The sched_process_exit tracepoint, whose id lives in tracefs: mounted
+ * here when it is not and we may (as perf does). Without it, a note.
+ */
+static bool find_exit_event(struct evprof_recorder *r)
+{
+	struct evprof_event_spec spec;
+	int err = evprof_event_spec__parse(&spec, "sched:sched_process_exit");
+
+	if (err && !access("/sys/kernel/tracing", F_OK) &&
+	    !mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		err = evprof_event_spec__parse(&spec,
+					       "sched:sched_process_exit");
+	if (err) {
+		note(r, "task exits cannot be sampled (sched:sched_process_exit: "
+			"%s; tracefs is needed): %s", evprof_strerror(err),
+		     r->per_cpu ? "what a task counts after its last switch-out "
+				  "goes to the next thread on its CPU"
+				: "what a task counts after its last sample is "
+				  "lost");
+		return false;
+	}
+	r->exit_attr = spec.attr;
+	return true;
+}
+
 static int set_options(struct evprof_recorder *r,
 		       const struct evprof_recorder_target *t,
 		       const struct evprof_recorder_opts *o)
@@ -653,6 +715,7 @@ static int set_options(struct evprof_recorder *r,
 	r->per_cpu = t->system_wide || o->mode == EVPROF_RECORDER_CPU ||
 		     (o->mode == EVPROF_RECORDER_AUTO &&
 		      !evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes);
+	r->exit_member = find_exit_event(r);
 	r->defer = r->callchain && !r->dwarf_stack &&
 		   evprof_probe(EVPROF_FEAT_DEFER_CALLCHAIN)->yes;
 	if (t->nr_pids) {

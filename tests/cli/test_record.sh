@@ -51,8 +51,8 @@ for t in 0 1; do
 	name=$(awk -v t="tid=$tid" '$1 == "thread" && $3 == t { print $2 }' "$TMP/q")
 	[ "$name" = "faulter-$t" ] && ok "thread $tid named $name" ||
 		fail "thread $tid named '$name'"
-	if [ -n "$got" ] && within "$got" "$truth" 2; then
-		ok "faulter-$t page-fault deltas $got within 2% of rusage $truth"
+	if [ -n "$got" ] && within "$got" "$truth" 0.5; then
+		ok "faulter-$t page-fault deltas $got within 0.5% of rusage $truth"
 	else
 		fail "faulter-$t page-fault deltas '$got' vs rusage '$truth'"
 	fi
@@ -91,7 +91,7 @@ check_profile "$TMP/demo.json.gz" faulter heavy light
 	fail "folded record failed"
 truth=$(sed -n 's/^thread faulter-0 tid=[0-9]* faults=//p' "$TMP/err")
 got=$(awk '$1 ~ /^faulter-0;/ { s += $NF } END { print s + 0 }' "$TMP/pf.folded")
-within "$got" "$truth" 2 && ok "folded page-fault weights $got ~ $truth" ||
+within "$got" "$truth" 0.5 && ok "folded page-fault weights $got ~ $truth" ||
 	fail "folded page-fault weights '$got' vs '$truth'"
 grep -q ';touch_pages' "$TMP/pf.folded" && ok "folded stacks name touch_pages" ||
 	fail "touch_pages missing from folded stacks"

@@ -29,7 +29,7 @@ thread_sum() { # FILE NAME EVENT
 			sub(/.*=/, "", $i); s += $i } } END { print s + 0 }' "$1"
 }
 
-# 1. Per-thread page faults within 2% of rusage in both modes, also with
+# 1. Per-thread page faults within 0.5% of rusage in both modes, also with
 #    every thread pinned to CPU 0 (threads take turns on one CPU's
 #    counters: only the context-switch cuts keep them apart).
 for mode in task cpu; do
@@ -43,7 +43,7 @@ for mode in task cpu; do
 		for t in 0 1 2; do
 			truth=$(sed -n "s/^thread faulter-$t tid=[0-9]* faults=//p" "$TMP/err")
 			got=$(thread_sum "$TMP/q" "faulter-$t" page-faults)
-			if [ -n "$truth" ] && within "$got" "$truth" 2; then
+			if [ -n "$truth" ] && within "$got" "$truth" 0.5; then
 				ok "$label: faulter-$t page faults $got ~ rusage $truth"
 			else
 				fail "$label: faulter-$t page faults '$got' vs rusage '$truth'"

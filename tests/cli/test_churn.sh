@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Short-lived tasks keep their counts in every mode: wl_churn runs 300
+# threads and 100 processes that live less than a sample period each, a
+# process killed by SIGKILL, an exec from a non-leader thread, a vfork +
+# exec and an orphan; the page faults of the whole profile must be within
+# 0.5% of the tree's own rusage, taken in the same run.
+. "$(dirname "$0")/lib.sh"
+
+for mode in auto task cpu; do
+	"$EVPROF" record --mode "$mode" -e cpu-clock,page-faults \
+		-o "$TMP/c.pb.gz" -- "$FIXTURES/wl_churn" 300 100 50 \
+		>/dev/null 2>"$TMP/err" ||
+		{ fail "$mode: record failed: $(tail -3 "$TMP/err")"; continue; }
+	truth=$(sed -n 's/^tree faults=//p' "$TMP/err")
+	got=$("$EVPROF" report "$TMP/c.pb.gz" |
+		sed -n 's/^total:.* page-faults=\([0-9]*\).*/\1/p')
+	if [ -n "$truth" ] && [ -n "$got" ] && within "$got" "$truth" 0.5; then
+		ok "$mode: $got page faults, rusage of the tree $truth"
+	else
+		fail "$mode: '$got' page faults, rusage of the tree '$truth'"
+	fi
+	grep -q "task exits cannot be sampled" "$TMP/err" &&
+		echo "note: $(grep "task exits" "$TMP/err")"
+done
+finish
