@@ -174,6 +174,11 @@ static void summary(struct evprof_recorder *r, const char *path, double secs)
 		(unsigned long long)st.ring_lost_events,
 		(unsigned long long)st.ring_lost_records,
 		(unsigned long long)st.ring_lost_samples, path);
+	if (st.session.throttled)
+		fprintf(stderr,
+			"evprof: the kernel throttled sampling %llu times "
+			"(kernel.perf_event_max_sample_rate)\n",
+			(unsigned long long)st.session.throttled);
 	if (st.stack_size)
 		fprintf(stderr,
 			"evprof: call graph dwarf: %llu stacks unwound, %llu "

@@ -154,9 +154,17 @@ static size_t build_attrs(struct evprof_recorder *r,
 {
 	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 		      PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-		      PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ;
+		      PERF_SAMPLE_READ;
 	size_t n = 0;
 
+	/*
+	 * A software event with PERF_SAMPLE_PERIOD and a fixed period samples
+	 * every single event, each with its own period (perf_swevent_event(),
+	 * Linux 6.18 as since 2.6.33): ask for the period only when the
+	 * kernel picks it (-F).
+	 */
+	if (!r->period)
+		st |= PERF_SAMPLE_PERIOD;
 	if (r->callchain)
 		st |= PERF_SAMPLE_CALLCHAIN;
 	for (size_t i = 0; i < r->nr; i++) {
