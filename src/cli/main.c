@@ -120,23 +120,6 @@ static int man(const char *name)
 	return 0;
 }
 
-void cli_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("evprof: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-bool cli_unsupported(int err)
-{
-	return err == ENOENT || err == ENODEV || err == ENXIO ||
-	       err == EOPNOTSUPP || err == EINVAL;
-}
-
 static int print_lib(enum evprof_print_level level, const char *fmt,
 		     va_list ap)
 {

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recorder's state, and opening: attributes with the hidden members,
+ * the fallback ladder, groups per task or per CPU, rings, the session's
+ * ids. recorder.c drives the recording on top of it.
+ */
+#ifndef EVPROF_LIB_RECORDER_OPEN_H
+#define EVPROF_LIB_RECORDER_OPEN_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <evprof/event.h>
+#include <evprof/launch.h>
+#include <evprof/recorder.h>
+#include <evprof/ring.h>
+
+#include "util.h"
+
+#define RING_PAGES_DEFAULT 128
+#define FREQ_DEFAULT	   1000
+/* Two members are hidden: the CPU clock and the cut. */
+#define MAX_EVENTS (EVPROF_SNAPSHOT_MAX - 2)
+
+/* Members that are not one of the user's events (event_of()). */
+#define MEMBER_CLOCK (-1)
+#define MEMBER_CUT   (-2)
+#define MEMBER_EXIT  (-3)
+
+struct evprof_recorder {
+	/* Events as they end up: [0] samples, then the counters. */
+	struct evprof_event_spec events[MAX_EVENTS + 1];
+	size_t nr;
+	bool cpu_time_member; /* the hidden task/cpu-clock is in the group */
+	bool cut_member;      /* the hidden context-switches cut */
+	bool exit_member;     /* the hidden sched_process_exit cut, last */
+	struct perf_event_attr exit_attr;
+	bool per_cpu; /* pid -1 groups instead of inherited ones */
+	bool exclude_kernel;
+	bool callchain;
+	bool defer;	      /* deferred user callchains (Linux 6.19) */
+	uint32_t dwarf_stack; /* bytes of user stack per sample, 0: none */
+	size_t nr_members;    /* of the group build_attrs() makes */
+	uint64_t freq, period;
+	size_t ring_pages;
+
+	evprof_recorder_note_fn note_fn;
+	void *note_ctx;
+	char **notes;
+	size_t nr_notes;
+
+	struct evprof_launch *launch; /* the command, until started */
+	pid_t child;		      /* its pid, or -1 */
+	pid_t *pids;		      /* attached processes */
+	size_t nr_pids;
+	bool system_wide, include_idle;
+	char *product;
+
+	struct evprof_group_set **sets; /* one, or one per attached thread */
+	size_t nr_sets;
+	struct evprof_ring **rings; /* one per CPU of sets[0] */
+	size_t nr_rings;
+	struct evprof_session *session;
+
+	/* Rings, then one pidfd per command or attached process (-1: gone). */
+	struct pollfd *pfd;
+	size_t nr_pfd;
+	size_t live; /* pidfds not yet readable */
+
+	bool started, stopped;
+	uint64_t start_mono, start_wall;
+};
+
+/* Reports a fallback step through the note callback and keeps it. */
+__attribute__((format(printf, 2, 3))) EVPROF_HIDDEN void
+evprof__recorder_note(struct evprof_recorder *r, const char *fmt, ...);
+
+/*
+ * Resolves the hidden sched_process_exit member (mounting tracefs when it
+ * is not and we may). Returns whether it can be used; notes why not.
+ */
+EVPROF_HIDDEN bool evprof__recorder_find_exit(struct evprof_recorder *r);
+
+/*
+ * Opens the groups on the target (per CPU, on the command, or on every
+ * thread of the attached processes), walking the fallback ladder. Returns
+ * 0 or -errno after a message.
+ */
+EVPROF_HIDDEN int evprof__recorder_open_target(struct evprof_recorder *r);
+
+/* Maps one ring per CPU and sends every sampling member there. */
+EVPROF_HIDDEN int evprof__recorder_open_rings(struct evprof_recorder *r);
+
+/* Creates the session and declares the role of every member's id. */
+EVPROF_HIDDEN int evprof__recorder_new_session(struct evprof_recorder *r);
+
+#endif /* EVPROF_LIB_RECORDER_OPEN_H */
