@@ -10,7 +10,6 @@
 #include <zlib.h>
 
 #include "load.h"
-#include "profile_internal.h"
 
 /* Inflated profiles larger than this are refused rather than swapped in. */
 #define LOAD_MAX ((size_t)1 << 32)

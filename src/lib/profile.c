@@ -11,7 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "profile_intern.h"
 #include "profile_internal.h"
+#include "profile_store.h"
+#include "profile_timeline.h"
 
 #define SPILL_ROWS_DEFAULT 65536
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_internal.h"
+#include "profile_intern.h"
 
 /*
  * The interning maps (util's hash map) key each table by element index;

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_internal.h"
+#include "profile_store.h"
+#include "profile_timeline.h"
 
 #define MAX_COLS                                                               \
 	(COL_COUNTERS + EVPROF_PROFILE_MAX_COUNTERS +                          \
@@ -62,8 +63,9 @@ static int64_t entry_of(struct evprof_profile *p, int thr, int stack)
 	return idx;
 }
 
-int evprof__store_add(struct evprof_profile *p, int thr, int stack,
-		      const uint64_t *v, uint64_t has)
+/* Adds the values v (store.nv columns, counters present in has). */
+static int store_add(struct evprof_profile *p, int thr, int stack,
+		     const uint64_t *v, uint64_t has)
 {
 	int64_t idx = entry_of(p, thr, stack);
 	uint64_t *sum;
@@ -118,7 +120,7 @@ int evprof_profile__add_sample(struct evprof_profile *p, int thr,
 	for (i = 0; i < nc; i++)
 		if (has >> i & 1)
 			v[COL_COUNTERS + i] = smp->counters[i];
-	err = evprof__store_add(p, thr, smp->stack, v, has);
+	err = store_add(p, thr, smp->stack, v, has);
 	if (!err && p->timeline) {
 		row[ROW_TIME] = smp->time_ns;
 		row[ROW_STACK] = (uint64_t)(int64_t)smp->stack;
@@ -156,7 +158,7 @@ int evprof_profile__add_aggregate(struct evprof_profile *p, int thr,
 	for (i = 0; i < p->nr_weights; i++)
 		if (a->has_weights >> i & 1)
 			v[COL_COUNTERS + nc + i] = a->weights[i];
-	return evprof__store_add(p, thr, a->stack, v, a->has_counters);
+	return store_add(p, thr, a->stack, v, a->has_counters);
 }
 
 int evprof_profile__for_each_entry(const struct evprof_profile *p, int thr,

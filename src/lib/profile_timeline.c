@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile_internal.h"
+#include "profile_timeline.h"
 
 /* Rows a reader buffers per run of the spill file. */
 #define READ_ROWS 256

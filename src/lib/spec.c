@@ -12,6 +12,11 @@
 
 #include "pmu.h"
 #include "spec.h"
+#include "spec_builtin.h"
+#include "spec_pfm.h"
+#include "spec_sysfs.h"
+#include "spec_text.h"
+#include "spec_trace.h"
 
 static void warn_unknown(const char *s, const struct spec_notes *why)
 {

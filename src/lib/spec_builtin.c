@@ -7,7 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "spec.h"
+#include "spec_builtin.h"
+#include "spec_text.h"
 
 struct named_event {
 	const char *name;

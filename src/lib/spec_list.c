@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "spec.h"
+#include "spec_text.h"
 
 void evprof_event_list__free(struct evprof_event_list *list)
 {

@@ -2,7 +2,7 @@
 /* libpfm4's event names, when the library was built with it. */
 #include <string.h>
 
-#include "spec.h"
+#include "spec_pfm.h"
 
 #ifdef EVPROF_HAVE_LIBPFM
 #include <pthread.h>

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "host.h"
-#include "spec.h"
+#include "spec_sysfs.h"
 
 int evprof__pmu_format_apply(struct perf_event_attr *attr, const char *format,
 			     uint64_t value)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "spec.h"
+#include "spec_text.h"
 
 void evprof__spec_note(struct spec_notes *n, const char *fmt, ...)
 {

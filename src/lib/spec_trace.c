@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "host.h"
-#include "spec.h"
+#include "spec_trace.h"
 
 int evprof__spec_resolve_tracepoint(struct perf_event_attr *attr, const char *s,
 				    struct spec_notes *why,

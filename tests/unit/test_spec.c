@@ -29,7 +29,7 @@
 
 #include "capture.h"
 #include "hosts.h"
-#include "spec.h"
+#include "spec_sysfs.h"
 
 #define PMUS "/sys/bus/event_source/devices"
 

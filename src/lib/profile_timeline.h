@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private header of profile_timeline.c: the store adds rows, profile.c
+ * opens and frees the spill file.
+ */
+#ifndef EVPROF_LIB_PROFILE_TIMELINE_H
+#define EVPROF_LIB_PROFILE_TIMELINE_H
+
+#include <stdint.h>
+
+#include "profile_model.h"
+
+/* Appends a timeline row (row_words long) to thread thr. */
+EVPROF_HIDDEN int evprof__timeline_add(struct evprof_profile *p, int thr,
+				       const uint64_t *row);
+/* Opens the spill file in dir. Returns 0 or -errno. */
+EVPROF_HIDDEN int evprof__timeline_spill_open(struct evprof_profile *p,
+					      const char *dir);
+EVPROF_HIDDEN void evprof__timeline_free(struct evprof_profile *p);
+
+#endif /* EVPROF_LIB_PROFILE_TIMELINE_H */

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* Private header of spec_pfm.c: libpfm4 names. */
+#ifndef EVPROF_LIB_SPEC_PFM_H
+#define EVPROF_LIB_SPEC_PFM_H
+
+#include <stdbool.h>
+#include <linux/perf_event.h>
+
+#include "spec_text.h"
+
+/* Whether the library was built with libpfm4. */
+EVPROF_HIDDEN bool evprof__spec_have_pfm(void);
+EVPROF_HIDDEN int evprof__spec_resolve_pfm(struct perf_event_attr *attr,
+					   const char *s,
+					   struct spec_notes *why);
+
+#endif /* EVPROF_LIB_SPEC_PFM_H */
