@@ -122,4 +122,18 @@ node "$TOOLS/fxquery.mjs" "$TMP/int.json.gz" >"$TMP/q" &&
 	awk '$1 == "thread" { sub(/samples=/, "", $5); s += $5 } END { exit !(s > 100) }' "$TMP/q" &&
 	ok "interrupted profile has samples" || fail "interrupted profile empty"
 check_profile "$TMP/int.json.gz" heavy
+
+# -c N: a sample every N events, also for a software sampler (with
+# PERF_SAMPLE_PERIOD the kernel would record every single event).
+"$EVPROF" record -c 1000 -e page-faults -o "$TMP/c.folded" -- "$WL" 20000 0 1 \
+	>/dev/null 2>"$TMP/err" || fail "-c record failed: $(cat "$TMP/err")"
+truth=$(sed -n 's/^process faults=//p' "$TMP/err")
+n=$(sed -n 's/^evprof: \([0-9]*\) samples of page-faults.*/\1/p' "$TMP/err")
+if [ -n "$n" ] && [ -n "$truth" ] && [ "$n" -ge $((truth / 1000 - 2)) ] &&
+	[ "$n" -le $((truth / 1000 + 2)) ]; then
+	ok "-c 1000: $n samples for $truth page faults"
+else
+	fail "-c 1000: '$n' samples for '$truth' page faults"
+fi
+
 finish
