@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_internal.h"
+#include <evprof/profile.h>
+
+#include "session_cut.h"
 
 #define MAX_CPUS 65536 /* bounds what an untrusted record can make us allocate */
 
@@ -26,37 +28,45 @@ static size_t ts_slot(const struct tstate *tab, size_t cap, uint32_t tid)
 	return i;
 }
 
-struct tstate *evprof__tstate_get(struct evprof_session *s, uint32_t tid)
+void evprof__cut_free(struct sess_cut *c)
+{
+	free(c->ts);
+	free(c->vals.data);
+	free(c->exit_tid);
+}
+
+struct tstate *evprof__tstate_get(struct sess_cut *c,
+				  const struct sess_store *st, uint32_t tid)
 {
 	struct tstate *e;
 	size_t i;
 
-	if ((s->nr_ts + 1) * 2 > s->ts_cap) {
-		size_t cap = s->ts_cap ? s->ts_cap * 2 : 64;
+	if ((c->nr_ts + 1) * 2 > c->ts_cap) {
+		size_t cap = c->ts_cap ? c->ts_cap * 2 : 64;
 		struct tstate *tab = calloc(cap, sizeof(*tab));
 
 		if (!tab)
 			return NULL;
-		for (size_t k = 0; k < s->ts_cap; k++)
-			if (s->ts[k].used)
-				tab[ts_slot(tab, cap, s->ts[k].tid)] = s->ts[k];
-		free(s->ts);
-		s->ts = tab;
-		s->ts_cap = cap;
+		for (size_t k = 0; k < c->ts_cap; k++)
+			if (c->ts[k].used)
+				tab[ts_slot(tab, cap, c->ts[k].tid)] = c->ts[k];
+		free(c->ts);
+		c->ts = tab;
+		c->ts_cap = cap;
 	}
-	i = ts_slot(s->ts, s->ts_cap, tid);
-	e = &s->ts[i];
+	i = ts_slot(c->ts, c->ts_cap, tid);
+	e = &c->ts[i];
 	if (e->used)
 		return e;
-	if (s->ts_vals.len + s->nr_slots > UINT32_MAX ||
-	    evprof__vec_reserve(&s->ts_vals, sizeof(uint64_t), s->nr_slots))
+	if (c->vals.len + st->nr_slots > UINT32_MAX ||
+	    evprof__vec_reserve(&c->vals, sizeof(uint64_t), st->nr_slots))
 		return NULL;
 	*e = (struct tstate){.tid = tid,
-			     .vals = (uint32_t)s->ts_vals.len,
+			     .vals = (uint32_t)c->vals.len,
 			     .last = NO_SAMPLE,
 			     .used = true};
-	s->ts_vals.len += s->nr_slots;
-	s->nr_ts++;
+	c->vals.len += st->nr_slots;
+	c->nr_ts++;
 	return e;
 }
 
@@ -90,41 +100,38 @@ static void clear_pending(struct tstate *ts)
 	ts->pending = false;
 }
 
-void evprof__cut_hold(struct evprof_session *s, struct tstate *ts,
-		      const uint64_t *vals, uint64_t has, uint64_t cpu,
-		      bool has_cpu)
+void evprof__cut_hold(struct sess_cut *c, const struct sess_store *st,
+		      struct tstate *ts, const uint64_t *vals, uint64_t has,
+		      uint64_t cpu, bool has_cpu)
 {
-	add_slots((uint64_t *)s->ts_vals.data + ts->vals, &ts->has, vals, has,
-		  s->nr_slots);
+	add_slots((uint64_t *)c->vals.data + ts->vals, &ts->has, vals, has,
+		  st->nr_slots);
 	add_cpu(&ts->cpu, &ts->has_cpu, cpu, has_cpu);
 	ts->pending = true;
 }
 
-void evprof__cut_take(struct evprof_session *s, struct tstate *ts,
-		      uint64_t *vals, uint64_t *has, uint64_t *cpu,
-		      bool *has_cpu)
+void evprof__cut_take(struct sess_cut *c, const struct sess_store *st,
+		      struct tstate *ts, uint64_t *vals, uint64_t *has,
+		      uint64_t *cpu, bool *has_cpu)
 {
 	if (!ts->pending)
 		return;
-	add_slots(vals, has, (const uint64_t *)s->ts_vals.data + ts->vals,
-		  ts->has, s->nr_slots);
+	add_slots(vals, has, (const uint64_t *)c->vals.data + ts->vals,
+		  ts->has, st->nr_slots);
 	add_cpu(cpu, has_cpu, ts->cpu, ts->has_cpu);
 	clear_pending(ts);
 }
 
 /* Adds ts's pending deltas to its latest sample, in place. */
-static void add_to_last(struct evprof_session *s, struct tstate *ts)
+static void add_to_last(struct sess_cut *c, struct sess_store *st,
+			struct tstate *ts)
 {
-	struct ssample *x = (struct ssample *)s->samples.data + ts->last;
-	uint64_t *d = (uint64_t *)s->deltas.data + x->deltas;
-	const uint64_t *pend = (const uint64_t *)s->ts_vals.data + ts->vals;
+	struct ssample *x = evprof__store_samplep(st, ts->last);
+	uint64_t *d = (uint64_t *)st->deltas.data + x->deltas;
+	const uint64_t *pend = (const uint64_t *)c->vals.data + ts->vals;
 	int n = 0;
 
-	/*
-	 * Deltas are packed by the sample's slots; every sample of a thread
-	 * reads the same group, so a slot it lacks has nothing pending.
-	 */
-	for (size_t i = 0; i < s->nr_slots; i++) {
+	for (size_t i = 0; i < st->nr_slots; i++) {
 		if (!(x->has & (1ULL << i)))
 			continue;
 		if (ts->has & (1ULL << i))
@@ -139,16 +146,17 @@ static void add_to_last(struct evprof_session *s, struct tstate *ts)
 }
 
 /* A sample at the thread's last cut, on the stack of its first. */
-static int add_sample(struct evprof_session *s, struct tstate *ts)
+static int add_sample(struct sess_cut *c, struct sess_store *st,
+		      struct tstate *ts)
 {
 	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS], has = 0, cpu = 0;
 	bool has_cpu = false;
 
-	if (evprof__sample_reserve(s))
+	if (evprof__store_sample_reserve(st))
 		return -ENOMEM;
-	evprof__cut_take(s, ts, vals, &has, &cpu, &has_cpu);
-	ts->last = (uint32_t)s->samples.len;
-	evprof__sample_store(s,
+	evprof__cut_take(c, st, ts, vals, &has, &cpu, &has_cpu);
+	ts->last = (uint32_t)st->samples.len;
+	evprof__store_sample(st,
 			     &(struct ssample){
 				 .time = ts->time,
 				 .cpu_delta = cpu,
@@ -162,66 +170,80 @@ static int add_sample(struct evprof_session *s, struct tstate *ts)
 	return 0;
 }
 
-static int flush_one(struct evprof_session *s, struct tstate *ts)
+static int flush_one(struct sess_cut *c, struct sess_store *st,
+		     struct tstate *ts)
 {
 	if (!ts->pending)
 		return 0;
 	if (ts->last == NO_SAMPLE)
-		return add_sample(s, ts);
-	add_to_last(s, ts);
+		return add_sample(c, st, ts);
+	/*
+	 * Deltas are packed by the sample's slots: a slot the latest sample
+	 * lacks (its cuts read ids its samples did not) needs a sample of its
+	 * own, on the same stack.
+	 */
+	if (ts->has & ~evprof__store_samplep(st, ts->last)->has) {
+		ts->chain = evprof__store_samplep(st, ts->last)->chain;
+		return add_sample(c, st, ts);
+	}
+	add_to_last(c, st, ts);
 	clear_pending(ts);
 	return 0;
 }
 
-void evprof__cut_fork(struct evprof_session *s, uint32_t tid, uint64_t time)
+int evprof__cut_fork(struct sess_cut *c, struct sess_store *st, uint32_t tid,
+		     uint64_t time)
 {
 	struct tstate *ts;
+	int err;
 
-	if (!s->ts_cap)
-		return;
-	ts = &s->ts[ts_slot(s->ts, s->ts_cap, tid)];
+	if (!c->ts_cap)
+		return 0;
+	ts = &c->ts[ts_slot(c->ts, c->ts_cap, tid)];
 	/* Records of the new task may have come first from another ring. */
 	if (!ts->used || ts->time >= time)
-		return;
+		return 0;
 	/* Without memory the old task's tail is dropped, not misfiled. */
-	if (flush_one(s, ts))
+	err = flush_one(c, st, ts);
+	if (err)
 		clear_pending(ts);
 	ts->has_chain = false;
 	ts->last = NO_SAMPLE;
+	return err;
 }
 
-int evprof__cut_exit(struct evprof_session *s, uint32_t cpu, uint32_t tid)
+int evprof__cut_exit(struct sess_cut *c, uint32_t cpu, uint32_t tid)
 {
 	if (cpu >= MAX_CPUS)
 		return 0;
-	if (cpu >= s->nr_exit_cpus) {
+	if (cpu >= c->nr_exit_cpus) {
 		size_t n = cpu + 1;
-		uint32_t *t = realloc(s->exit_tid, n * sizeof(*t));
+		uint32_t *t = realloc(c->exit_tid, n * sizeof(*t));
 
 		if (!t)
 			return -ENOMEM;
-		for (size_t i = s->nr_exit_cpus; i < n; i++)
+		for (size_t i = c->nr_exit_cpus; i < n; i++)
 			t[i] = UINT32_MAX;
-		s->exit_tid = t;
-		s->nr_exit_cpus = n;
+		c->exit_tid = t;
+		c->nr_exit_cpus = n;
 	}
-	s->exit_tid[cpu] = tid;
+	c->exit_tid[cpu] = tid;
 	return 0;
 }
 
-uint32_t evprof__cut_dead_tid(const struct evprof_session *s, uint32_t cpu)
+uint32_t evprof__cut_dead_tid(const struct sess_cut *c, uint32_t cpu)
 {
-	return cpu < s->nr_exit_cpus ? s->exit_tid[cpu] : UINT32_MAX;
+	return cpu < c->nr_exit_cpus ? c->exit_tid[cpu] : UINT32_MAX;
 }
 
-int evprof__cut_flush(struct evprof_session *s)
+int evprof__cut_flush(struct sess_cut *c, struct sess_store *st)
 {
-	for (size_t i = 0; i < s->ts_cap; i++) {
+	for (size_t i = 0; i < c->ts_cap; i++) {
 		int err;
 
-		if (!s->ts[i].used)
+		if (!c->ts[i].used)
 			continue;
-		err = flush_one(s, &s->ts[i]);
+		err = flush_one(c, st, &c->ts[i]);
 		if (err)
 			return err;
 	}
