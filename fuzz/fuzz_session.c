@@ -247,6 +247,34 @@ static void write_all(const struct evprof_profile *p)
 	fclose(null);
 }
 
+/* A process as the /proc reader would hand it over, with no /proc. */
+static void seed(struct evprof_session *s, pid_t pid)
+{
+	const struct evprof_session_thread_seed threads[] = {
+	    {pid, "seeded"}, {pid + 1, NULL}, {pid + 2, "worker"}};
+	const struct evprof_map maps[] = {
+	    {.start = 0x400000, .end = 0x410000, .prot = EVPROF_MAP_EXEC,
+	     .path = "/seeded/bin"},
+	    {.start = 0x410000, .end = 0x420000, .prot = EVPROF_MAP_READ,
+	     .path = "/seeded/bin"},
+	    {.start = 0x7f0000000000, .end = 0x7f0000001000,
+	     .prot = EVPROF_MAP_EXEC, .path = NULL},
+	};
+	int err = evprof_session__seed(
+	    s, &(struct evprof_session_seed){
+		   .sz = sizeof(struct evprof_session_seed),
+		   .pid = pid,
+		   .name = "seeded",
+		   .threads = threads,
+		   .nr_threads = 3,
+		   .maps = maps,
+		   .nr_maps = 3,
+	       });
+
+	if (err && !(err == -EINVAL && pid <= 0))
+		abort();
+}
+
 static void run(const uint8_t *data, size_t size, struct model *m)
 {
 	uint8_t mode = data[0];
@@ -297,6 +325,9 @@ static void run(const uint8_t *data, size_t size, struct model *m)
 			abort();
 		off += SESSION_INPUT_ID;
 	}
+
+	if (mode & SESSION_INPUT_SEED)
+		seed(s, root);
 
 	buf = malloc(65536);
 	if (!buf)

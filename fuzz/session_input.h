@@ -3,7 +3,9 @@
  * The input of fuzz_session, shared by the target and the seed recorder
  * (fuzz/tools/seed_session.c). Little-endian, no padding:
  *   u8  mode: bit 0 per-CPU, bit 1 exclude_idle, bit 2 keep only the tree
- *       of root (below), bit 3 no sampler_counter, bit 4 build twice
+ *       of root (below), bit 3 no sampler_counter, bit 4 build twice,
+ *       bit 5 seed root as a process that existed before (name, threads,
+ *       an executable mapping)
  *   u8  nr_ids (at most SESSION_INPUT_MAX_IDS)
  *   u8  sample_id_all
  *   u8  unused
@@ -22,6 +24,7 @@
 #define SESSION_INPUT_TREE	  0x04
 #define SESSION_INPUT_NO_SAMPLER  0x08
 #define SESSION_INPUT_BUILD_TWICE 0x10
+#define SESSION_INPUT_SEED	  0x20
 
 #define SESSION_INPUT_HDR     32
 #define SESSION_INPUT_ID      9

@@ -2,13 +2,16 @@
 /*
  * Records a workload with software events through the public group and
  * ring API and writes what the rings handed out as a fuzz_session input
- * (fuzz/session_input.h): seed_session task|cpu MAX_BYTES OUT CMD [ARG...]
+ * (fuzz/session_input.h):
+ *   seed_session task|cpu|dwarf MAX_BYTES OUT CMD [ARG...]
  *
  * Groups on every CPU: leader cpu-clock sampling every 100 us (the
  * sampler), task-clock (CPU time), page-faults (counter 0) and
  * context-switches sampling every switch (the cut). task: the workload and
  * its descendants (inherit); cpu: every task on the CPU, the workload's
- * tree kept by the session. Records past MAX_BYTES are dropped whole.
+ * tree kept by the session; dwarf: as task, with 256-byte user stack
+ * copies and the registers DWARF unwinding needs. Records past MAX_BYTES
+ * are dropped whole.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -66,26 +69,33 @@ static void drain(struct evprof_ring **rings, size_t nr)
 
 int main(int argc, char **argv)
 {
-	const uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 			    PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			    PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN;
 	struct perf_event_attr attrs[NR_MEMBERS] = {0};
 	struct evprof_ring *rings[256];
 	struct evprof_group_set *set;
-	bool per_cpu;
+	bool per_cpu, dwarf;
+	uint64_t regs = 0;
 	size_t nr_rings = 0, nr_ids = 0;
 	uint8_t hdr[SESSION_INPUT_HDR] = {0};
 	int go[2], status;
 	pid_t child;
 	FILE *f;
 
-	if (argc < 5 || (strcmp(argv[1], "task") && strcmp(argv[1], "cpu"))) {
-		fprintf(stderr,
-			"usage: seed_session task|cpu MAX_BYTES OUT CMD...\n");
+	if (argc < 5 || (strcmp(argv[1], "task") && strcmp(argv[1], "cpu") &&
+			  strcmp(argv[1], "dwarf"))) {
+		fprintf(stderr, "usage: seed_session task|cpu|dwarf MAX_BYTES "
+				"OUT CMD...\n");
 		return 2;
 	}
 	per_cpu = !strcmp(argv[1], "cpu");
+	dwarf = !strcmp(argv[1], "dwarf");
+	if (dwarf) {
+		regs = evprof_session__unwind_regs();
+		st |= PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_USER;
+	}
 	out_max = strtoul(argv[2], NULL, 0);
 	out = malloc(out_max + 4096);
 	if (!out || pipe(go))
@@ -109,6 +119,8 @@ int main(int argc, char **argv)
 		a->type = PERF_TYPE_SOFTWARE;
 		a->sample_type = st;
 		a->sample_id_all = 1;
+		a->sample_regs_user = regs;
+		a->sample_stack_user = dwarf ? 256 : 0;
 		a->inherit = !per_cpu;
 		a->exclude_hv = 1;
 	}
@@ -135,6 +147,7 @@ int main(int argc, char **argv)
 	hdr[2] = 1;
 	memcpy(hdr + 4, &child, 4);
 	memcpy(hdr + 8, &st, 8);
+	memcpy(hdr + 24, &regs, 8);
 	out_len = SESSION_INPUT_HDR;
 	for (size_t g = 0; g < evprof_group_set__nr(set); g++) {
 		struct evprof_group *grp = evprof_group_set__group(set, g);
