@@ -12,5 +12,7 @@
 #include <evprof/symbols.h>
 #include <evprof/profile.h>
 #include <evprof/session.h>
+#include <evprof/launch.h>
+#include <evprof/recorder.h>
 
 #endif /* EVPROF_EVPROF_H */

@@ -4,6 +4,7 @@
 #define EVPROF_CLI_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 int cmd_stat(int argc, char **argv);
 int cmd_info(int argc, char **argv);
@@ -28,6 +29,13 @@ enum out_format out_format_of(const char *path);
 /* Writes p to path in fmt, weighed by counter weight (NULL: samples). */
 int out_write(const struct evprof_profile *p, const char *path,
 	      enum out_format fmt, const char *weight);
+
+/*
+ * -p PID[,PID...]: *pids receives a malloc'ed array (the caller frees it)
+ * of processes that exist. Returns their number, or -1 after a message
+ * (*pids NULL).
+ */
+int cli_parse_pids(const char *list, pid_t **pids);
 
 /* Prints "evprof: <message>\n" to stderr. */
 __attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);

@@ -24,7 +24,6 @@
 #include <evprof/evprof.h>
 
 #include "cli.h"
-#include "launch.h"
 
 #define DEFAULT_EVENTS                                                    \
 	"task-clock,context-switches,cpu-migrations,page-faults,cycles,"  \
@@ -516,11 +515,11 @@ static int wait_targets(struct stat *st, const pid_t *pids, size_t nr_pids,
 	uint64_t next = t0 + (uint64_t)interval_ms * 1000000ull;
 
 	if (st->launched) {
-		pfd[nfd].fd = launch_pidfd(st->child);
+		pfd[nfd].fd = evprof_pidfd_open(st->child);
 		pfd[nfd++].events = POLLIN;
 	}
 	for (size_t i = 0; i < nr_pids && nfd < 64; i++) {
-		pfd[nfd].fd = launch_pidfd(pids[i]);
+		pfd[nfd].fd = evprof_pidfd_open(pids[i]);
 		pfd[nfd++].events = POLLIN;
 	}
 	/* A process already gone reads as exited: fd -1. */
@@ -604,7 +603,7 @@ int cmd_stat(int argc, char **argv)
 	pid_t *pid_v = NULL;
 	int nr_pids = 0;
 	struct stat st = { 0 };
-	struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+	struct evprof_launch *l = NULL;
 	struct sigaction sa = { .sa_handler = on_sigint };
 	struct rusage ru;
 	long interval_ms = 0;
@@ -685,29 +684,29 @@ int cmd_stat(int argc, char **argv)
 	st.what = what;
 
 	if (st.launched) {
-		err = launch_prepare(&l, argv);
-		if (err) {
+		l = evprof_launch__new(argv);
+		if (!l) {
 			cli_err("cannot start '%s': %s", argv[0],
-				strerror(-err));
+				strerror(errno));
 			goto out;
 		}
-		st.child = l.pid;
+		st.child = evprof_launch__pid(l);
 	}
 	if (st.system_wide)
 		err = add_cpu_instances(&st);
-	else if (pids && (nr_pids = launch_parse_pids(pids, &pid_v)) < 0)
+	else if (pids && (nr_pids = cli_parse_pids(pids, &pid_v)) < 0)
 		err = -EINVAL;
 	else if (pids)
 		err = add_pid_instances(&st, pid_v, (size_t)nr_pids);
 	else
-		err = add_instance(&st, l.pid, -1, argv[0]);
+		err = add_instance(&st, st.child, -1, argv[0]);
 	if (err)
-		goto out_abort;
+		goto out;
 
 	st.ev = calloc(st.list->nr_events, sizeof(*st.ev));
 	st.grp = calloc(st.list->nr_groups, sizeof(*st.grp));
 	if (!st.ev || !st.grp)
-		goto out_abort;
+		goto out;
 	for (size_t i = 0; i < st.list->nr_events; i++) {
 		st.ev[i].spec = &st.list->events[i];
 		st.ev[i].supported = true;
@@ -717,12 +716,12 @@ int cmd_stat(int argc, char **argv)
 					   sizeof(size_t));
 		st.grp[gi].inst = calloc(st.ninst, sizeof(void *));
 		if (!st.grp[gi].member || !st.grp[gi].inst)
-			goto out_abort;
+			goto out;
 	}
 	for (size_t ii = 0; ii < st.ninst; ii++)
 		for (size_t gi = 0; gi < st.list->nr_groups; gi++)
 			if (open_group(&st, gi, ii) < 0)
-				goto out_abort;
+				goto out;
 
 	/* Ctrl-C ends counting (or reaches the command), then we print. */
 	sigaction(SIGINT, &sa, NULL);
@@ -734,7 +733,7 @@ int cmd_stat(int argc, char **argv)
 					if (st.grp[gi].inst[ii])
 						evprof_group__enable(
 							st.grp[gi].inst[ii]);
-		err = launch_go(&l);
+		err = evprof_launch__go(l);
 		if (err) {
 			cli_err("cannot run '%s': %s", argv[0],
 				strerror(-err));
@@ -747,13 +746,12 @@ int cmd_stat(int argc, char **argv)
 	getrusage(RUSAGE_CHILDREN, &ru);
 	print_final(&st, (double)(now_ns() - t0),
 		    st.launched ? &ru : NULL);
-	ret = st.launched ? launch_exit_code(status) : 0;
+	ret = st.launched ? evprof_exit_code(status) : 0;
 	goto out;
 
-out_abort:
-	if (st.launched && l.go_fd >= 0)
-		launch_abort(&l);
 out:
+	/* Kills a command that never ran; one that ran is left alone. */
+	evprof_launch__free(l);
 	close_all(&st);
 	free(pid_v);
 	return ret;

@@ -76,19 +76,13 @@ struct evprof_group_set *
 evprof_group_set__open(const struct perf_event_attr *attrs, size_t nr,
 		       pid_t pid, const struct evprof_group_set_opts *opts)
 {
-	bool deferred = false;
-	int *failed_cpu = NULL, *failed_member = NULL;
+	bool deferred = EVPROF_OPTS_GET(opts, deferred_enable, false);
+	int *failed_cpu = EVPROF_OPTS_GET(opts, failed_cpu, NULL);
+	int *failed_member = EVPROF_OPTS_GET(opts, failed_member, NULL);
 	struct evprof_group_set *set = NULL;
 	int *cpus = NULL, ncpus, skipped_err = 0, err;
 
-	if (opts &&
-	    opts->sz >= offsetof(struct evprof_group_set_opts, failed_member) +
-			    sizeof(int *)) {
-		deferred = opts->deferred_enable;
-		failed_cpu = opts->failed_cpu;
-		failed_member = opts->failed_member;
-	}
-	if (!attrs || nr == 0) {
+	if (!attrs || nr == 0 || !EVPROF_OPTS_VALID(opts, true)) {
 		errno = EINVAL;
 		return NULL;
 	}

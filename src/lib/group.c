@@ -178,13 +178,12 @@ struct evprof_group *evprof_group__open(const struct perf_event_attr *attrs,
 					size_t nr, pid_t pid, int cpu,
 					const struct evprof_group_opts *opts)
 {
-	int *failed = NULL;
-
-	if (opts &&
-	    opts->sz >= offsetof(struct evprof_group_opts, failed_member) +
-			    sizeof(int *))
-		failed = opts->failed_member;
-	return evprof__group_open(attrs, nr, pid, cpu, false, failed);
+	if (!EVPROF_OPTS_VALID(opts, true)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return evprof__group_open(attrs, nr, pid, cpu, false,
+				  EVPROF_OPTS_GET(opts, failed_member, NULL));
 }
 
 void evprof_group__close(struct evprof_group *g)

@@ -807,7 +807,7 @@ int evprof_profile__write_firefox(const struct evprof_profile *p,
 	struct evprof__sink out;
 	int err, cerr;
 
-	if (!p || !path || (opts && opts->sz < sizeof(size_t)))
+	if (!p || !path || !EVPROF_OPTS_VALID(opts, true))
 		return -EINVAL;
 	if (wname) {
 		c.weight_counter = evprof__profile_counter(p, wname);

@@ -216,7 +216,7 @@ int evprof_profile__write_folded(const struct evprof_profile *p,
 	struct evprof__sink out;
 	int err, cerr;
 
-	if (!p || !path || (opts && opts->sz < sizeof(size_t)))
+	if (!p || !path || !EVPROF_OPTS_VALID(opts, true))
 		return -EINVAL;
 	if (EVPROF_OPTS_GET(opts, weight_counter, NULL) &&
 	    evprof__profile_counter(p, opts->weight_counter) < 0)
@@ -235,7 +235,7 @@ int evprof_profile__write_folded_file(const struct evprof_profile *p, FILE *fp,
 	struct evprof__sink out;
 	int err, cerr;
 
-	if (!p || !fp || (opts && opts->sz < sizeof(size_t)))
+	if (!p || !fp || !EVPROF_OPTS_VALID(opts, true))
 		return -EINVAL;
 	err = evprof__sink_open_file(&out, fp);
 	if (err)

@@ -445,7 +445,7 @@ int evprof_profile__write_pprof(const struct evprof_profile *p,
 	struct pp c = {.p = p, .out = &out};
 	int err, cerr;
 
-	if (!p || !path || (opts && opts->sz < sizeof(size_t)))
+	if (!p || !path || !EVPROF_OPTS_VALID(opts, true))
 		return -EINVAL;
 	if (def && strcmp(def, "samples") && strcmp(def, "cpu") &&
 	    evprof__profile_counter(p, def) < 0)

@@ -328,7 +328,7 @@ int evprof_profile__write_report(const struct evprof_profile *p, FILE *f,
 	bool cpu;
 	int err;
 
-	if (!p || !f || (opts && opts->sz < sizeof(size_t)))
+	if (!p || !f || !EVPROF_OPTS_VALID(opts, true))
 		return -EINVAL;
 	cpu = evprof__profile_has_cpu(p);
 	r.nv = COL_COUNTERS + p->nr_counters;

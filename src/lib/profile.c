@@ -128,7 +128,7 @@ struct evprof_profile *evprof_profile__new(const struct evprof_profile_opts *o)
 	const char *product = EVPROF_OPTS_GET(o, product, NULL);
 	const char *os = EVPROF_OPTS_GET(o, os, NULL);
 
-	if (o && o->sz < sizeof(size_t)) {
+	if (!EVPROF_OPTS_VALID(o, true)) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -178,14 +178,4 @@ EVPROF_HIDDEN int evprof__profile_counter(const struct evprof_profile *p,
 EVPROF_HIDDEN uint32_t *evprof__samples_order(const struct evprof__thread *t,
 					      int *err);
 
-/*
- * Reads field f of a caller's opts struct only when the caller's sz covers
- * it (libbpf style), so older callers keep working as opts grow.
- */
-#define EVPROF_OPTS_HAS(opts, f)                                               \
-	((opts) &&                                                             \
-	 (opts)->sz >= offsetof(__typeof__(*(opts)), f) + sizeof((opts)->f))
-#define EVPROF_OPTS_GET(opts, f, def)                                          \
-	(EVPROF_OPTS_HAS(opts, f) ? (opts)->f : (def))
-
 #endif /* EVPROF_LIB_PROFILE_INTERNAL_H */

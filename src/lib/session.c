@@ -45,7 +45,8 @@ evprof_session__new(const struct evprof_session_opts *opts)
 {
 	struct evprof_session *s;
 
-	if (!opts || opts->sz < sizeof(*opts) ||
+	/* Fields are read directly below: sz must cover them all. */
+	if (!EVPROF_OPTS_VALID(opts, false) || opts->sz < sizeof(*opts) ||
 	    (opts->nr_counters && !opts->counters) ||
 	    (opts->nr_pids && !opts->pids) ||
 	    opts->nr_counters + !!opts->sampler_counter >

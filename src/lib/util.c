@@ -157,3 +157,48 @@ int evprof__parse_cpu_list(const char *s, int *cpus, int max)
 	}
 	return n;
 }
+
+bool evprof__opts_valid(const void *opts, size_t known_sz, size_t user_sz,
+			const char *who)
+{
+	const unsigned char *extra = (const unsigned char *)opts + known_sz;
+
+	if (user_sz < sizeof(size_t)) {
+		pr_warn("%s: opts->sz %zu is too small\n", who, user_sz);
+		return false;
+	}
+	for (size_t i = known_sz; i < user_sz; i++) {
+		if (extra[i - known_sz]) {
+			pr_warn("%s: opts byte %zu is unknown but not zero\n",
+				who, i);
+			return false;
+		}
+	}
+	return true;
+}
+
+int evprof__vec_grow(void **p, size_t *cap, size_t elem_sz, size_t need,
+		     size_t max)
+{
+	/* malloc cannot return more than PTRDIFF_MAX bytes anyway. */
+	size_t limit = PTRDIFF_MAX / elem_sz, ncap;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	if (max < limit)
+		limit = max;
+	if (need > limit)
+		return -E2BIG;
+	ncap = *cap < 8 ? 8 : *cap;
+	while (ncap < need && ncap <= limit / 2)
+		ncap *= 2;
+	if (ncap < need || ncap > limit)
+		ncap = limit; /* the next doubling would pass the limit */
+	np = realloc(*p, ncap * elem_sz);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}

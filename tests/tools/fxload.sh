@@ -61,7 +61,22 @@ run() {
 	fi
 }
 
-run load "$profile"
+# The loader gives its daemon 500 ms to start: on a busy machine that is
+# not always enough, and its own message says to retry.
+for try in 1 2 3 4 5; do
+	"$cli" load "$profile" >"$session/load.txt" 2>&1 && loaded=1 && break
+	loaded=0
+	grep -q "did not become ready" "$session/load.txt" || break
+	"$cli" stop --all >/dev/null 2>&1
+	sleep "$try"
+done
+echo "\$ profiler-cli load $profile" >>"$out"
+cat "$session/load.txt" >>"$out"
+if [ "$loaded" != 1 ]; then
+	cat "$out"
+	echo "fxload: FAIL: 'profiler-cli load $profile' failed" >&2
+	exit 1
+fi
 run profile info
 run thread list
 for t in $(grep -o '\bt-[0-9]\+\b' "$out" | sort -u -t- -k2n); do

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recorder: exact multi-event sampling behind one object. Given a
+ * target (a command, running processes, or every CPU), an event list and
+ * options, it opens the sampling groups, wires their rings, feeds a session
+ * and hands back a profile in which every sample carries, for each counter,
+ * how much its thread counted since its previous sample.
+ *
+ * What it decides (the policy that makes the data exact):
+ * - The first event samples; every other event is a counting member of the
+ *   sampler's group, read with each sample (PERF_SAMPLE_READ).
+ * - A hidden task-clock (task mode) or cpu-clock (cpu mode) member gives
+ *   each sample its thread's CPU time.
+ * - A hidden context-switches member sampling every switch-out (period 1,
+ *   taken in the context of the task leaving the CPU, as on every kernel
+ *   since the event exists) cuts each thread's interval: in cpu mode what a
+ *   CPU counted goes to the thread that ran, in both modes what a thread
+ *   counts after its last sample up to its last switch-out is kept.
+ * - Task mode: one group per CPU on the target with inherit (an inherited
+ *   event cannot be mmapped with cpu -1; inherit with PERF_SAMPLE_READ
+ *   needs Linux 6.12). Cpu mode: one group per CPU with pid -1, samples kept
+ *   for the target's process tree. Auto takes task mode where the kernel
+ *   has it.
+ * - The fallback ladder, each step reported once through the note callback
+ *   and kept in the profile's notes: extras that cannot be counted are
+ *   dropped; a sampler that cannot sample becomes cpu-clock, keeping every
+ *   extra that opens; kernel samples are dropped when not permitted;
+ *   deferred callchains are given up when the group refuses them.
+ *
+ * What stays the caller's: the loop (poll, or fds in its own loop), when to
+ * stop, signals, waiting for the command and its exit status.
+ *
+ *	r = evprof_recorder__new(&target, "cpu-clock,page-faults", &opts);
+ *	evprof_recorder__start(r);
+ *	while (!evprof_recorder__done(r))
+ *		evprof_recorder__poll(r, 100);
+ *	evprof_recorder__stop(r);
+ *	waitpid(evprof_recorder__pid(r), &status, 0);
+ *	p = evprof_recorder__profile(r, NULL);
+ */
+#ifndef EVPROF_RECORDER_H
+#define EVPROF_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <evprof/common.h>
+#include <evprof/profile.h>
+#include <evprof/session.h>
+#include <evprof/symbols.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct evprof_recorder;
+
+enum evprof_recorder_mode {
+	EVPROF_RECORDER_AUTO = 0, /* task where the kernel has it, else cpu */
+	EVPROF_RECORDER_TASK,	  /* per-task groups with inherit */
+	EVPROF_RECORDER_CPU,	  /* per-CPU groups, filtered to the tree */
+};
+
+enum evprof_call_graph {
+	/*
+	 * Kernel + frame-pointer user callchains; the user part deferred to
+	 * the return to user space where the kernel can (Linux 6.19).
+	 */
+	EVPROF_CALL_GRAPH_FP = 0,
+	EVPROF_CALL_GRAPH_NONE, /* the sampled instruction only */
+	/*
+	 * The kernel part from the kernel, the user part unwound with DWARF
+	 * CFI from a copy of the user stack (x86-64).
+	 */
+	EVPROF_CALL_GRAPH_DWARF,
+};
+
+/* Bytes of user stack copied per sample with EVPROF_CALL_GRAPH_DWARF. */
+#define EVPROF_RECORDER_STACK_DEFAULT 8192
+/* The sample size is a u16: the kernel refuses copies of 64 KiB. */
+#define EVPROF_RECORDER_STACK_MAX 65528
+
+struct evprof_recorder_target {
+	size_t sz; /* sizeof(struct evprof_recorder_target) */
+	/*
+	 * A command (argv[0] looked up in PATH): forked by
+	 * evprof_recorder__new() and held until evprof_recorder__start()
+	 * lets it exec, so its first instruction is recorded.
+	 */
+	char *const *argv;
+	/* Or running processes: every thread, existing and new. */
+	const pid_t *pids;
+	size_t nr_pids;
+	/*
+	 * Every process on every CPU (cpu mode). With argv, the command
+	 * runs beside them.
+	 */
+	bool system_wide;
+};
+
+/*
+ * A fallback step or a fact a user should know ("cycles cannot sample
+ * (...): sampling cpu-clock"), once per step. The string lives until the
+ * callback returns.
+ */
+typedef void (*evprof_recorder_note_fn)(const char *note, void *ctx);
+
+struct evprof_recorder_opts {
+	size_t sz; /* sizeof(struct evprof_recorder_opts) */
+	enum evprof_recorder_mode mode;
+	uint64_t freq;	 /* samples per second; 0: 1000 (unless period) */
+	uint64_t period; /* or a sample every period events */
+	enum evprof_call_graph call_graph;
+	uint32_t stack_size; /* DWARF copies: 8..65528 bytes; 0: 8192 */
+	bool user_only;	     /* exclude the kernel from the start */
+	bool include_idle;   /* system-wide: keep the idle task's samples */
+	size_t ring_pages;   /* data pages per CPU ring, a power of 2; 0: 128 */
+	evprof_recorder_note_fn note;
+	void *note_ctx;
+};
+
+/*
+ * Opens everything: parses events ("sampler,counter,..."; braces accepted
+ * and ignored, every event joins the sampler's group), walks the fallback
+ * ladder, maps one ring per CPU, declares every member's id to a new
+ * session, learns the targets that exist from /proc, and forks the command.
+ * Nothing counts until evprof_recorder__start(). Failures are logged
+ * through the print callback with their cause and advice. Returns a
+ * recorder freed with evprof_recorder__free(), or NULL with errno set
+ * (EINVAL for bad options, EVPROF_ERR_* for a bad event list, ESRCH when
+ * no target thread is left, or the errno of the failed open).
+ */
+EVPROF_API struct evprof_recorder *
+evprof_recorder__new(const struct evprof_recorder_target *target,
+		     const char *events,
+		     const struct evprof_recorder_opts *opts);
+
+/*
+ * Kills and reaps a command that was never started, closes every event
+ * and ring and frees r. A started command is left running and unreaped.
+ * Accepts NULL.
+ */
+EVPROF_API void evprof_recorder__free(struct evprof_recorder *r);
+
+/*
+ * Enables the events, or lets the command exec with its events enabled at
+ * its exec (task mode). Returns 0, or -errno: of the failed exec (the
+ * command then exited with status 127), or of a failed enable.
+ */
+EVPROF_API int evprof_recorder__start(struct evprof_recorder *r);
+
+/*
+ * Waits up to timeout_ms (-1: until records come or the target ends) for
+ * the rings, then feeds every record available to the session. Returns
+ * the number of records fed, or -errno (-EINTR when a signal came: call
+ * again).
+ */
+EVPROF_API int evprof_recorder__poll(struct evprof_recorder *r,
+				     int timeout_ms);
+
+/* Feeds every record available without waiting. Returns their number. */
+EVPROF_API int evprof_recorder__consume(struct evprof_recorder *r);
+
+/*
+ * True once the command exited (not reaped: its status stays for the
+ * caller's waitpid), or every attached process did. Never true for a
+ * system-wide recording without a command.
+ */
+EVPROF_API bool evprof_recorder__done(struct evprof_recorder *r);
+
+/*
+ * Pollable fds (POLLIN) for a caller's own loop: rings, then one pidfd per
+ * command or attached process (readable once it exits). Fills up to max
+ * into fds and returns how many there are (may exceed max).
+ */
+EVPROF_API size_t evprof_recorder__fds(const struct evprof_recorder *r,
+				       int *fds, size_t max);
+
+/*
+ * Disables the events and feeds what the rings still hold. Idempotent.
+ * Returns 0 or -errno.
+ */
+EVPROF_API int evprof_recorder__stop(struct evprof_recorder *r);
+
+/* The command's pid (to wait for or signal), or -1 without one. */
+EVPROF_API pid_t evprof_recorder__pid(const struct evprof_recorder *r);
+
+/*
+ * The events as recorded, after the fallback ladder: index 0 the sampler,
+ * then the counters in profile counter order. Returns the count; names
+ * live as long as r.
+ */
+EVPROF_API size_t evprof_recorder__nr_events(const struct evprof_recorder *r);
+EVPROF_API const char *evprof_recorder__event(const struct evprof_recorder *r,
+					      size_t i);
+
+/* True when recording per CPU (cpu mode), false for task mode. */
+EVPROF_API bool evprof_recorder__per_cpu(const struct evprof_recorder *r);
+
+/* The session the recorder feeds; lives as long as r. */
+EVPROF_API struct evprof_session *
+evprof_recorder__session(struct evprof_recorder *r);
+
+struct evprof_recorder_stats {
+	struct evprof_session_stats session;
+	uint64_t ring_lost_events;  /* events the rings lost (LOST records) */
+	uint64_t ring_lost_records; /* LOST records */
+	uint64_t ring_lost_samples; /* PERF_RECORD_LOST_SAMPLES counts */
+	uint64_t start_mono_ns;	    /* CLOCK_MONOTONIC at start, 0 before */
+	uint64_t start_wall_ns;	    /* CLOCK_REALTIME of the same instant */
+	uint32_t stack_size;	    /* DWARF copies in bytes, 0: none */
+	bool deferred;		    /* deferred user callchains in use */
+};
+
+/* Fills *st. */
+EVPROF_API void evprof_recorder__stats(const struct evprof_recorder *r,
+				       struct evprof_recorder_stats *st);
+
+/*
+ * Builds the profile of everything recorded so far: counters named after
+ * the events, the fallback notes and the call graph used with its counts,
+ * product "evprof" + the command line, symbolized through sym (NULL: a
+ * symbolizer of the recorder's own with default options). Returns a
+ * profile the caller frees with evprof_profile__free(), or NULL with
+ * errno set.
+ */
+EVPROF_API struct evprof_profile *
+evprof_recorder__profile(struct evprof_recorder *r,
+			 struct evprof_symbolizer *sym);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EVPROF_RECORDER_H */
