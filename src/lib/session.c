@@ -234,8 +234,10 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		if (err < 0)
 			return err;
 	}
+	err = 0;
 	/* Everything that can fail comes before the state changes. */
-	err = evprof__delta_reserve(&s->delta, snap.nr);
+	for (uint32_t i = 0; !err && i < snap.nr; i++)
+		err = evprof__delta_prepare(&s->delta, snap.values[i].id, tid);
 	if (!err && s->has_cut && !idle) {
 		ts = evprof__tstate_get(&s->cut, &s->store, tid);
 		if (!ts)
@@ -274,7 +276,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	if (ts) {
 		evprof__cut_take(&s->cut, &s->store, ts, sd.vals, &sd.has,
 				 &sd.cpu, &sd.has_cpu);
-		ts->last = (uint32_t)s->store.samples.len;
+		ts->last = (uint32_t)s->store.samples.n;
 	}
 
 	ss = evprof__store_sample(&s->store,
@@ -467,8 +469,8 @@ int evprof_session__seed(struct evprof_session *s,
 	    (seed->nr_threads && !seed->threads) ||
 	    (seed->nr_maps && !seed->maps))
 		return -EINVAL;
-	mark = s->store.sb.len;
-	strs = s->store.strs.len;
+	mark = s->store.sb.n;
+	strs = s->store.strs.n;
 	if (seed->name)
 		err = seed_name(s, SB_SEED_PROC, seed->pid, seed->pid,
 				seed->name);
@@ -483,8 +485,8 @@ int evprof_session__seed(struct evprof_session *s,
 		err = seed_map(s, seed->pid, &seed->maps[i]);
 	if (err) {
 		/* all or nothing */
-		s->store.sb.len = mark;
-		s->store.strs.len = strs;
+		s->store.sb.n = mark;
+		s->store.strs.n = strs;
 	}
 	return err;
 }
@@ -503,7 +505,7 @@ void evprof_session__stats(const struct evprof_session *s,
 	st->first_time = s->store.first_time;
 	st->last_time = s->store.last_time;
 	if (!s->built) {
-		st->samples = s->store.samples.len;
+		st->samples = s->store.samples.n;
 		st->samples_filtered = s->idle;
 	}
 }
@@ -535,13 +537,13 @@ static uint64_t sample_delta(const struct evprof_session *s,
 uint64_t evprof_session__thread_total(const struct evprof_session *s, pid_t tid,
 				      int counter)
 {
-	const struct ssample *ss = s->store.samples.data;
+	const struct ssample *ss = s->store.samples.a;
 	uint64_t sum = 0;
 	int slot;
 
 	if (!counter_slot(s, counter, &slot))
 		return 0;
-	for (size_t i = 0; i < s->store.samples.len; i++) {
+	for (size_t i = 0; i < s->store.samples.n; i++) {
 		const struct ssample *x = &ss[i];
 
 		if (x->tid != (uint32_t)tid ||
@@ -555,14 +557,14 @@ uint64_t evprof_session__thread_total(const struct evprof_session *s, pid_t tid,
 uint64_t evprof_session__unattributed(const struct evprof_session *s,
 				      int counter)
 {
-	const struct ssample *ss = s->store.samples.data;
+	const struct ssample *ss = s->store.samples.a;
 	uint64_t sum;
 	int slot;
 
 	if (!counter_slot(s, counter, &slot))
 		return 0;
 	sum = slot < 0 ? s->dropped_cpu : s->dropped[slot];
-	for (size_t i = 0; s->built && i < s->store.samples.len; i++)
+	for (size_t i = 0; s->built && i < s->store.samples.n; i++)
 		if (!(ss[i].flags & SS_KEPT))
 			sum += sample_delta(s, &ss[i], slot);
 	return sum;

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <evprof/session.h>
 
@@ -39,19 +40,19 @@ static int cmp_order(const void *pa, const void *pb)
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-static struct order *sorted(const struct evprof__vec *v, size_t elem)
+/* n elements of elem bytes at data, whose first member is a u64 time. */
+static struct order *sorted(const void *data, size_t n, size_t elem)
 {
-	struct order *o = malloc((v->len ? v->len : 1) * sizeof(*o));
+	struct order *o = malloc((n ? n : 1) * sizeof(*o));
 
 	if (!o)
 		return NULL;
-	for (size_t i = 0; i < v->len; i++) {
-		/* time is the first member of ssample and sb_event */
-		o[i].time =
-		    *(const uint64_t *)((const char *)v->data + i * elem);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&o[i].time, (const char *)data + i * elem,
+		       sizeof(o[i].time));
 		o[i].idx = (uint32_t)i;
 	}
-	qsort(o, v->len, sizeof(*o), cmp_order);
+	qsort(o, n, sizeof(*o), cmp_order);
 	return o;
 }
 
@@ -62,7 +63,7 @@ static int emit_tasks(struct build *b)
 	char buf[16];
 	int err;
 
-	for (uint32_t i = 0; i < t->procs.len; i++) {
+	for (uint32_t i = 0; i < t->procs.n; i++) {
 		struct bproc *pr = evprof__tasks_proc(t, i);
 
 		if (!pr->kept)
@@ -81,7 +82,7 @@ static int emit_tasks(struct build *b)
 		}
 		b->s->st.processes++;
 	}
-	for (uint32_t i = 0; i < t->threads.len; i++) {
+	for (uint32_t i = 0; i < t->threads.n; i++) {
 		struct bthread *th = evprof__tasks_thr(t, i);
 		const struct bproc *pr = evprof__tasks_proc(t, th->proc);
 		const char *name;
@@ -133,8 +134,8 @@ static int replay(struct build *b, const struct order *so,
 		  const struct order *eo, uint32_t *thr, int *stacks)
 {
 	struct sess_store *st = &b->s->store;
-	const struct sb_event *sb = st->sb.data;
-	size_t ns = st->samples.len, ne = st->sb.len, i = 0, j = 0;
+	const struct sb_event *sb = st->sb.a;
+	size_t ns = st->samples.n, ne = st->sb.n, i = 0, j = 0;
 	int err;
 
 	while (i < ns || j < ne) {
@@ -168,7 +169,7 @@ static int replay(struct build *b, const struct order *so,
 static int build(struct build *b)
 {
 	struct evprof_session *s = b->s;
-	size_t ns = s->store.samples.len;
+	size_t ns = s->store.samples.n;
 	struct order *so = NULL, *eo = NULL;
 	uint32_t *thr = NULL;
 	int *stacks = NULL;
@@ -188,8 +189,8 @@ static int build(struct build *b)
 	if (err)
 		return err;
 	err = -ENOMEM;
-	so = sorted(&s->store.samples, sizeof(struct ssample));
-	eo = sorted(&s->store.sb, sizeof(struct sb_event));
+	so = sorted(s->store.samples.a, ns, sizeof(struct ssample));
+	eo = sorted(s->store.sb.a, s->store.sb.n, sizeof(struct sb_event));
 	thr = malloc((ns ? ns : 1) * sizeof(*thr));
 	stacks = malloc((ns ? ns : 1) * sizeof(*stacks));
 	if (!so || !eo || !thr || !stacks)
@@ -247,7 +248,7 @@ int evprof_session__build(struct evprof_session *s, struct evprof_profile *p,
 	err = evprof__cut_flush(&s->cut, &s->store);
 	if (err)
 		return err;
-	if (s->store.samples.len >= NO_INDEX || s->store.sb.len >= NO_INDEX)
+	if (s->store.samples.n >= NO_INDEX || s->store.sb.n >= NO_INDEX)
 		return -ENOMEM;
 	b.t = (struct sess_tasks){
 	    .st = &s->store, .roots = s->pids, .nr_roots = s->nr_pids};

@@ -18,55 +18,47 @@
 
 #define MAX_CPUS 65536 /* bounds what an untrusted record can make us allocate */
 
-static size_t ts_slot(const struct tstate *tab, size_t cap, uint32_t tid)
-{
-	size_t mask = cap - 1;
-	size_t i = (tid * 0x9e3779b1u) & mask;
-
-	while (tab[i].used && tab[i].tid != tid)
-		i = (i + 1) & mask;
-	return i;
-}
-
 void evprof__cut_free(struct sess_cut *c)
 {
-	free(c->ts);
-	free(c->vals.data);
-	free(c->exit_tid);
+	EVPROF_VEC_FREE(&c->ts);
+	evprof__hashmap_free(c->by_tid);
+	EVPROF_VEC_FREE(&c->vals);
+	EVPROF_VEC_FREE(&c->exit_tid);
+}
+
+static struct tstate *find(const struct sess_cut *c, uint32_t tid)
+{
+	long i;
+
+	if (!c->by_tid || !evprof__hashmap_find(c->by_tid, (long)tid, &i))
+		return NULL;
+	return &c->ts.a[i];
 }
 
 struct tstate *evprof__tstate_get(struct sess_cut *c,
 				  const struct sess_store *st, uint32_t tid)
 {
-	struct tstate *e;
-	size_t i;
+	struct tstate *e = find(c, tid);
 
-	if ((c->nr_ts + 1) * 2 > c->ts_cap) {
-		size_t cap = c->ts_cap ? c->ts_cap * 2 : 64;
-		struct tstate *tab = calloc(cap, sizeof(*tab));
-
-		if (!tab)
-			return NULL;
-		for (size_t k = 0; k < c->ts_cap; k++)
-			if (c->ts[k].used)
-				tab[ts_slot(tab, cap, c->ts[k].tid)] = c->ts[k];
-		free(c->ts);
-		c->ts = tab;
-		c->ts_cap = cap;
-	}
-	i = ts_slot(c->ts, c->ts_cap, tid);
-	e = &c->ts[i];
-	if (e->used)
+	if (e)
 		return e;
-	if (c->vals.len + st->nr_slots > UINT32_MAX ||
-	    evprof__vec_reserve(&c->vals, sizeof(uint64_t), st->nr_slots))
+	if (!c->by_tid) {
+		c->by_tid = evprof__hashmap_new(evprof__hashmap_u64_hash,
+						evprof__hashmap_u64_equal,
+						NULL);
+		if (!c->by_tid)
+			return NULL;
+	}
+	if (c->vals.n + st->nr_slots > UINT32_MAX ||
+	    EVPROF_VEC_RESERVE(&c->vals, c->vals.n + st->nr_slots) ||
+	    EVPROF_VEC_RESERVE(&c->ts, c->ts.n + 1) ||
+	    evprof__hashmap_add(c->by_tid, (long)tid, (long)c->ts.n))
 		return NULL;
+	e = &c->ts.a[c->ts.n++];
 	*e = (struct tstate){.tid = tid,
-			     .vals = (uint32_t)c->vals.len,
-			     .last = NO_SAMPLE,
-			     .used = true};
-	c->vals.len += st->nr_slots;
-	c->nr_ts++;
+			     .vals = (uint32_t)c->vals.n,
+			     .last = NO_SAMPLE};
+	c->vals.n += st->nr_slots;
 	return e;
 }
 
@@ -104,7 +96,7 @@ void evprof__cut_hold(struct sess_cut *c, const struct sess_store *st,
 		      struct tstate *ts, const uint64_t *vals, uint64_t has,
 		      uint64_t cpu, bool has_cpu)
 {
-	add_slots((uint64_t *)c->vals.data + ts->vals, &ts->has, vals, has,
+	add_slots(c->vals.a + ts->vals, &ts->has, vals, has,
 		  st->nr_slots);
 	add_cpu(&ts->cpu, &ts->has_cpu, cpu, has_cpu);
 	ts->pending = true;
@@ -116,7 +108,7 @@ void evprof__cut_take(struct sess_cut *c, const struct sess_store *st,
 {
 	if (!ts->pending)
 		return;
-	add_slots(vals, has, (const uint64_t *)c->vals.data + ts->vals,
+	add_slots(vals, has, c->vals.a + ts->vals,
 		  ts->has, st->nr_slots);
 	add_cpu(cpu, has_cpu, ts->cpu, ts->has_cpu);
 	clear_pending(ts);
@@ -127,8 +119,8 @@ static void add_to_last(struct sess_cut *c, struct sess_store *st,
 			struct tstate *ts)
 {
 	struct ssample *x = evprof__store_samplep(st, ts->last);
-	uint64_t *d = (uint64_t *)st->deltas.data + x->deltas;
-	const uint64_t *pend = (const uint64_t *)c->vals.data + ts->vals;
+	uint64_t *d = st->deltas.a + x->deltas;
+	const uint64_t *pend = c->vals.a + ts->vals;
 	int n = 0;
 
 	for (size_t i = 0; i < st->nr_slots; i++) {
@@ -155,7 +147,7 @@ static int add_sample(struct sess_cut *c, struct sess_store *st,
 	if (evprof__store_sample_reserve(st))
 		return -ENOMEM;
 	evprof__cut_take(c, st, ts, vals, &has, &cpu, &has_cpu);
-	ts->last = (uint32_t)st->samples.len;
+	ts->last = (uint32_t)st->samples.n;
 	evprof__store_sample(st,
 			     &(struct ssample){
 				 .time = ts->time,
@@ -194,14 +186,11 @@ static int flush_one(struct sess_cut *c, struct sess_store *st,
 int evprof__cut_fork(struct sess_cut *c, struct sess_store *st, uint32_t tid,
 		     uint64_t time)
 {
-	struct tstate *ts;
+	struct tstate *ts = find(c, tid);
 	int err;
 
-	if (!c->ts_cap)
-		return 0;
-	ts = &c->ts[ts_slot(c->ts, c->ts_cap, tid)];
 	/* Records of the new task may have come first from another ring. */
-	if (!ts->used || ts->time >= time)
+	if (!ts || ts->time >= time)
 		return 0;
 	/* Without memory the old task's tail is dropped, not misfiled. */
 	err = flush_one(c, st, ts);
@@ -216,34 +205,26 @@ int evprof__cut_exit(struct sess_cut *c, uint32_t cpu, uint32_t tid)
 {
 	if (cpu >= MAX_CPUS)
 		return 0;
-	if (cpu >= c->nr_exit_cpus) {
-		size_t n = cpu + 1;
-		uint32_t *t = realloc(c->exit_tid, n * sizeof(*t));
-
-		if (!t)
+	if (cpu >= c->exit_tid.n) {
+		if (EVPROF_VEC_RESERVE(&c->exit_tid, (size_t)cpu + 1))
 			return -ENOMEM;
-		for (size_t i = c->nr_exit_cpus; i < n; i++)
-			t[i] = UINT32_MAX;
-		c->exit_tid = t;
-		c->nr_exit_cpus = n;
+		while (c->exit_tid.n <= cpu)
+			c->exit_tid.a[c->exit_tid.n++] = UINT32_MAX;
 	}
-	c->exit_tid[cpu] = tid;
+	c->exit_tid.a[cpu] = tid;
 	return 0;
 }
 
 uint32_t evprof__cut_dead_tid(const struct sess_cut *c, uint32_t cpu)
 {
-	return cpu < c->nr_exit_cpus ? c->exit_tid[cpu] : UINT32_MAX;
+	return cpu < c->exit_tid.n ? c->exit_tid.a[cpu] : UINT32_MAX;
 }
 
 int evprof__cut_flush(struct sess_cut *c, struct sess_store *st)
 {
-	for (size_t i = 0; i < c->ts_cap; i++) {
-		int err;
+	for (size_t i = 0; i < c->ts.n; i++) {
+		int err = flush_one(c, st, &c->ts.a[i]);
 
-		if (!c->ts[i].used)
-			continue;
-		err = flush_one(c, st, &c->ts[i]);
 		if (err)
 			return err;
 	}

@@ -22,21 +22,23 @@ struct tstate {
 	uint32_t vals;	  /* offset in sess_cut.vals */
 	uint32_t last;	  /* its latest stored sample, or NO_SAMPLE */
 	uint32_t chain;	  /* stack of its first cut, while last is NO_SAMPLE */
-	bool has_chain, has_cpu, used, pending;
+	bool has_chain, has_cpu, pending;
 };
 
 struct sess_cut {
-	/* tid -> interval state held between context-switch cuts */
-	struct tstate *ts;
-	size_t ts_cap, nr_ts;
-	struct evprof__vec vals; /* uint64_t: nr_slots per tstate */
-	uint32_t *exit_tid;	 /* per CPU: the task whose EXIT came last */
-	size_t nr_exit_cpus;
+	/* interval state held between context-switch cuts, per tid */
+	EVPROF_VEC(struct tstate) ts;
+	struct evprof_hashmap *by_tid; /* tid -> index in ts */
+	EVPROF_VEC(uint64_t) vals;     /* nr_slots per tstate */
+	EVPROF_VEC(uint32_t) exit_tid; /* per CPU: whose EXIT came last */
 };
 
 EVPROF_HIDDEN void evprof__cut_free(struct sess_cut *c);
 
-/* tid's state, made when new. Returns NULL on -ENOMEM. */
+/*
+ * tid's state, made when new; valid until the next call. Returns NULL on
+ * -ENOMEM.
+ */
 EVPROF_HIDDEN struct tstate *evprof__tstate_get(struct sess_cut *c,
 						const struct sess_store *st,
 						uint32_t tid);

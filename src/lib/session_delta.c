@@ -5,69 +5,29 @@
 
 #include "session_delta.h"
 
-struct role_ent {
-	uint64_t id;
-	int role;
-	bool used;
-};
-
-/* The counter instance of one thread on one kernel id. */
-struct last_ent {
-	uint64_t id;
-	uint64_t last; /* raw value at the latest read */
-	uint64_t time; /* of that read, or of the FORK that reset it */
-	uint32_t tid;
-	bool used;
-};
-
 /* The key of per-CPU instances: no task has this tid. */
 #define PER_CPU_TID UINT32_MAX
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 void evprof__delta_free(struct sess_delta *d)
 {
-	free(d->roles);
-	free(d->ids);
-	free(d->last);
+	EVPROF_VEC_FREE(&d->ids);
+	evprof__hashmap_free(d->by_id);
+	EVPROF_VEC_FREE(&d->inst);
+	evprof__hashmap_free(d->by_key);
 }
 
-/* ---- roles -------------------------------------------------------------- */
-
-static struct role_ent *role_find(const struct sess_delta *d, uint64_t id)
+static struct delta_id *find_id(const struct sess_delta *d, uint64_t id)
 {
-	size_t mask = d->roles_cap - 1;
+	long k;
 
-	if (!d->roles_cap)
+	if (!d->by_id || !evprof__hashmap_find(d->by_id, (long)id, &k))
 		return NULL;
-	for (size_t i = mix64(id) & mask;; i = (i + 1) & mask) {
-		if (!d->roles[i].used)
-			return NULL;
-		if (d->roles[i].id == id)
-			return &d->roles[i];
-	}
-}
-
-static void role_put(struct role_ent *tab, size_t cap, uint64_t id, int role)
-{
-	size_t mask = cap - 1, i;
-
-	for (i = mix64(id) & mask; tab[i].used; i = (i + 1) & mask)
-		;
-	tab[i] = (struct role_ent){.id = id, .role = role, .used = true};
+	return &d->ids.a[k];
 }
 
 bool evprof__delta_role(const struct sess_delta *d, uint64_t id, int *role)
 {
-	const struct role_ent *e = role_find(d, id);
+	const struct delta_id *e = find_id(d, id);
 
 	if (e)
 		*role = e->role;
@@ -76,71 +36,52 @@ bool evprof__delta_role(const struct sess_delta *d, uint64_t id, int *role)
 
 int evprof__delta_set_role(struct sess_delta *d, uint64_t id, int role)
 {
-	struct role_ent *e = role_find(d, id);
-	uint64_t *ids;
+	struct delta_id *e = find_id(d, id);
 
 	if (e) {
 		e->role = role;
 		return 0;
 	}
-	if ((d->nr_roles + 1) * 2 > d->roles_cap) {
-		size_t cap = d->roles_cap ? d->roles_cap * 2 : 16;
-		struct role_ent *tab = calloc(cap, sizeof(*tab));
-
-		if (!tab)
+	if (!d->by_id) {
+		d->by_id = evprof__hashmap_new(evprof__hashmap_u64_hash,
+					       evprof__hashmap_u64_equal, NULL);
+		if (!d->by_id)
 			return -ENOMEM;
-		for (size_t i = 0; i < d->roles_cap; i++)
-			if (d->roles[i].used)
-				role_put(tab, cap, d->roles[i].id,
-					 d->roles[i].role);
-		free(d->roles);
-		d->roles = tab;
-		d->roles_cap = cap;
 	}
-	ids = realloc(d->ids, (d->nr_roles + 1) * sizeof(*ids));
-	if (!ids)
+	/* The key holds the index in 32 bits. */
+	if (d->ids.n >= UINT32_MAX ||
+	    EVPROF_VEC_RESERVE(&d->ids, d->ids.n + 1) ||
+	    evprof__hashmap_add(d->by_id, (long)id, (long)d->ids.n))
 		return -ENOMEM;
-	d->ids = ids;
-	d->ids[d->nr_roles++] = id;
-	role_put(d->roles, d->roles_cap, id, role);
+	d->ids.a[d->ids.n++] = (struct delta_id){id, role};
 	return 0;
 }
 
-/* ---- instances ---------------------------------------------------------- */
-
-static size_t last_slot(const struct last_ent *tab, size_t cap, uint64_t id,
-			uint32_t tid)
+static long inst_key(long k, uint32_t tid)
 {
-	size_t mask = cap - 1;
-	size_t i = mix64(id * 0x9e3779b97f4a7c15ULL ^ tid) & mask;
-
-	while (tab[i].used && (tab[i].id != id || tab[i].tid != tid))
-		i = (i + 1) & mask;
-	return i;
+	return (long)((uint64_t)k << 32 | tid);
 }
 
-/* At most half full, so probes stay short. */
-int evprof__delta_reserve(struct sess_delta *d, size_t n)
+int evprof__delta_prepare(struct sess_delta *d, uint64_t id, uint32_t tid)
 {
-	struct last_ent *tab;
-	size_t cap;
+	long k, key;
 
-	if ((d->nr_last + n) * 2 <= d->last_cap)
+	if (!d->by_id || !evprof__hashmap_find(d->by_id, (long)id, &k))
 		return 0;
-	cap = d->last_cap ? d->last_cap : 64;
-	while ((d->nr_last + n) * 2 > cap)
-		cap *= 2;
-	tab = calloc(cap, sizeof(*tab));
-	if (!tab)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->last_cap; i++) {
-		if (d->last[i].used)
-			tab[last_slot(tab, cap, d->last[i].id,
-				      d->last[i].tid)] = d->last[i];
+	key = inst_key(k, d->per_cpu ? PER_CPU_TID : tid);
+	if (!d->by_key) {
+		d->by_key = evprof__hashmap_new(evprof__hashmap_u64_hash,
+						evprof__hashmap_u64_equal,
+						NULL);
+		if (!d->by_key)
+			return -ENOMEM;
 	}
-	free(d->last);
-	d->last = tab;
-	d->last_cap = cap;
+	if (evprof__hashmap_find(d->by_key, key, NULL))
+		return 0;
+	if (EVPROF_VEC_RESERVE(&d->inst, d->inst.n + 1) ||
+	    evprof__hashmap_add(d->by_key, key, (long)d->inst.n))
+		return -ENOMEM;
+	d->inst.a[d->inst.n++] = (struct delta_inst){0};
 	return 0;
 }
 
@@ -148,17 +89,18 @@ int evprof__delta_reserve(struct sess_delta *d, size_t n)
 bool evprof__delta_take(struct sess_delta *d, uint64_t id, uint32_t tid,
 			uint64_t raw, uint64_t time, uint64_t *delta)
 {
-	struct last_ent *e;
+	struct delta_inst *e;
+	long k, i;
 
-	if (d->per_cpu)
-		tid = PER_CPU_TID; /* every thread continues the CPU's one */
-	e = &d->last[last_slot(d->last, d->last_cap, id, tid)];
-	if (!e->used) {
-		*e = (struct last_ent){.id = id, .tid = tid, .used = true};
-		d->nr_last++;
-		*delta = raw;
-	} else if (raw >= e->last) {
-		*delta = raw - e->last;
+	/* Every thread continues the CPU's one instance. */
+	if (!evprof__hashmap_find(d->by_id, (long)id, &k) ||
+	    !evprof__hashmap_find(d->by_key,
+				  inst_key(k, d->per_cpu ? PER_CPU_TID : tid),
+				  &i))
+		return false; /* not prepared: a bug of the caller */
+	e = &d->inst.a[i];
+	if (!e->read || raw >= e->last) {
+		*delta = raw - (e->read ? e->last : 0);
 	} else if (d->per_cpu) {
 		d->reads_rejected++;
 		return false;
@@ -166,6 +108,7 @@ bool evprof__delta_take(struct sess_delta *d, uint64_t id, uint32_t tid,
 		d->counter_resets++;
 		*delta = raw;
 	}
+	e->read = true;
 	e->last = raw;
 	e->time = time;
 	return true;
@@ -177,14 +120,19 @@ bool evprof__delta_take(struct sess_delta *d, uint64_t id, uint32_t tid,
  */
 void evprof__delta_fork(struct sess_delta *d, uint32_t tid, uint64_t time)
 {
-	if (!d->last_cap || d->per_cpu)
+	if (!d->by_key || d->per_cpu)
 		return;
-	for (size_t k = 0; k < d->nr_roles; k++) {
-		size_t i = last_slot(d->last, d->last_cap, d->ids[k], tid);
+	for (size_t k = 0; k < d->ids.n; k++) {
+		struct delta_inst *e;
+		long i;
 
-		if (d->last[i].used && d->last[i].time < time) {
-			d->last[i].last = 0;
-			d->last[i].time = time;
+		if (!evprof__hashmap_find(d->by_key, inst_key((long)k, tid),
+					  &i))
+			continue;
+		e = &d->inst.a[i];
+		if (e->read && e->time < time) {
+			e->last = 0;
+			e->time = time;
 		}
 	}
 }

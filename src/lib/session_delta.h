@@ -23,15 +23,25 @@
 
 #include "util.h"
 
+struct delta_id {
+	uint64_t id;
+	int role;
+};
+
+/* The counter instance of one thread (or CPU) on one kernel id. */
+struct delta_inst {
+	uint64_t last; /* raw value at the latest read */
+	uint64_t time; /* of that read, or of the FORK that reset it */
+	bool read;     /* read at least once */
+};
+
 struct sess_delta {
 	bool per_cpu;
-	/* kernel id -> role; open addressing, power-of-two size */
-	struct role_ent *roles;
-	size_t roles_cap, nr_roles;
-	uint64_t *ids; /* the declared ids, for per-tid resets */
-	/* (id, tid) -> last raw value */
-	struct last_ent *last;
-	size_t last_cap, nr_last;
+	EVPROF_VEC(struct delta_id) ids;
+	struct evprof_hashmap *by_id; /* kernel id -> index in ids */
+	EVPROF_VEC(struct delta_inst) inst;
+	/* index in ids << 32 | tid -> index in inst */
+	struct evprof_hashmap *by_key;
 	uint64_t counter_resets, reads_rejected;
 };
 
@@ -45,13 +55,16 @@ EVPROF_HIDDEN bool evprof__delta_role(const struct sess_delta *d, uint64_t id,
 				      int *role);
 
 /*
- * Room for n new instances, so that n calls of evprof__delta_take() do
- * not fail. Returns 0 or -ENOMEM.
+ * Makes the instance a read of id by thread tid goes to, so that taking
+ * its delta cannot fail; nothing for an undeclared id. Returns 0 or
+ * -ENOMEM.
  */
-EVPROF_HIDDEN int evprof__delta_reserve(struct sess_delta *d, size_t n);
+EVPROF_HIDDEN int evprof__delta_prepare(struct sess_delta *d, uint64_t id,
+					uint32_t tid);
 /*
- * The delta of value raw of id, read by thread tid at time. Returns false
- * when the read is rejected (per-CPU mode, below the last value).
+ * The delta of value raw of id (declared, prepared), read by thread tid
+ * at time. Returns false when the read is rejected (per-CPU mode, below
+ * the last value).
  */
 EVPROF_HIDDEN bool evprof__delta_take(struct sess_delta *d, uint64_t id,
 				      uint32_t tid, uint64_t raw,

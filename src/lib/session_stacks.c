@@ -27,11 +27,8 @@ static int push_frame(struct sess_stacks *b, struct evprof_profile_frame *f)
 
 	if (idx < 0)
 		return idx;
-	err = evprof__vec_reserve(&b->fidx, sizeof(int), 1);
-	if (err)
-		return err;
-	((int *)b->fidx.data)[b->fidx.len++] = idx;
-	return 0;
+	err = EVPROF_VEC_PUSH(&b->fidx, idx);
+	return err ? -ENOMEM : 0;
 }
 
 /* Profile frames for one symbolized address: the real function first. */
@@ -123,6 +120,45 @@ static int symbolize(struct sess_stacks *b, const struct bproc *pr, uint32_t map
 	return frames_from(b, &r, look, kernel);
 }
 
+/* The frame cache's keys index frame_keys, hashed by what is there. */
+static size_t frame_hash(long key, void *ctx)
+{
+	const struct sess_stacks *b = ctx;
+
+	return (size_t)evprof__hash_mem(EVPROF_HASH_INIT, &b->frame_keys.a[key],
+					sizeof(struct frame_key));
+}
+
+static bool frame_equal(long x, long y, void *ctx)
+{
+	const struct sess_stacks *b = ctx;
+	const struct frame_key *p = &b->frame_keys.a[x];
+	const struct frame_key *q = &b->frame_keys.a[y];
+
+	return p->map == q->map && p->addr == q->addr;
+}
+
+/*
+ * Looks (map, addr) up; the key is written past the end of frame_keys,
+ * where adding it after a miss finds it. Returns false on a miss, and
+ * also without memory (*v then -1, which frames_for() reports).
+ */
+static bool frame_find(struct sess_stacks *b, uint64_t map, uint64_t addr,
+		       long *v)
+{
+	*v = -1;
+	if (!b->frames) {
+		b->frames = evprof__hashmap_new(frame_hash, frame_equal, b);
+		if (!b->frames)
+			return false;
+	}
+	if (EVPROF_VEC_RESERVE(&b->frame_keys, b->frame_keys.n + 1))
+		return false;
+	*v = 0;
+	b->frame_keys.a[b->frame_keys.n] = (struct frame_key){map, addr};
+	return evprof__hashmap_find(b->frames, (long)b->frame_keys.n, v);
+}
+
 /*
  * Frame index range (in b->fidx) for addr in proc's current maps; looked
  * up once per (mapping, address).
@@ -136,8 +172,8 @@ static int frames_for(struct sess_stacks *b, const struct bproc *pr,
 	uint64_t key = cf->kernel	 ? KEY_KERNEL
 		       : map == NO_INDEX ? KEY_UNMAPPED
 					 : map;
-	size_t start = b->fidx.len;
-	uint64_t v;
+	size_t start = b->fidx.n;
+	long v;
 	int err;
 
 	if (cf->truncated) {
@@ -148,39 +184,42 @@ static int frames_for(struct sess_stacks *b, const struct bproc *pr,
 		*cnt = 1;
 		return push_frame(b, &f);
 	}
-	if (evprof__kv_get(&b->frames, key, look, &v)) {
-		*off = (uint32_t)(v >> 32);
+	if (frame_find(b, key, look, &v)) {
+		*off = (uint32_t)((uint64_t)v >> 32);
 		*cnt = (uint32_t)v;
 		return 0;
 	}
+	if (v < 0)
+		return -ENOMEM;
 	err = symbolize(b, pr, map, look, cf->kernel);
 	if (err)
 		return err;
-	if (b->fidx.len > UINT32_MAX)
+	if (b->fidx.n > UINT32_MAX)
 		return -ENOMEM;
 	*off = (uint32_t)start;
-	*cnt = (uint32_t)(b->fidx.len - start);
-	return evprof__kv_put(&b->frames, key, look, (uint64_t)*off << 32 | *cnt);
+	*cnt = (uint32_t)(b->fidx.n - start);
+	/* frame_find() left the key past the end of frame_keys. */
+	if (evprof__hashmap_add(b->frames, (long)b->frame_keys.n,
+				(long)((uint64_t)*off << 32 | *cnt)))
+		return -ENOMEM;
+	b->frame_keys.n++;
+	return 0;
 }
 
 /* Splits a raw callchain into frames, leaf first, markers removed. */
 static int chain_frames(struct sess_stacks *b, const uint64_t *ips, uint64_t nr)
 {
 	bool kernel = false, first = true, skip = false;
-	struct chain_frame *cf;
-	int err;
 
-	b->scratch.len = 0;
+	b->scratch.n = 0;
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t ip = ips[i];
 
 		if (ip == EVPROF__CHAIN_TRUNCATED) {
-			err = evprof__vec_reserve(&b->scratch, sizeof(*cf), 1);
-			if (err)
-				return err;
-			cf = (struct chain_frame *)b->scratch.data +
-			     b->scratch.len++;
-			*cf = (struct chain_frame){.truncated = true};
+			if (EVPROF_VEC_PUSH(&b->scratch,
+					    ((struct chain_frame){
+						.truncated = true})))
+				return -ENOMEM;
 			continue;
 		}
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -196,11 +235,9 @@ static int chain_frames(struct sess_stacks *b, const uint64_t *ips, uint64_t nr)
 		}
 		if (skip)
 			continue;
-		err = evprof__vec_reserve(&b->scratch, sizeof(*cf), 1);
-		if (err)
-			return err;
-		cf = (struct chain_frame *)b->scratch.data + b->scratch.len++;
-		*cf = (struct chain_frame){ip, kernel, first, false};
+		if (EVPROF_VEC_PUSH(&b->scratch, ((struct chain_frame){
+							 ip, kernel, first, false})))
+			return -ENOMEM;
 		first = false;
 	}
 	return 0;
@@ -209,21 +246,27 @@ static int chain_frames(struct sess_stacks *b, const uint64_t *ips, uint64_t nr)
 static int stack_for(struct sess_stacks *b, const struct bproc *pr, uint32_t chain,
 		     int *stack)
 {
-	const uint64_t *words = b->st->chains.data;
+	const uint64_t *words = b->st->chains.a;
+	long key = (long)((uint64_t)pr->epoch << 32 | chain), v;
 	int st = -1, err;
-	uint64_t v;
 
-	if (evprof__kv_get(&b->stacks, pr->epoch, chain, &v)) {
-		*stack = (int)(int64_t)v;
+	if (!b->stacks) {
+		b->stacks = evprof__hashmap_new(evprof__hashmap_u64_hash,
+						evprof__hashmap_u64_equal,
+						NULL);
+		if (!b->stacks)
+			return -ENOMEM;
+	}
+	if (evprof__hashmap_find(b->stacks, key, &v)) {
+		*stack = (int)v;
 		return 0;
 	}
 	err = chain_frames(b, words + chain + 1, words[chain]);
 	if (err)
 		return err;
 	/* Leaf first in the chain: walk it backwards to go root first. */
-	for (size_t i = b->scratch.len; i-- > 0;) {
-		const struct chain_frame *cf =
-		    (struct chain_frame *)b->scratch.data + i;
+	for (size_t i = b->scratch.n; i-- > 0;) {
+		const struct chain_frame *cf = &b->scratch.a[i];
 		uint32_t off, cnt;
 
 		err = frames_for(b, pr, cf, &off, &cnt);
@@ -231,13 +274,13 @@ static int stack_for(struct sess_stacks *b, const struct bproc *pr, uint32_t cha
 			return err;
 		for (uint32_t k = 0; k < cnt; k++) {
 			st = evprof_profile__stack(
-			    b->p, st, ((int *)b->fidx.data)[off + k]);
+			    b->p, st, b->fidx.a[off + k]);
 			if (st < 0)
 				return st;
 		}
 	}
 	*stack = st;
-	return evprof__kv_put(&b->stacks, pr->epoch, chain, (uint64_t)(int64_t)st);
+	return evprof__hashmap_add(b->stacks, key, st) ? -ENOMEM : 0;
 }
 
 /*
@@ -292,27 +335,25 @@ static int unwind_sample(struct sess_stacks *b, const struct bproc *pr,
 			 struct ssample *x)
 {
 	struct evprof__unwind_map *um;
-	int err;
 
 	if (!b->uw) {
 		b->uw = evprof__unwinder_new();
 		if (!b->uw)
 			return errno == ENOMEM ? -ENOMEM : 0;
 	}
-	b->umaps.len = 0;
-	err = evprof__vec_reserve(&b->umaps, sizeof(*um), pr->nr_segs);
-	if (err)
-		return err;
-	um = b->umaps.data;
+	b->umaps.n = 0;
+	if (EVPROF_VEC_RESERVE(&b->umaps, pr->nr_segs))
+		return -ENOMEM;
+	um = b->umaps.a;
 	for (size_t i = 0; i < pr->nr_segs; i++) {
 		const struct bmap *m = evprof__tasks_map(b->t, pr->segs[i].map);
 
 		if (i && pr->segs[i].map == pr->segs[i - 1].map)
 			continue;
-		um[b->umaps.len++] = (struct evprof__unwind_map){
+		um[b->umaps.n++] = (struct evprof__unwind_map){
 		    evprof__store_strp(b->st, m->path), m->start, m->end, m->pgoff};
 	}
-	return unwind_chain(b, pr->epoch, um, b->umaps.len, x);
+	return unwind_chain(b, pr->epoch, um, b->umaps.n, x);
 }
 
 int evprof__stacks_sample(struct sess_stacks *sk, const struct bproc *pr,
@@ -330,12 +371,13 @@ int evprof__stacks_sample(struct sess_stacks *sk, const struct bproc *pr,
 
 void evprof__stacks_free(struct sess_stacks *sk)
 {
-	free(sk->fidx.data);
-	free(sk->scratch.data);
-	free(sk->umaps.data);
+	EVPROF_VEC_FREE(&sk->fidx);
+	EVPROF_VEC_FREE(&sk->scratch);
+	EVPROF_VEC_FREE(&sk->umaps);
 	evprof__unwinder_free(sk->uw);
-	free(sk->frames.t);
-	free(sk->stacks.t);
+	evprof__hashmap_free(sk->frames);
+	EVPROF_VEC_FREE(&sk->frame_keys);
+	evprof__hashmap_free(sk->stacks);
 }
 
 uint64_t evprof_session__unwind_regs(void)

@@ -19,6 +19,13 @@
 #include "session_tasks.h"
 
 struct evprof__unwinder;
+struct evprof__unwind_map;
+struct chain_frame;
+
+/* Key of the frame cache: an address in a mapping (or kernel, unmapped). */
+struct frame_key {
+	uint64_t map, addr;
+};
 
 struct sess_stacks {
 	struct sess_store *st;
@@ -27,11 +34,14 @@ struct sess_stacks {
 	struct evprof_profile *p;
 	struct evprof_symbolizer *sym; /* NULL: frames named by lib + address */
 	uint64_t regs_mask;	       /* sample_regs_user of the copies */
-	struct evprof__vec fidx;    /* int: frame indices, cache ranges */
-	struct evprof__vec scratch; /* struct chain_frame */
-	struct evprof__vec umaps;   /* struct evprof__unwind_map */
+	EVPROF_VEC(int) fidx; /* frame indices, ranges the cache names */
+	EVPROF_VEC(struct chain_frame) scratch;
+	EVPROF_VEC(struct evprof__unwind_map) umaps;
 	struct evprof__unwinder *uw; /* made for the first stack copy */
-	struct kvmap frames, stacks;
+	/* index in frame_keys -> fidx offset << 32 | count */
+	struct evprof_hashmap *frames;
+	EVPROF_VEC(struct frame_key) frame_keys;
+	struct evprof_hashmap *stacks; /* epoch << 32 | chain -> stack */
 	uint64_t unwound, truncated; /* stack copies this build unwound */
 };
 

@@ -29,8 +29,8 @@ static bool is_deferred(const uint64_t *ips, uint64_t nr)
 
 void evprof__stitch_free(struct sess_stitch *k)
 {
-	free(k->ustacks.data);
-	free(k->deferred.data);
+	EVPROF_VEC_FREE(&k->ustacks);
+	EVPROF_VEC_FREE(&k->deferred);
 }
 
 void evprof__stitch_sample(struct sess_stitch *k,
@@ -48,28 +48,27 @@ void evprof__stitch_sample(struct sess_stitch *k,
 	    !smp->stack_user_size)
 		return;
 	words = 3 + smp->regs_user_nr + (dyn + 7) / 8;
-	if ((k->ustacks.len + words) * sizeof(uint64_t) > k->max_stack_bytes ||
-	    k->ustacks.len + words >= UINT32_MAX ||
-	    evprof__vec_reserve(&k->ustacks, sizeof(uint64_t), words)) {
+	if ((k->ustacks.n + words) * sizeof(uint64_t) > k->max_stack_bytes ||
+	    k->ustacks.n + words >= UINT32_MAX ||
+	    EVPROF_VEC_RESERVE(&k->ustacks, k->ustacks.n + words)) {
 		k->stacks_dropped++;
 		return;
 	}
-	w = (uint64_t *)k->ustacks.data + k->ustacks.len;
+	w = k->ustacks.a + k->ustacks.n;
 	w[0] = dyn;
 	w[1] = smp->stack_user_size;
 	w[2] = smp->regs_user_nr;
 	memcpy(w + 3, smp->regs_user, smp->regs_user_nr * sizeof(uint64_t));
 	w[words - 1] = 0; /* the padding of a dyn_size not a multiple of 8 */
 	memcpy(w + 3 + smp->regs_user_nr, smp->stack_user, dyn);
-	ss->ustack = (uint32_t)k->ustacks.len + 1;
-	k->ustacks.len += words;
+	ss->ustack = (uint32_t)k->ustacks.n + 1;
+	k->ustacks.n += words;
 }
 
 int evprof__stitch_deferred(struct sess_stitch *k, struct sess_store *st,
 			    const struct evprof_record *r)
 {
 	const uint64_t need = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	struct sdeferred *d;
 	uint32_t chain;
 	int err;
 
@@ -77,16 +76,15 @@ int evprof__stitch_deferred(struct sess_stitch *k, struct sess_store *st,
 	if (!r->sid.present || (k->sample_type & need) != need)
 		return 0;
 	err = evprof__store_chain(st, r->deferred.ips, r->deferred.nr, &chain);
-	if (!err)
-		err = evprof__vec_reserve(&k->deferred, sizeof(*d), 1);
 	if (err)
 		return err;
-	d = (struct sdeferred *)k->deferred.data + k->deferred.len++;
-	*d = (struct sdeferred){.time = r->sid.time,
-				.cookie = r->deferred.cookie,
-				.tid = r->sid.tid,
-				.chain = chain};
-	return 0;
+	return EVPROF_VEC_PUSH(&k->deferred,
+			       ((struct sdeferred){.time = r->sid.time,
+						   .cookie = r->deferred.cookie,
+						   .tid = r->sid.tid,
+						   .chain = chain}))
+		   ? -ENOMEM
+		   : 0;
 }
 
 /* ---- stitching ---------------------------------------------------------- */
@@ -116,7 +114,7 @@ static int cmp_sev(const void *pa, const void *pb)
 static int stitch(struct sess_store *st, struct ssample *x,
 		  const struct sdeferred *d)
 {
-	const uint64_t *w = st->chains.data;
+	const uint64_t *w = st->chains.a;
 	uint64_t nr = w[x->chain] - 2, unr = w[d->chain], *buf;
 	int err;
 
@@ -133,25 +131,25 @@ static int stitch(struct sess_store *st, struct ssample *x,
 
 int evprof__stitch_resolve(struct sess_stitch *k, struct sess_store *st)
 {
-	struct ssample *ss = st->samples.data;
-	const struct sdeferred *dr = k->deferred.data;
+	struct ssample *ss = st->samples.a;
+	const struct sdeferred *dr = k->deferred.a;
 	struct sev *ev;
 	size_t n = 0, run, last;
 	int err = 0;
 
 	k->deferred_unstitched = 0;
-	ev = malloc((st->samples.len + k->deferred.len + 1) * sizeof(*ev));
+	ev = malloc((st->samples.n + k->deferred.n + 1) * sizeof(*ev));
 	if (!ev)
 		return -ENOMEM;
-	for (size_t i = 0; i < st->samples.len; i++) {
+	for (size_t i = 0; i < st->samples.n; i++) {
 		const uint64_t *w =
-		    (const uint64_t *)st->chains.data + ss[i].chain;
+		    st->chains.a + ss[i].chain;
 
 		if (is_deferred(w + 1, w[0]))
 			ev[n++] =
 			    (struct sev){ss[i].time, ss[i].tid, (uint32_t)i, 0};
 	}
-	for (size_t i = 0; i < k->deferred.len; i++)
+	for (size_t i = 0; i < k->deferred.n; i++)
 		ev[n++] = (struct sev){dr[i].time, dr[i].tid, (uint32_t)i, 1};
 	qsort(ev, n, sizeof(*ev), cmp_sev);
 
@@ -172,7 +170,7 @@ int evprof__stitch_resolve(struct sess_stitch *k, struct sess_store *st)
 			for (; waiting < last && !err; waiting++) {
 				struct ssample *x = &ss[ev[waiting].idx];
 				const uint64_t *w =
-				    (const uint64_t *)st->chains.data + x->chain;
+				    st->chains.a + x->chain;
 
 				if (w[w[0]] == d->cookie)
 					err = stitch(st, x, d);

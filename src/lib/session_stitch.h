@@ -26,8 +26,8 @@ struct sess_stitch {
 	uint64_t sample_type;
 	size_t max_stack_bytes;
 	/* stack copies: [dyn_size, size, nr_regs, regs..., stack words] */
-	struct evprof__vec ustacks;  /* uint64_t */
-	struct evprof__vec deferred; /* struct sdeferred */
+	EVPROF_VEC(uint64_t) ustacks;
+	EVPROF_VEC(struct sdeferred) deferred;
 	uint64_t deferred_samples, stacks_dropped, deferred_unstitched;
 };
 
@@ -57,7 +57,7 @@ EVPROF_HIDDEN int evprof__stitch_resolve(struct sess_stitch *k,
 static inline const uint64_t *evprof__stitch_ustack(const struct sess_stitch *k,
 						    const struct ssample *x)
 {
-	return (const uint64_t *)k->ustacks.data + x->ustack - 1;
+	return k->ustacks.a + x->ustack - 1;
 }
 
 #endif /* EVPROF_LIB_SESSION_STITCH_H */

@@ -14,16 +14,6 @@
 
 #include "util.h"
 
-/* A growable array; elements are malloc'ed in one block. */
-struct evprof__vec {
-	void *data;
-	size_t len, cap;
-};
-
-/* Makes room for n more elements of size elem. Returns 0 or -ENOMEM. */
-EVPROF_HIDDEN int evprof__vec_reserve(struct evprof__vec *v, size_t elem,
-				      size_t n);
-
 /* ssample.flags */
 #define SS_HAS_CPU 0x1 /* cpu_delta is known */
 #define SS_KEPT	   0x2 /* the last build kept it */
@@ -74,14 +64,13 @@ struct sess_store {
 	size_t nr_slots; /* deltas a sample may carry */
 
 	/* callchains: words [nr, ips...], deduplicated by a hash set */
-	struct evprof__vec chains; /* uint64_t */
-	uint32_t *chain_set;	   /* offsets + 1; 0: empty */
-	size_t chain_set_cap, nr_chain_set;
+	EVPROF_VEC(uint64_t) chains;
+	struct evprof_hashmap *chain_set; /* offset -> offset */
 
-	struct evprof__vec samples; /* struct ssample */
-	struct evprof__vec deltas;  /* uint64_t */
-	struct evprof__vec sb;	    /* struct sb_event */
-	struct evprof__vec strs;    /* char */
+	EVPROF_VEC(struct ssample) samples;
+	EVPROF_VEC(uint64_t) deltas; /* packed, see ssample.deltas */
+	EVPROF_VEC(struct sb_event) sb;
+	EVPROF_VEC(char) strs;
 	uint64_t first_time, last_time; /* of stored samples; 0: none */
 };
 
@@ -97,7 +86,7 @@ EVPROF_HIDDEN int evprof__store_str(struct sess_store *st, const char *str,
 static inline const char *evprof__store_strp(const struct sess_store *st,
 					     uint32_t off)
 {
-	return (const char *)st->strs.data + off;
+	return st->strs.a + off;
 }
 
 /*
@@ -111,7 +100,7 @@ EVPROF_HIDDEN int evprof__store_chain(struct sess_store *st,
 static inline const uint64_t *evprof__store_chainp(const struct sess_store *st,
 						   uint32_t off)
 {
-	return (const uint64_t *)st->chains.data + off;
+	return st->chains.a + off;
 }
 
 /*
@@ -131,7 +120,7 @@ EVPROF_HIDDEN struct ssample *evprof__store_sample(struct sess_store *st,
 static inline struct ssample *evprof__store_samplep(struct sess_store *st,
 						    uint32_t idx)
 {
-	return (struct ssample *)st->samples.data + idx;
+	return st->samples.a + idx;
 }
 
 /* Delta of slot of x, or 0 when x has none. */
@@ -148,25 +137,7 @@ EVPROF_HIDDEN struct sb_event *evprof__store_sb_new(struct sess_store *st,
 						    uint64_t time);
 static inline void evprof__store_sb_commit(struct sess_store *st)
 {
-	st->sb.len++;
+	st->sb.n++;
 }
-
-/* A small (u64, u64) -> u64 map for the build's caches. */
-struct kv {
-	uint64_t a, b, val;
-	bool used;
-};
-
-struct kvmap {
-	struct kv *t;
-	size_t cap, n;
-};
-
-/* True when (a, b) is in m; then *val receives its value. */
-EVPROF_HIDDEN bool evprof__kv_get(const struct kvmap *m, uint64_t a,
-				  uint64_t b, uint64_t *val);
-/* Sets (a, b) to val. Returns 0 or -ENOMEM. */
-EVPROF_HIDDEN int evprof__kv_put(struct kvmap *m, uint64_t a, uint64_t b,
-				 uint64_t val);
 
 #endif /* EVPROF_LIB_SESSION_STORE_H */

@@ -7,6 +7,30 @@
 
 #include "session_tasks.h"
 
+/* Index maps: a u32 key to a u32 index. */
+static bool idx_get(const struct evprof_hashmap *m, uint32_t key, uint64_t *v)
+{
+	long val;
+
+	if (!m || !evprof__hashmap_find(m, (long)key, &val))
+		return false;
+	*v = (uint64_t)val;
+	return true;
+}
+
+static int idx_put(struct evprof_hashmap **m, uint32_t key, uint32_t val)
+{
+	if (!*m) {
+		*m = evprof__hashmap_new(evprof__hashmap_u64_hash,
+					 evprof__hashmap_u64_equal, NULL);
+		if (!*m)
+			return -ENOMEM;
+	}
+	return evprof__hashmap_set(*m, (long)key, (long)val, NULL, NULL) < 0
+		   ? -ENOMEM
+		   : 0;
+}
+
 struct pending_fork {
 	uint32_t child; /* bproc */
 	uint32_t ppid;
@@ -14,7 +38,7 @@ struct pending_fork {
 
 #define PROC(b, i)   evprof__tasks_proc(b, i)
 #define THREAD(b, i) evprof__tasks_thr(b, i)
-#define MAP(b, i)    (&((struct bmap *)(b)->maps.data)[i])
+#define MAP(b, i)    (&(b)->maps.a[i])
 
 static bool is_root(const struct sess_tasks *b, uint32_t pid)
 {
@@ -35,7 +59,7 @@ static uint32_t proc_current(const struct sess_tasks *b, uint32_t pid)
 {
 	uint64_t v = 0;
 
-	return evprof__kv_get(&b->pid_proc, pid, 0, &v) ? (uint32_t)v : NO_INDEX;
+	return idx_get(b->pid_proc, pid, &v) ? (uint32_t)v : NO_INDEX;
 }
 
 /*
@@ -44,12 +68,12 @@ static uint32_t proc_current(const struct sess_tasks *b, uint32_t pid)
  */
 static void resolve_pending(struct sess_tasks *b)
 {
-	struct pending_fork *pf = b->pending.data;
+	struct pending_fork *pf = b->pending.a;
 	bool again = true;
 
 	while (again) {
 		again = false;
-		for (size_t i = 0; i < b->pending.len; i++) {
+		for (size_t i = 0; i < b->pending.n; i++) {
 			uint32_t parent = proc_current(b, pf[i].ppid);
 			struct bproc *child;
 
@@ -58,7 +82,7 @@ static void resolve_pending(struct sess_tasks *b)
 			child = lineage(b, pf[i].child);
 			child->in_tree = true;
 			child->pending = false;
-			pf[i--] = pf[--b->pending.len];
+			pf[i--] = pf[--b->pending.n];
 			again = true;
 		}
 	}
@@ -76,16 +100,16 @@ static int proc_new(struct sess_tasks *b, uint32_t pid, uint64_t start,
 	uint32_t idx;
 	int err;
 
-	if (b->procs.len >= NO_INDEX)
+	if (b->procs.n >= NO_INDEX)
 		return -ENOMEM;
-	err = evprof__vec_reserve(&b->procs, sizeof(*pr), 1);
+	err = EVPROF_VEC_RESERVE(&b->procs, b->procs.n + 1) ? -ENOMEM : 0;
 	if (err)
 		return err;
-	idx = (uint32_t)b->procs.len;
-	err = evprof__kv_put(&b->pid_proc, pid, 0, idx);
+	idx = (uint32_t)b->procs.n;
+	err = idx_put(&b->pid_proc, pid, idx);
 	if (err)
 		return err;
-	b->procs.len++;
+	b->procs.n++;
 	pr = PROC(b, idx);
 	*pr = (struct bproc){.pid = pid,
 			     .lineage = idx,
@@ -96,7 +120,7 @@ static int proc_new(struct sess_tasks *b, uint32_t pid, uint64_t start,
 		pr->lineage = PROC(b, from)->lineage;
 	} else {
 		pr->in_tree = is_root(b, pid);
-		if (pr->in_tree && b->pending.len)
+		if (pr->in_tree && b->pending.n)
 			resolve_pending(b);
 	}
 	*out = idx;
@@ -110,16 +134,16 @@ static int thread_new(struct sess_tasks *b, uint32_t tid, uint32_t proc,
 	uint32_t idx;
 	int err;
 
-	if (b->threads.len >= NO_INDEX)
+	if (b->threads.n >= NO_INDEX)
 		return -ENOMEM;
-	err = evprof__vec_reserve(&b->threads, sizeof(*t), 1);
+	err = EVPROF_VEC_RESERVE(&b->threads, b->threads.n + 1) ? -ENOMEM : 0;
 	if (err)
 		return err;
-	idx = (uint32_t)b->threads.len;
-	err = evprof__kv_put(&b->tid_thread, tid, 0, idx);
+	idx = (uint32_t)b->threads.n;
+	err = idx_put(&b->tid_thread, tid, idx);
 	if (err)
 		return err;
-	b->threads.len++;
+	b->threads.n++;
 	t = THREAD(b, idx);
 	*t = (struct bthread){
 	    .tid = tid, .proc = proc, .start = start, .prof = -1};
@@ -143,7 +167,7 @@ int evprof__tasks_thread(struct sess_tasks *b, uint32_t pid, uint32_t tid,
 	uint64_t v;
 	int err;
 
-	if (evprof__kv_get(&b->tid_thread, tid, 0, &v) &&
+	if (idx_get(b->tid_thread, tid, &v) &&
 	    PROC(b, THREAD(b, v)->proc)->pid == pid &&
 	    THREAD(b, v)->proc == proc_current(b, pid)) {
 		*out = (uint32_t)v;
@@ -227,7 +251,7 @@ static int replay_comm(struct sess_tasks *b, const struct sb_event *e)
 			return err;
 		if (old != NO_INDEX && e->time) {
 			PROC(b, old)->end = e->time;
-			if (evprof__kv_get(&b->tid_thread, e->pid, 0, &v) &&
+			if (idx_get(b->tid_thread, e->pid, &v) &&
 			    THREAD(b, v)->proc == old)
 				THREAD(b, v)->end = e->time;
 		}
@@ -259,7 +283,7 @@ static bool parent_name(struct sess_tasks *b, uint32_t ppid, uint32_t ptid,
 	uint32_t proc = proc_current(b, ppid);
 	uint64_t v;
 
-	if (evprof__kv_get(&b->tid_thread, ptid, 0, &v) && THREAD(b, v)->proc == proc &&
+	if (idx_get(b->tid_thread, ptid, &v) && THREAD(b, v)->proc == proc &&
 	    THREAD(b, v)->has_name) {
 		*name = THREAD(b, v)->name;
 		return true;
@@ -303,15 +327,10 @@ static int replay_fork(struct sess_tasks *b, const struct sb_event *e)
 				pr->in_tree = true;
 				resolve_pending(b);
 			} else {
-				struct pending_fork *pf;
-
-				err = evprof__vec_reserve(&b->pending,
-							  sizeof(*pf), 1);
-				if (err)
-					return err;
-				pf = (struct pending_fork *)b->pending.data +
-				     b->pending.len++;
-				*pf = (struct pending_fork){proc, e->ppid};
+				if (EVPROF_VEC_PUSH(&b->pending,
+						    ((struct pending_fork){
+							proc, e->ppid})))
+					return -ENOMEM;
 				pr->pending = true;
 			}
 		}
@@ -333,7 +352,7 @@ static void replay_exit(struct sess_tasks *b, const struct sb_event *e)
 
 	if (!e->time)
 		return;
-	if (evprof__kv_get(&b->tid_thread, e->tid, 0, &v) && THREAD(b, v)->proc == proc)
+	if (idx_get(b->tid_thread, e->tid, &v) && THREAD(b, v)->proc == proc)
 		THREAD(b, v)->end = e->time;
 	if (e->tid == e->pid && proc != NO_INDEX)
 		PROC(b, proc)->end = e->time;
@@ -347,12 +366,12 @@ static int replay_mmap(struct sess_tasks *b, const struct sb_event *e)
 
 	err = proc_get(b, e->pid, &proc);
 	if (!err)
-		err = evprof__vec_reserve(&b->maps, sizeof(*m), 1);
+		err = EVPROF_VEC_RESERVE(&b->maps, b->maps.n + 1) ? -ENOMEM : 0;
 	if (err)
 		return err;
-	if (b->maps.len >= NO_INDEX)
+	if (b->maps.n >= NO_INDEX)
 		return -ENOMEM;
-	m = MAP(b, b->maps.len);
+	m = MAP(b, b->maps.n);
 	*m = (struct bmap){.start = e->addr,
 			   .end = e->addr + e->len,
 			   .pgoff = e->pgoff,
@@ -361,7 +380,7 @@ static int replay_mmap(struct sess_tasks *b, const struct sb_event *e)
 			   .build_id = e->build_id,
 			   .build_id_len = e->build_id_len,
 			   .pid = e->pid};
-	return segs_insert(b, PROC(b, proc), (uint32_t)b->maps.len++);
+	return segs_insert(b, PROC(b, proc), (uint32_t)b->maps.n++);
 }
 
 int evprof__tasks_replay(struct sess_tasks *b, const struct sb_event *e)
@@ -399,14 +418,14 @@ int evprof__tasks_replay(struct sess_tasks *b, const struct sb_event *e)
 
 void evprof__tasks_free(struct sess_tasks *b)
 {
-	for (size_t i = 0; i < b->procs.len; i++)
+	for (size_t i = 0; i < b->procs.n; i++)
 		free(PROC(b, (uint32_t)i)->segs);
-	free(b->procs.data);
-	free(b->threads.data);
-	free(b->maps.data);
-	free(b->pending.data);
-	free(b->pid_proc.t);
-	free(b->tid_thread.t);
+	EVPROF_VEC_FREE(&b->procs);
+	EVPROF_VEC_FREE(&b->threads);
+	EVPROF_VEC_FREE(&b->maps);
+	EVPROF_VEC_FREE(&b->pending);
+	evprof__hashmap_free(b->pid_proc);
+	evprof__hashmap_free(b->tid_thread);
 }
 
 const char *evprof__tasks_proc_name(const struct sess_tasks *b,
@@ -417,7 +436,7 @@ const char *evprof__tasks_proc_name(const struct sess_tasks *b,
 
 	if (pr->has_name)
 		return evprof__store_strp(b->st, pr->name);
-	if (evprof__kv_get(&b->tid_thread, pr->pid, 0, &v) &&
+	if (idx_get(b->tid_thread, pr->pid, &v) &&
 	    THREAD(b, (uint32_t)v)->has_name)
 		return evprof__store_strp(b->st, THREAD(b, (uint32_t)v)->name);
 	snprintf(buf, len, "%u", pr->pid);

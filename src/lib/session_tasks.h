@@ -69,15 +69,18 @@ struct bthread {
 	int prof;      /* for the build: profile thread */
 };
 
+struct pending_fork;
+
 struct sess_tasks {
 	const struct sess_store *st;
 	const pid_t *roots; /* none: every process is in the tree */
 	size_t nr_roots;
-	struct evprof__vec procs;   /* struct bproc */
-	struct evprof__vec threads; /* struct bthread */
-	struct evprof__vec maps;    /* struct bmap */
-	struct evprof__vec pending; /* struct pending_fork */
-	struct kvmap pid_proc, tid_thread;
+	EVPROF_VEC(struct bproc) procs;
+	EVPROF_VEC(struct bthread) threads;
+	EVPROF_VEC(struct bmap) maps;
+	EVPROF_VEC(struct pending_fork) pending;
+	struct evprof_hashmap *pid_proc;   /* pid -> its current entry */
+	struct evprof_hashmap *tid_thread; /* tid -> its latest thread */
 	uint32_t epoch;
 };
 
@@ -103,19 +106,19 @@ EVPROF_HIDDEN const char *evprof__tasks_proc_name(const struct sess_tasks *t,
 static inline struct bproc *evprof__tasks_proc(const struct sess_tasks *t,
 					       uint32_t i)
 {
-	return (struct bproc *)t->procs.data + i;
+	return &t->procs.a[i];
 }
 
 static inline struct bthread *evprof__tasks_thr(const struct sess_tasks *t,
 						uint32_t i)
 {
-	return (struct bthread *)t->threads.data + i;
+	return &t->threads.a[i];
 }
 
 static inline const struct bmap *evprof__tasks_map(const struct sess_tasks *t,
 						   uint32_t i)
 {
-	return (const struct bmap *)t->maps.data + i;
+	return &t->maps.a[i];
 }
 
 /* The entry of proc's lineage, which holds its tree membership. */

@@ -227,10 +227,10 @@ static struct evprof_session *new_session(const pid_t *pids, size_t nr_pids)
 /* Delta of slot (-1: CPU) of the k-th stored sample; UINT64_MAX: none. */
 static uint64_t delta_of(const struct evprof_session *s, size_t k, int slot)
 {
-	const struct ssample *x = (const struct ssample *)s->store.samples.data + k;
-	const uint64_t *d = (const uint64_t *)s->store.deltas.data + x->deltas;
+	const struct ssample *x = (const struct ssample *)s->store.samples.a + k;
+	const uint64_t *d = (const uint64_t *)s->store.deltas.a + x->deltas;
 
-	assert_true(k < s->store.samples.len);
+	assert_true(k < s->store.samples.n);
 	if (slot < 0)
 		return x->flags & SS_HAS_CPU ? x->cpu_delta : UINT64_MAX;
 	if (!(x->has & (1ULL << slot)))
@@ -649,7 +649,7 @@ static void test_per_cpu_cuts(void **state)
 	assert_int_equal(feed_cpu0(s, true, 100, 103, 600, 70, 6000), 0);
 
 	/* Cuts are not samples; a sample takes its thread's held deltas. */
-	assert_int_equal(s->store.samples.len, 4);
+	assert_int_equal(s->store.samples.n, 4);
 	assert_int_equal(delta_of(s, 0, 0), 10);
 	assert_int_equal(delta_of(s, 1, 0), 20);	   /* 150..200 */
 	assert_int_equal(delta_of(s, 2, 0), 3 + 5);   /* 300..350 + held */
@@ -659,7 +659,7 @@ static void test_per_cpu_cuts(void **state)
 	assert_non_null(p);
 	assert_int_equal(evprof_session__build(s, p, NULL), 0);
 	/* Tails go to each thread's last sample; 103 gets one at its cut. */
-	assert_int_equal(s->store.samples.len, 5);
+	assert_int_equal(s->store.samples.n, 5);
 	assert_int_equal(delta_of(s, 2, 0), 8 + 2);
 	assert_int_equal(delta_of(s, 3, 0), 20 + 1);
 	assert_int_equal(delta_of(s, 4, 0), 5);
@@ -712,7 +712,7 @@ static void test_per_cpu_exit_tail(void **state)
 			 0);
 	assert_int_equal(feed_cpu0(s, true, 200, UINT32_MAX, 160, 13, 0), 0);
 	assert_int_equal(evprof_session__build(s, p, NULL), 0);
-	assert_int_equal(s->store.samples.len, 1);
+	assert_int_equal(s->store.samples.n, 1);
 	assert_int_equal(evprof_session__thread_total(s, 201, 0), 13);
 	evprof_profile__free(p);
 	evprof_session__free(s);
