@@ -676,10 +676,73 @@ static void test_per_cpu_cuts(void **state)
 	assert_int_equal(evprof_session__thread_total(
 			     s, 103, EVPROF_SESSION_CPU_TIME),
 			 6000 - 5200);
+	/* The idle task's share is unattributed: 61..65 faults, 200 ns. */
+	assert_int_equal(evprof_session__unattributed(s, 0), 4);
+	assert_int_equal(
+	    evprof_session__unattributed(s, EVPROF_SESSION_CPU_TIME), 200);
 	evprof_session__stats(s, &st);
 	assert_int_equal(st.samples, 5);
 	assert_int_equal(st.samples_filtered, 1);
 	assert_int_equal(st.counter_resets, 0);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
+/*
+ * Per CPU, a value below the last one of its id is rejected: the counter
+ * never restarts. What a CPU counted for a process outside the tree is
+ * unattributed; with the kept threads' totals it makes the last value.
+ */
+static void test_per_cpu_backwards(void **state)
+{
+	const pid_t root = 100;
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS,
+		    .read_format = RF_BITS,
+		    .sample_id_all = true},
+	    .counters = counter_names,
+	    .nr_counters = 2,
+	    .pids = &root,
+	    .nr_pids = 1,
+	    .per_cpu = true,
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_session_stats st;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(p);
+	set_group_ids(s, L0, A0, B0, C0);
+	assert_int_equal(feed_sample(s, 100, 101, 10,
+				     (struct val[]){{L0, 1}, {A0, 10}}, 2,
+				     chain_a, 2),
+			 0);
+	assert_int_equal(feed_sample(s, 100, 102, 20,
+				     (struct val[]){{L0, 2}, {A0, 5}}, 2,
+				     chain_a, 2),
+			 0);
+	assert_int_equal(feed_sample(s, 100, 101, 30,
+				     (struct val[]){{L0, 3}, {A0, 12}}, 2,
+				     chain_a, 2),
+			 0);
+	assert_int_equal(feed_sample(s, 200, 201, 40,
+				     (struct val[]){{L0, 4}, {A0, 20}}, 2,
+				     chain_a, 2),
+			 0);
+	assert_int_equal(delta_of(s, 1, 0), UINT64_MAX); /* rejected */
+	assert_int_equal(delta_of(s, 2, 0), 2);
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	assert_int_equal(evprof_session__thread_total(s, 101, 0), 12);
+	assert_int_equal(evprof_session__thread_total(s, 102, 0), 0);
+	assert_int_equal(evprof_session__unattributed(s, 0), 8);
+	assert_int_equal(evprof_session__unattributed(s, EVPROF_SESSION_SAMPLER),
+			 0); /* no sampler_counter: no such counter */
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.reads_rejected, 1);
+	assert_int_equal(st.counter_resets, 0);
+	assert_int_equal(st.samples, 3);
 	evprof_profile__free(p);
 	evprof_session__free(s);
 }
@@ -942,6 +1005,7 @@ int main(void)
 	    cmocka_unit_test(test_exclude_idle),
 	    cmocka_unit_test(test_per_cpu_cuts),
 	    cmocka_unit_test(test_per_cpu_exit_tail),
+	    cmocka_unit_test(test_per_cpu_backwards),
 	    cmocka_unit_test(test_build_symbols),
 	    cmocka_unit_test(test_maps_override),
 	    cmocka_unit_test(test_feed_throughput),
