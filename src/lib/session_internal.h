@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The session object, shared by the two top session modules: session.c
- * (feeding) and session_build.c (building). Each layer below has its own
- * header and state, and includes only the layers below it:
+ * (feeding) and session_build.c (building), which never call each other.
+ * Each layer below has its own header and state and includes, and calls,
+ * only layers below it (lower ones get what they need as arguments):
  *
- *   session.c          session_build.c           session_proc.c (/proc)
- *     |  \      \        |     \        \             | (public API only)
- *     |   \      \     session_stacks.c  \
- *     |    \      \     /     |     \     \
- *     |  session_cut.c  session_tasks.c  session_stitch.c   session_delta.c
- *     |        \              |              /
- *     +------- session_store.c (samples, chains, side-band events)
+ *   session_proc.c: /proc reader, on the public API only
+ *   session.c ----------> delta, cut, stitch, store
+ *   session_build.c ----> stacks, tasks, cut, stitch, store
+ *   session_stacks.c ---> tasks, stitch, store (+ unwind, profile)
+ *   session_cut.c, session_stitch.c, session_tasks.c ---> store
+ *   session_delta.c, session_store.c ---> util
  */
 #ifndef EVPROF_LIB_SESSION_INTERNAL_H
 #define EVPROF_LIB_SESSION_INTERNAL_H

@@ -12,8 +12,6 @@
 #include <evprof/proc.h>
 #include <evprof/session.h>
 
-#include "util.h"
-
 #define NAME_LEN 64 /* TASK_COMM_LEN is 16 */
 
 struct seed_buf {
