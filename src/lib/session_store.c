@@ -77,7 +77,8 @@ int evprof__store_chain(struct sess_store *st, const uint64_t *ips,
 	    EVPROF_VEC_RESERVE(&st->chains, end + nr + 1))
 		return -ENOMEM;
 	st->chains.a[end] = nr;
-	memcpy(st->chains.a + end + 1, ips, nr * sizeof(*ips));
+	if (nr) /* a sample without chain nor ip has no ips at all (NULL) */
+		memcpy(st->chains.a + end + 1, ips, nr * sizeof(*ips));
 	if (evprof__hashmap_find(st->chain_set, (long)end, &found)) {
 		*off = (uint32_t)found;
 		return 0;
