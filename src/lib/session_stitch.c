@@ -158,10 +158,12 @@ int evprof__stitch_resolve(struct sess_stitch *k, struct sess_store *st)
 
 		for (last = run; last < n && ev[last].tid == ev[run].tid;
 		     last++) {
-			const struct sdeferred *d = &dr[ev[last].idx];
+			const struct sdeferred *d;
 
+			/* Samples only: dr may be NULL, no offset from it. */
 			if (!ev[last].record)
 				continue;
+			d = &dr[ev[last].idx];
 			/*
 			 * Every sample waiting now (all of ev[waiting..last):
 			 * the previous record ended the previous wait) is
