@@ -29,6 +29,7 @@
 #include <sys/types.h>
 
 #include <evprof/common.h>
+#include <evprof/proc.h>
 #include <evprof/profile.h>
 #include <evprof/record.h>
 #include <evprof/symbols.h>
@@ -102,10 +103,37 @@ EVPROF_API void evprof_session__free(struct evprof_session *s);
 EVPROF_API int evprof_session__set_id(struct evprof_session *s, uint64_t id,
 				      int role);
 
+/* A thread of a seeded process. */
+struct evprof_session_thread_seed {
+	pid_t tid;
+	const char *name; /* NULL: not known */
+};
+
+/* What a process that existed before recording is made of. */
+struct evprof_session_seed {
+	size_t sz; /* sizeof(struct evprof_session_seed) */
+	pid_t pid;
+	const char *name; /* NULL: not known */
+	const struct evprof_session_thread_seed *threads;
+	size_t nr_threads;
+	/* Its mappings; only executable ones (EVPROF_MAP_EXEC) are used. */
+	const struct evprof_map *maps;
+	size_t nr_maps;
+};
+
 /*
- * Learns process pid as it is now from /proc (name, threads and their
- * names, memory maps), for targets that existed before recording. Returns
- * 0 or -errno (-ESRCH when it is gone).
+ * Learns process seed->pid as it was before every record (time 0): its
+ * name, its threads' names and its mappings, for targets that existed
+ * before recording. Pure: the session copies what it keeps, seed may go
+ * once this returns. All or nothing. Returns 0, -EINVAL or -ENOMEM.
+ */
+EVPROF_API int evprof_session__seed(struct evprof_session *s,
+				    const struct evprof_session_seed *seed);
+
+/*
+ * Reads process pid as it is now from /proc (name, threads and their
+ * names, memory maps) and seeds it with evprof_session__seed(). Returns 0
+ * or -errno (-ESRCH when it is gone).
  */
 EVPROF_API int evprof_session__seed_process(struct evprof_session *s,
 					    pid_t pid);
@@ -130,8 +158,9 @@ struct evprof_session_stats {
 	uint64_t malformed;	  /* records that failed to decode */
 	uint64_t unknown_ids;	  /* READ entries with an undeclared id */
 	/*
-	 * READ values below the last one of their (id, tid): a reused tid
-	 * whose FORK was not seen; the value counts as a first sample.
+	 * Task mode: READ values below the last one of their (id, tid): a
+	 * reused tid whose FORK was not seen; the value counts as the first
+	 * one of a new counter instance.
 	 */
 	uint64_t counter_resets;
 	/*
@@ -150,6 +179,12 @@ struct evprof_session_stats {
 	uint64_t deferred_unstitched;
 	uint32_t processes, threads; /* in the profile the last build made */
 	uint64_t first_time, last_time; /* of samples, ns; 0 if none */
+	/*
+	 * opts.per_cpu: READ values below the last one of their id. A CPU's
+	 * counter never restarts, so the record is out of ring order or
+	 * corrupt: the value is ignored (no delta, the last value stays).
+	 */
+	uint64_t reads_rejected;
 };
 
 /*
@@ -169,6 +204,22 @@ EVPROF_API void evprof_session__stats(const struct evprof_session *s,
  */
 EVPROF_API uint64_t evprof_session__thread_total(const struct evprof_session *s,
 						 pid_t tid, int counter);
+
+/*
+ * Total delta of counter c (as for evprof_session__thread_total) that no
+ * kept sample carries: reads of the idle task dropped by exclude_idle
+ * (per CPU their deltas are taken all the same) and, after a build, the
+ * samples it did not keep (outside the process tree). Returns 0 when
+ * there is none.
+ *
+ * What it makes checkable, after a build: per counter, the thread totals
+ * of every thread plus this equal the sum, over the counter's ids, of what
+ * their reads said: task mode, per (id, tid) the last value of each
+ * counter instance (0 at its start: the thread's creation); per-CPU mode,
+ * per id its last accepted value minus 0 (the value when enabled).
+ */
+EVPROF_API uint64_t evprof_session__unattributed(const struct evprof_session *s,
+						 int counter);
 
 /*
  * The sample_regs_user mask DWARF unwinding needs on this architecture

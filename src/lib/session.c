@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Sessions, feeding side: per-sample counter deltas keyed by (kernel id,
- * tid) or, per CPU, by kernel id (held across context-switch cuts in
- * session_cut.c), compact sample storage with deduplicated callchains, and
- * side-band events (COMM, FORK, EXIT, MMAP, /proc seeds) kept for the
- * time-ordered replay in session_build.c. Nothing on the per-sample path
+ * Sessions, feeding side: decodes each record and hands it to the layers
+ * below: reads to deltas (session_delta.c), context-switch cuts to the held
+ * deltas (session_cut.c), samples and side-band events (COMM, FORK, EXIT,
+ * MMAP, seeds) to the storage (session_store.c) for the time-ordered
+ * replay at build, stack copies and deferred callchains to
+ * session_stitch.c. Pure: no syscalls; nothing on the per-sample path
  * allocates except the amortised growth of its arrays and tables.
  */
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include <evprof/proc.h>
 #include <evprof/read.h>
 #include <evprof/session.h>
 
@@ -21,72 +21,6 @@
 #ifndef PERF_RECORD_MISC_MMAP_DATA
 #define PERF_RECORD_MISC_MMAP_DATA (1 << 13)
 #endif
-
-struct role_ent {
-	uint64_t id;
-	int role;
-	bool used;
-};
-
-/* The counter instance of one thread on one kernel id. */
-struct last_ent {
-	uint64_t id;
-	uint64_t last; /* raw value at the latest sample */
-	uint64_t time; /* of that sample, or of the FORK that reset it */
-	uint32_t tid;
-	bool used;
-};
-
-int evprof__vec_reserve(struct evprof__vec *v, size_t elem, size_t n)
-{
-	size_t cap;
-	void *p;
-
-	if (n <= v->cap - v->len)
-		return 0;
-	if (n > SIZE_MAX / elem - v->len)
-		return -ENOMEM;
-	cap = v->cap ? v->cap : 16;
-	while (cap < v->len + n)
-		cap = cap > SIZE_MAX / elem / 2 ? SIZE_MAX / elem : cap * 2;
-	p = realloc(v->data, cap * elem);
-	if (!p)
-		return -ENOMEM;
-	v->data = p;
-	v->cap = cap;
-	return 0;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-int evprof__session_str(struct evprof_session *s, const void *p, size_t len,
-			uint32_t *off)
-{
-	int err;
-
-	if (s->strs.len + len > UINT32_MAX)
-		return -ENOMEM;
-	err = evprof__vec_reserve(&s->strs, 1, len);
-	if (err)
-		return err;
-	*off = (uint32_t)s->strs.len;
-	memcpy((char *)s->strs.data + s->strs.len, p, len);
-	s->strs.len += len;
-	return 0;
-}
-
-static int add_string(struct evprof_session *s, const char *str, uint32_t *off)
-{
-	return evprof__session_str(s, str, strlen(str) + 1, off);
-}
 
 /* ---- lifecycle ---------------------------------------------------------- */
 
@@ -99,20 +33,10 @@ void evprof_session__free(struct evprof_session *s)
 	free(s->counters);
 	free(s->sampler_counter);
 	free(s->pids);
-	free(s->roles);
-	free(s->ids);
-	free(s->last);
-	free(s->ts);
-	free(s->ts_vals.data);
-	free(s->exit_tid);
-	free(s->chains.data);
-	free(s->chain_set);
-	free(s->samples.data);
-	free(s->deltas.data);
-	free(s->sb.data);
-	free(s->strs.data);
-	free(s->ustacks.data);
-	free(s->deferred.data);
+	evprof__delta_free(&s->delta);
+	evprof__cut_free(&s->cut);
+	evprof__stitch_free(&s->stitch);
+	evprof__store_free(&s->store);
 	free(s);
 }
 
@@ -141,10 +65,14 @@ evprof_session__new(const struct evprof_session_opts *opts)
 		goto nomem;
 	s->fmt = opts->fmt;
 	s->exclude_idle = opts->exclude_idle;
-	s->max_stack_bytes = opts->max_stack_bytes ? opts->max_stack_bytes
-						   : (size_t)1 << 30;
 	s->per_cpu = opts->per_cpu;
 	s->nr_slots = opts->nr_counters + !!opts->sampler_counter;
+	s->store.nr_slots = s->nr_slots;
+	s->delta.per_cpu = opts->per_cpu;
+	s->stitch.sample_type = opts->fmt.sample_type;
+	s->stitch.max_stack_bytes = opts->max_stack_bytes
+					? opts->max_stack_bytes
+					: (size_t)1 << 30;
 	if (opts->nr_counters) {
 		s->counters = calloc(opts->nr_counters, sizeof(*s->counters));
 		if (!s->counters)
@@ -175,277 +103,22 @@ nomem:
 	return NULL;
 }
 
-/* ---- kernel id roles ---------------------------------------------------- */
-
-static struct role_ent *role_find(const struct evprof_session *s, uint64_t id)
-{
-	size_t mask = s->roles_cap - 1;
-
-	if (!s->roles_cap)
-		return NULL;
-	for (size_t i = mix64(id) & mask;; i = (i + 1) & mask) {
-		if (!s->roles[i].used)
-			return NULL;
-		if (s->roles[i].id == id)
-			return &s->roles[i];
-	}
-}
-
-static void role_put(struct role_ent *tab, size_t cap, uint64_t id, int role)
-{
-	size_t mask = cap - 1, i;
-
-	for (i = mix64(id) & mask; tab[i].used; i = (i + 1) & mask)
-		;
-	tab[i] = (struct role_ent){.id = id, .role = role, .used = true};
-}
-
 int evprof_session__set_id(struct evprof_session *s, uint64_t id, int role)
 {
-	struct role_ent *e;
-	uint64_t *ids;
+	int err;
 
 	if (!s || (role != EVPROF_SESSION_SAMPLER &&
 		   role != EVPROF_SESSION_CPU_TIME &&
 		   role != EVPROF_SESSION_CUT &&
 		   (role < 0 || (size_t)role >= s->nr_counters)))
 		return -EINVAL;
-	s->has_cut |= role == EVPROF_SESSION_CUT;
-	e = role_find(s, id);
-	if (e) {
-		e->role = role;
-		return 0;
-	}
-	if ((s->nr_roles + 1) * 2 > s->roles_cap) {
-		size_t cap = s->roles_cap ? s->roles_cap * 2 : 16;
-		struct role_ent *tab = calloc(cap, sizeof(*tab));
-
-		if (!tab)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->roles_cap; i++)
-			if (s->roles[i].used)
-				role_put(tab, cap, s->roles[i].id,
-					 s->roles[i].role);
-		free(s->roles);
-		s->roles = tab;
-		s->roles_cap = cap;
-	}
-	ids = realloc(s->ids, (s->nr_roles + 1) * sizeof(*ids));
-	if (!ids)
-		return -ENOMEM;
-	s->ids = ids;
-	s->ids[s->nr_roles++] = id;
-	role_put(s->roles, s->roles_cap, id, role);
-	return 0;
+	err = evprof__delta_set_role(&s->delta, id, role);
+	if (!err)
+		s->has_cut |= role == EVPROF_SESSION_CUT;
+	return err;
 }
 
-/* ---- (id, tid) -> last value -------------------------------------------- */
-
-/* The key of per-CPU instances: no task has this tid. */
-#define PER_CPU_TID UINT32_MAX
-
-static size_t last_slot(const struct last_ent *tab, size_t cap, uint64_t id,
-			uint32_t tid)
-{
-	size_t mask = cap - 1;
-	size_t i = mix64(id * 0x9e3779b97f4a7c15ULL ^ tid) & mask;
-
-	while (tab[i].used && (tab[i].id != id || tab[i].tid != tid))
-		i = (i + 1) & mask;
-	return i;
-}
-
-/* Room for n more entries at most half full, so probes stay short. */
-static int last_reserve(struct evprof_session *s, size_t n)
-{
-	struct last_ent *tab;
-	size_t cap;
-
-	if ((s->nr_last + n) * 2 <= s->last_cap)
-		return 0;
-	cap = s->last_cap ? s->last_cap : 64;
-	while ((s->nr_last + n) * 2 > cap)
-		cap *= 2;
-	tab = calloc(cap, sizeof(*tab));
-	if (!tab)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->last_cap; i++) {
-		if (s->last[i].used)
-			tab[last_slot(tab, cap, s->last[i].id,
-				      s->last[i].tid)] = s->last[i];
-	}
-	free(s->last);
-	s->last = tab;
-	s->last_cap = cap;
-	return 0;
-}
-
-/*
- * Delta of one counter instance. A first sample carries the whole value
- * (counted since the instance started). A value below the last one cannot
- * come from the same instance (counters only grow): the tid was reused by a
- * new thread whose FORK was lost or is still in another ring, so the value
- * is taken as a new instance's first one and counted in counter_resets.
- */
-static uint64_t take_delta(struct evprof_session *s, uint64_t id, uint32_t tid,
-			   uint64_t raw, uint64_t time)
-{
-	size_t i = last_slot(s->last, s->last_cap, id, tid);
-	struct last_ent *e = &s->last[i];
-	uint64_t delta;
-
-	if (!e->used) {
-		*e = (struct last_ent){.id = id, .tid = tid, .used = true};
-		s->nr_last++;
-		delta = raw;
-	} else if (raw >= e->last) {
-		delta = raw - e->last;
-	} else {
-		s->st.counter_resets++;
-		delta = raw;
-	}
-	e->last = raw;
-	e->time = time;
-	return delta;
-}
-
-/*
- * A FORK makes tid a new task whose counter instances start at zero. Only
- * instances last seen before the fork are reset: samples of the new task
- * may already have arrived from another ring.
- */
-static void reset_tid(struct evprof_session *s, uint32_t tid, uint64_t time)
-{
-	if (!s->last_cap)
-		return;
-	for (size_t k = 0; k < s->nr_roles; k++) {
-		size_t i = last_slot(s->last, s->last_cap, s->ids[k], tid);
-
-		if (s->last[i].used && s->last[i].time < time) {
-			s->last[i].last = 0;
-			s->last[i].time = time;
-		}
-	}
-}
-
-/* ---- callchain arena ---------------------------------------------------- */
-
-static uint64_t hash_words(const uint64_t *w, uint64_t nr)
-{
-	uint64_t h = mix64(nr + 1);
-
-	for (uint64_t i = 0; i < nr; i++)
-		h = mix64(h ^ w[i]) + i;
-	return h;
-}
-
-static void chain_put(uint32_t *set, size_t cap, uint64_t h, uint32_t off)
-{
-	size_t mask = cap - 1, i;
-
-	for (i = h & mask; set[i]; i = (i + 1) & mask)
-		;
-	set[i] = off + 1;
-}
-
-static int chain_set_grow(struct evprof_session *s)
-{
-	size_t cap = s->chain_set_cap ? s->chain_set_cap * 2 : 1024;
-	const uint64_t *words = s->chains.data;
-	uint32_t *set = calloc(cap, sizeof(*set));
-
-	if (!set)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->chain_set_cap; i++) {
-		uint32_t off = s->chain_set[i];
-
-		if (off--)
-			chain_put(set, cap,
-				  hash_words(words + off + 1, words[off]), off);
-	}
-	free(s->chain_set);
-	s->chain_set = set;
-	s->chain_set_cap = cap;
-	return 0;
-}
-
-/* Finds or stores the chain ips[nr]; *off receives its word offset. */
-static int intern_chain(struct evprof_session *s, const uint64_t *ips,
-			uint64_t nr, uint32_t *off)
-{
-	uint64_t h = hash_words(ips, nr);
-	uint64_t *words;
-	size_t mask, i;
-	int err;
-
-	if ((s->nr_chain_set + 1) * 2 > s->chain_set_cap) {
-		err = chain_set_grow(s);
-		if (err)
-			return err;
-	}
-	words = s->chains.data;
-	mask = s->chain_set_cap - 1;
-	for (i = h & mask; s->chain_set[i]; i = (i + 1) & mask) {
-		uint32_t o = s->chain_set[i] - 1;
-
-		if (words[o] == nr &&
-		    !memcmp(words + o + 1, ips, nr * sizeof(*ips))) {
-			*off = o;
-			return 0;
-		}
-	}
-	if (s->chains.len + nr + 1 >= UINT32_MAX)
-		return -ENOMEM;
-	err = evprof__vec_reserve(&s->chains, sizeof(uint64_t), nr + 1);
-	if (err)
-		return err;
-	words = s->chains.data;
-	*off = (uint32_t)s->chains.len;
-	words[*off] = nr;
-	memcpy(words + *off + 1, ips, nr * sizeof(*ips));
-	s->chains.len += nr + 1;
-	s->chain_set[i] = *off + 1;
-	s->nr_chain_set++;
-	return 0;
-}
-
-int evprof__session_chain(struct evprof_session *s, const uint64_t *ips,
-			  uint64_t nr, uint32_t *off)
-{
-	return intern_chain(s, ips, nr, off);
-}
-
-/* ---- feeding ------------------------------------------------------------ */
-
-int evprof__sample_reserve(struct evprof_session *s)
-{
-	if (evprof__vec_reserve(&s->samples, sizeof(struct ssample), 1) ||
-	    evprof__vec_reserve(&s->deltas, sizeof(uint64_t), s->nr_slots) ||
-	    s->deltas.len + s->nr_slots > UINT32_MAX ||
-	    s->samples.len >= NO_SAMPLE)
-		return -ENOMEM;
-	return 0;
-}
-
-struct ssample *evprof__sample_store(struct evprof_session *s,
-				     const struct ssample *x,
-				     const uint64_t *vals)
-{
-	struct ssample *ss = (struct ssample *)s->samples.data;
-	uint64_t *d = s->deltas.data;
-
-	ss += s->samples.len++;
-	*ss = *x;
-	ss->deltas = (uint32_t)s->deltas.len;
-	for (size_t i = 0; i < s->nr_slots; i++)
-		if (x->has & (1ULL << i))
-			d[s->deltas.len++] = vals[i];
-	if (!s->st.first_time || x->time < s->st.first_time)
-		s->st.first_time = x->time;
-	if (x->time > s->st.last_time)
-		s->st.last_time = x->time;
-	return ss;
-}
+/* ---- samples ------------------------------------------------------------ */
 
 /* The sample's callchain, or its ip alone in the context cpumode names. */
 static void sample_chain(const struct evprof_session *s,
@@ -473,28 +146,77 @@ static void sample_chain(const struct evprof_session *s,
 static bool is_cut(const struct evprof_session *s,
 		   const struct evprof_sample *smp)
 {
-	const struct role_ent *e;
+	int role;
 
-	if (!s->has_cut)
-		return false;
-	e = role_find(s, smp->id);
-	return e && e->role == EVPROF_SESSION_CUT;
+	return s->has_cut && evprof__delta_role(&s->delta, smp->id, &role) &&
+	       role == EVPROF_SESSION_CUT;
+}
+
+/* The deltas a sample's reads give, by slot (vals, *has) and CPU time. */
+struct sample_deltas {
+	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS];
+	uint64_t has, cpu;
+	bool has_cpu;
+};
+
+static void take_deltas(struct evprof_session *s,
+			const struct evprof_snapshot *snap, uint32_t tid,
+			uint64_t time, struct sample_deltas *sd)
+{
+	for (uint32_t i = 0; i < snap->nr; i++) {
+		const struct evprof_counter_value *v = &snap->values[i];
+		uint64_t d;
+		int role, slot;
+
+		if (!evprof__delta_role(&s->delta, v->id, &role)) {
+			s->st.unknown_ids++;
+			continue;
+		}
+		if (role == EVPROF_SESSION_CUT ||
+		    (role == EVPROF_SESSION_SAMPLER && !s->sampler_counter))
+			continue;
+		if (!evprof__delta_take(&s->delta, v->id, tid, v->raw, time,
+					&d))
+			continue;
+		if (role == EVPROF_SESSION_CPU_TIME) {
+			sd->cpu += d;
+			sd->has_cpu = true;
+			continue;
+		}
+		slot = role == EVPROF_SESSION_SAMPLER ? (int)s->nr_counters
+						      : role;
+		if (!(sd->has & (1ULL << slot)))
+			sd->vals[slot] = 0;
+		sd->vals[slot] += d;
+		sd->has |= 1ULL << slot;
+	}
+}
+
+/* Deltas of the idle task, which no sample carries. */
+static void drop_deltas(struct evprof_session *s,
+			const struct sample_deltas *sd)
+{
+	for (size_t i = 0; i < s->nr_slots; i++)
+		if (sd->has & (1ULL << i))
+			s->dropped[i] += sd->vals[i];
+	if (sd->has_cpu)
+		s->dropped_cpu += sd->cpu;
 }
 
 static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 {
 	const struct evprof_sample *smp = &r->sample;
 	uint32_t tid = smp->tid == UINT32_MAX && s->per_cpu
-			       ? evprof__cut_dead_tid(s, smp->cpu)
+			       ? evprof__cut_dead_tid(&s->cut, smp->cpu)
 			       : smp->tid;
 	struct evprof_snapshot snap;
-	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS];
-	uint64_t one[2], has = 0, cpu = 0;
+	struct sample_deltas sd = {.has = 0};
+	uint64_t one[2];
 	const uint64_t *ips;
 	uint64_t nr;
 	struct ssample *ss;
 	struct tstate *ts = NULL;
-	bool has_cpu = false, cut = is_cut(s, smp);
+	bool cut = is_cut(s, smp);
 	/* Per-CPU values must follow every read, the idle task's too. */
 	bool idle = s->exclude_idle &&
 		    (s->fmt.sample_type & PERF_SAMPLE_TID) && smp->pid == 0;
@@ -512,10 +234,12 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		if (err < 0)
 			return err;
 	}
+	err = 0;
 	/* Everything that can fail comes before the state changes. */
-	err = last_reserve(s, snap.nr);
+	for (uint32_t i = 0; !err && i < snap.nr; i++)
+		err = evprof__delta_prepare(&s->delta, snap.values[i].id, tid);
 	if (!err && s->has_cut && !idle) {
-		ts = evprof__tstate_get(s, tid);
+		ts = evprof__tstate_get(&s->cut, &s->store, tid);
 		if (!ts)
 			err = -ENOMEM;
 	}
@@ -523,42 +247,16 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	if (!err && !idle && (!cut || (ts->last == NO_SAMPLE &&
 				       !ts->has_chain))) {
 		sample_chain(s, r, one, &ips, &nr);
-		err = intern_chain(s, ips, nr, &chain);
+		err = evprof__store_chain(&s->store, ips, nr, &chain);
 	}
 	if (!err && !idle && !cut)
-		err = evprof__sample_reserve(s);
+		err = evprof__store_sample_reserve(&s->store);
 	if (err)
 		return err;
 
-	for (uint32_t i = 0; i < snap.nr; i++) {
-		const struct evprof_counter_value *v = &snap.values[i];
-		const struct role_ent *e = role_find(s, v->id);
-		uint64_t d;
-		int slot;
-
-		if (!e) {
-			s->st.unknown_ids++;
-			continue;
-		}
-		if (e->role == EVPROF_SESSION_CUT ||
-		    (e->role == EVPROF_SESSION_SAMPLER && !s->sampler_counter))
-			continue;
-		/* Per CPU, every thread continues the CPU's one instance. */
-		d = take_delta(s, v->id, s->per_cpu ? PER_CPU_TID : tid,
-			       v->raw, smp->time);
-		if (e->role == EVPROF_SESSION_CPU_TIME) {
-			cpu += d;
-			has_cpu = true;
-			continue;
-		}
-		slot = e->role == EVPROF_SESSION_SAMPLER ? (int)s->nr_counters
-							 : e->role;
-		if (!(has & (1ULL << slot)))
-			vals[slot] = 0;
-		vals[slot] += d;
-		has |= 1ULL << slot;
-	}
+	take_deltas(s, &snap, tid, smp->time, &sd);
 	if (idle) {
+		drop_deltas(s, &sd);
 		s->idle += !cut;
 		return 0;
 	}
@@ -571,66 +269,54 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 			ts->chain = chain;
 			ts->has_chain = true;
 		}
-		evprof__cut_hold(s, ts, vals, has, cpu, has_cpu);
+		evprof__cut_hold(&s->cut, &s->store, ts, sd.vals, sd.has,
+				 sd.cpu, sd.has_cpu);
 		return 0;
 	}
 	if (ts) {
-		evprof__cut_take(s, ts, vals, &has, &cpu, &has_cpu);
-		ts->last = (uint32_t)s->samples.len;
+		evprof__cut_take(&s->cut, &s->store, ts, sd.vals, &sd.has,
+				 &sd.cpu, &sd.has_cpu);
+		ts->last = (uint32_t)s->store.samples.n;
 	}
 
-	ss = evprof__sample_store(s,
+	ss = evprof__store_sample(&s->store,
 				  &(struct ssample){
 				      .time = smp->time,
-				      .cpu_delta = cpu,
-				      .has = has,
+				      .cpu_delta = sd.cpu,
+				      .has = sd.has,
 				      .pid = smp->pid,
 				      .tid = tid,
 				      .chain = chain,
-				      .flags = has_cpu ? SS_HAS_CPU : 0,
+				      .flags = sd.has_cpu ? SS_HAS_CPU : 0,
 				  },
-				  vals);
-	evprof__session_sample_ext(s, smp, ss);
+				  sd.vals);
+	evprof__stitch_sample(&s->stitch, smp, ss);
 	return 0;
 }
 
-static struct sb_event *sb_new(struct evprof_session *s, enum sb_kind kind,
-			       uint64_t time)
-{
-	struct sb_event *e;
-
-	if (evprof__vec_reserve(&s->sb, sizeof(*e), 1))
-		return NULL;
-	e = (struct sb_event *)s->sb.data + s->sb.len;
-	*e = (struct sb_event){.time = time, .kind = (uint8_t)kind};
-	return e;
-}
-
-/* Appends the event sb_new() prepared, once its strings are stored. */
-static void sb_commit(struct evprof_session *s)
-{
-	s->sb.len++;
-}
+/* ---- side-band records -------------------------------------------------- */
 
 static int feed_comm(struct evprof_session *s, const struct evprof_record *r)
 {
-	struct sb_event *e = sb_new(s, SB_COMM, r->sid.time);
+	struct sb_event *e = evprof__store_sb_new(&s->store, SB_COMM,
+						  r->sid.time);
 	uint32_t off;
 
-	if (!e || add_string(s, r->comm.comm, &off))
+	if (!e || evprof__store_str(&s->store, r->comm.comm, &off))
 		return -ENOMEM;
 	e->pid = r->comm.pid;
 	e->tid = r->comm.tid;
 	e->exec = r->comm.exec;
 	e->str = off;
-	sb_commit(s);
+	evprof__store_sb_commit(&s->store);
 	return 0;
 }
 
 static int feed_task(struct evprof_session *s, const struct evprof_record *r)
 {
 	bool fork = r->type == PERF_RECORD_FORK;
-	struct sb_event *e = sb_new(s, fork ? SB_FORK : SB_EXIT, r->task.time);
+	struct sb_event *e = evprof__store_sb_new(
+	    &s->store, fork ? SB_FORK : SB_EXIT, r->task.time);
 
 	if (!e)
 		return -ENOMEM;
@@ -638,14 +324,15 @@ static int feed_task(struct evprof_session *s, const struct evprof_record *r)
 	e->ppid = r->task.ppid;
 	e->tid = r->task.tid;
 	e->ptid = r->task.ptid;
-	sb_commit(s);
+	evprof__store_sb_commit(&s->store);
 	if (fork) {
-		reset_tid(s, r->task.tid, r->task.time);
-		evprof__cut_fork(s, r->task.tid, r->task.time);
-	} else if (s->per_cpu && r->sid.present &&
-		   (s->fmt.sample_type & PERF_SAMPLE_CPU)) {
-		return evprof__cut_exit(s, r->sid.cpu, r->task.tid);
+		evprof__delta_fork(&s->delta, r->task.tid, r->task.time);
+		return evprof__cut_fork(&s->cut, &s->store, r->task.tid,
+					r->task.time);
 	}
+	if (s->per_cpu && r->sid.present &&
+	    (s->fmt.sample_type & PERF_SAMPLE_CPU))
+		return evprof__cut_exit(&s->cut, r->sid.cpu, r->task.tid);
 	return 0;
 }
 
@@ -663,10 +350,10 @@ static int feed_mmap(struct evprof_session *s, const struct evprof_record *r)
 	/* pid -1: kernel images, symbolized from kallsyms. */
 	if (m->pid == UINT32_MAX || !m->len || m->addr + m->len < m->addr)
 		return 0;
-	e = sb_new(s, SB_MMAP, r->sid.time);
-	if (!e || add_string(s, m->filename, &off) ||
-	    (m->build_id_size &&
-	     evprof__session_str(s, m->build_id, m->build_id_size, &bid)))
+	e = evprof__store_sb_new(&s->store, SB_MMAP, r->sid.time);
+	if (!e || evprof__store_str(&s->store, m->filename, &off) ||
+	    (m->build_id_size && evprof__store_bytes(&s->store, m->build_id,
+						     m->build_id_size, &bid)))
 		return -ENOMEM;
 	e->pid = m->pid;
 	e->tid = m->tid;
@@ -677,7 +364,7 @@ static int feed_mmap(struct evprof_session *s, const struct evprof_record *r)
 	e->str = off;
 	e->build_id = bid;
 	e->build_id_len = m->build_id_size;
-	sb_commit(s);
+	evprof__store_sb_commit(&s->store);
 	return 0;
 }
 
@@ -722,7 +409,7 @@ int evprof_session__feed(struct evprof_session *s, const void *rec, size_t size)
 		s->st.throttled++;
 		break;
 	case EVPROF_RECORD_CALLCHAIN_DEFERRED:
-		err = evprof__session_feed_deferred(s, &r);
+		err = evprof__stitch_deferred(&s->stitch, &s->store, &r);
 		break;
 	default:
 		break;
@@ -732,92 +419,76 @@ int evprof_session__feed(struct evprof_session *s, const void *rec, size_t size)
 	return err;
 }
 
-/* ---- /proc seeds -------------------------------------------------------- */
+/* ---- seeds -------------------------------------------------------------- */
 
-struct seed_ctx {
-	struct evprof_session *s;
-	pid_t pid;
-};
-
-static int seed_map(const struct evprof_map *m, void *arg)
+static int seed_name(struct evprof_session *s, enum sb_kind kind, pid_t pid,
+		     pid_t tid, const char *name)
 {
-	struct seed_ctx *c = arg;
+	/* Seeds come before every record: time 0. */
+	struct sb_event *e = evprof__store_sb_new(&s->store, kind, 0);
+	uint32_t off;
+
+	if (!e || evprof__store_str(&s->store, name, &off))
+		return -ENOMEM;
+	e->pid = (uint32_t)pid;
+	e->tid = (uint32_t)tid;
+	e->str = off;
+	evprof__store_sb_commit(&s->store);
+	return 0;
+}
+
+static int seed_map(struct evprof_session *s, pid_t pid,
+		    const struct evprof_map *m)
+{
 	struct sb_event *e;
 	uint32_t off;
 
 	if (!(m->prot & EVPROF_MAP_EXEC) || m->end <= m->start)
 		return 0;
-	e = sb_new(c->s, SB_MMAP, 0);
-	if (!e || add_string(c->s, m->path, &off))
+	e = evprof__store_sb_new(&s->store, SB_MMAP, 0);
+	if (!e || evprof__store_str(&s->store, m->path ? m->path : "", &off))
 		return -ENOMEM;
-	e->pid = (uint32_t)c->pid;
-	e->tid = (uint32_t)c->pid;
+	e->pid = (uint32_t)pid;
+	e->tid = (uint32_t)pid;
 	e->addr = m->start;
 	e->len = m->end - m->start;
 	e->pgoff = m->pgoff;
 	e->ino = m->inode;
 	e->str = off;
-	sb_commit(c->s);
+	evprof__store_sb_commit(&s->store);
 	return 0;
 }
 
-static int seed_name(struct evprof_session *s, enum sb_kind kind, pid_t pid,
-		     pid_t tid)
+int evprof_session__seed(struct evprof_session *s,
+			 const struct evprof_session_seed *seed)
 {
-	char name[64];
-	struct sb_event *e;
-	uint32_t off;
-	int err;
+	size_t mark, strs;
+	int err = 0;
 
-	err = evprof_proc__read_comm(pid, kind == SB_SEED_PROC ? 0 : tid, name,
-				     sizeof(name));
-	if (err < 0)
-		return err;
-	/* Seeds come before every record: time 0. */
-	e = sb_new(s, kind, 0);
-	if (!e || add_string(s, name, &off))
-		return -ENOMEM;
-	e->pid = (uint32_t)pid;
-	e->tid = (uint32_t)tid;
-	e->str = off;
-	sb_commit(s);
-	return 0;
-}
-
-int evprof_session__seed_process(struct evprof_session *s, pid_t pid)
-{
-	struct seed_ctx ctx = {s, pid};
-	size_t mark;
-	int *tids = NULL;
-	int n, err;
-
-	if (!s || pid <= 0)
+	if (!s || !seed || seed->sz < sizeof(*seed) || seed->pid <= 0 ||
+	    (seed->nr_threads && !seed->threads) ||
+	    (seed->nr_maps && !seed->maps))
 		return -EINVAL;
-	mark = s->sb.len;
-	err = seed_name(s, SB_SEED_PROC, pid, pid);
-	if (err < 0)
-		goto out;
-	n = evprof_proc__read_tids(pid, &tids);
-	if (n < 0) {
-		err = n;
-		goto out;
+	mark = s->store.sb.n;
+	strs = s->store.strs.n;
+	if (seed->name)
+		err = seed_name(s, SB_SEED_PROC, seed->pid, seed->pid,
+				seed->name);
+	for (size_t i = 0; !err && i < seed->nr_threads; i++) {
+		const struct evprof_session_thread_seed *t = &seed->threads[i];
+
+		if (t->name)
+			err = seed_name(s, SB_SEED_THREAD, seed->pid, t->tid,
+					t->name);
 	}
-	for (int i = 0; i < n; i++) {
-		err = seed_name(s, SB_SEED_THREAD, pid, tids[i]);
-		/* A thread may exit while we read: not an error. */
-		if (err == -ESRCH)
-			err = 0;
-		if (err < 0)
-			goto out;
+	for (size_t i = 0; !err && i < seed->nr_maps; i++)
+		err = seed_map(s, seed->pid, &seed->maps[i]);
+	if (err) {
+		/* all or nothing */
+		s->store.sb.n = mark;
+		s->store.strs.n = strs;
 	}
-	err = evprof_maps__read(pid, seed_map, &ctx);
-out:
-	free(tids);
-	if (err < 0) {
-		s->sb.len = mark; /* all or nothing */
-		return err;
-	}
-	return 0;
+	return err;
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -826,42 +497,75 @@ void evprof_session__stats(const struct evprof_session *s,
 			   struct evprof_session_stats *st)
 {
 	*st = s->st;
+	st->counter_resets = s->delta.counter_resets;
+	st->reads_rejected = s->delta.reads_rejected;
+	st->stacks_dropped = s->stitch.stacks_dropped;
+	st->deferred_samples = s->stitch.deferred_samples;
+	st->deferred_unstitched = s->stitch.deferred_unstitched;
+	st->first_time = s->store.first_time;
+	st->last_time = s->store.last_time;
 	if (!s->built) {
-		st->samples = s->samples.len;
+		st->samples = s->store.samples.n;
 		st->samples_filtered = s->idle;
 	}
+}
+
+/* The slot of counter, -1 for CPU time; false for no such counter. */
+static bool counter_slot(const struct evprof_session *s, int counter,
+			 int *slot)
+{
+	*slot = counter;
+	if (counter == EVPROF_SESSION_SAMPLER) {
+		*slot = (int)s->nr_counters;
+		return s->sampler_counter;
+	}
+	if (counter == EVPROF_SESSION_CPU_TIME) {
+		*slot = -1;
+		return true;
+	}
+	return counter >= 0 && (size_t)counter < s->nr_counters;
+}
+
+static uint64_t sample_delta(const struct evprof_session *s,
+			     const struct ssample *x, int slot)
+{
+	if (slot < 0)
+		return x->flags & SS_HAS_CPU ? x->cpu_delta : 0;
+	return evprof__store_delta(&s->store, x, (size_t)slot);
 }
 
 uint64_t evprof_session__thread_total(const struct evprof_session *s, pid_t tid,
 				      int counter)
 {
-	const struct ssample *ss = s->samples.data;
-	const uint64_t *deltas = s->deltas.data;
+	const struct ssample *ss = s->store.samples.a;
 	uint64_t sum = 0;
-	int slot = counter;
+	int slot;
 
-	if (counter == EVPROF_SESSION_SAMPLER) {
-		if (!s->sampler_counter)
-			return 0;
-		slot = (int)s->nr_counters;
-	} else if (counter != EVPROF_SESSION_CPU_TIME &&
-		   (counter < 0 || (size_t)counter >= s->nr_counters)) {
+	if (!counter_slot(s, counter, &slot))
 		return 0;
-	}
-	for (size_t i = 0; i < s->samples.len; i++) {
+	for (size_t i = 0; i < s->store.samples.n; i++) {
 		const struct ssample *x = &ss[i];
 
 		if (x->tid != (uint32_t)tid ||
 		    (s->built && !(x->flags & SS_KEPT)))
 			continue;
-		if (counter == EVPROF_SESSION_CPU_TIME) {
-			if (x->flags & SS_HAS_CPU)
-				sum += x->cpu_delta;
-		} else if (x->has & (1ULL << slot)) {
-			uint64_t below = x->has & ((1ULL << slot) - 1);
-
-			sum += deltas[x->deltas + __builtin_popcountll(below)];
-		}
+		sum += sample_delta(s, x, slot);
 	}
+	return sum;
+}
+
+uint64_t evprof_session__unattributed(const struct evprof_session *s,
+				      int counter)
+{
+	const struct ssample *ss = s->store.samples.a;
+	uint64_t sum;
+	int slot;
+
+	if (!counter_slot(s, counter, &slot))
+		return 0;
+	sum = slot < 0 ? s->dropped_cpu : s->dropped[slot];
+	for (size_t i = 0; s->built && i < s->store.samples.n; i++)
+		if (!(ss[i].flags & SS_KEPT))
+			sum += sample_delta(s, &ss[i], slot);
 	return sum;
 }

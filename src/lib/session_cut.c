@@ -12,51 +12,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_internal.h"
+#include <evprof/profile.h>
+
+#include "session_cut.h"
 
 #define MAX_CPUS 65536 /* bounds what an untrusted record can make us allocate */
 
-static size_t ts_slot(const struct tstate *tab, size_t cap, uint32_t tid)
+void evprof__cut_free(struct sess_cut *c)
 {
-	size_t mask = cap - 1;
-	size_t i = (tid * 0x9e3779b1u) & mask;
-
-	while (tab[i].used && tab[i].tid != tid)
-		i = (i + 1) & mask;
-	return i;
+	EVPROF_VEC_FREE(&c->ts);
+	evprof__hashmap_free(c->by_tid);
+	EVPROF_VEC_FREE(&c->vals);
+	EVPROF_VEC_FREE(&c->exit_tid);
 }
 
-struct tstate *evprof__tstate_get(struct evprof_session *s, uint32_t tid)
+static struct tstate *find(const struct sess_cut *c, uint32_t tid)
 {
-	struct tstate *e;
-	size_t i;
+	long i;
 
-	if ((s->nr_ts + 1) * 2 > s->ts_cap) {
-		size_t cap = s->ts_cap ? s->ts_cap * 2 : 64;
-		struct tstate *tab = calloc(cap, sizeof(*tab));
-
-		if (!tab)
-			return NULL;
-		for (size_t k = 0; k < s->ts_cap; k++)
-			if (s->ts[k].used)
-				tab[ts_slot(tab, cap, s->ts[k].tid)] = s->ts[k];
-		free(s->ts);
-		s->ts = tab;
-		s->ts_cap = cap;
-	}
-	i = ts_slot(s->ts, s->ts_cap, tid);
-	e = &s->ts[i];
-	if (e->used)
-		return e;
-	if (s->ts_vals.len + s->nr_slots > UINT32_MAX ||
-	    evprof__vec_reserve(&s->ts_vals, sizeof(uint64_t), s->nr_slots))
+	if (!c->by_tid || !evprof__hashmap_find(c->by_tid, (long)tid, &i))
 		return NULL;
+	return &c->ts.a[i];
+}
+
+struct tstate *evprof__tstate_get(struct sess_cut *c,
+				  const struct sess_store *st, uint32_t tid)
+{
+	struct tstate *e = find(c, tid);
+
+	if (e)
+		return e;
+	if (!c->by_tid) {
+		c->by_tid = evprof__hashmap_new(evprof__hashmap_u64_hash,
+						evprof__hashmap_u64_equal,
+						NULL);
+		if (!c->by_tid)
+			return NULL;
+	}
+	if (c->vals.n + st->nr_slots > UINT32_MAX ||
+	    EVPROF_VEC_RESERVE(&c->vals, c->vals.n + st->nr_slots) ||
+	    EVPROF_VEC_RESERVE(&c->ts, c->ts.n + 1) ||
+	    evprof__hashmap_add(c->by_tid, (long)tid, (long)c->ts.n))
+		return NULL;
+	e = &c->ts.a[c->ts.n++];
 	*e = (struct tstate){.tid = tid,
-			     .vals = (uint32_t)s->ts_vals.len,
-			     .last = NO_SAMPLE,
-			     .used = true};
-	s->ts_vals.len += s->nr_slots;
-	s->nr_ts++;
+			     .vals = (uint32_t)c->vals.n,
+			     .last = NO_SAMPLE};
+	c->vals.n += st->nr_slots;
 	return e;
 }
 
@@ -90,41 +92,38 @@ static void clear_pending(struct tstate *ts)
 	ts->pending = false;
 }
 
-void evprof__cut_hold(struct evprof_session *s, struct tstate *ts,
-		      const uint64_t *vals, uint64_t has, uint64_t cpu,
-		      bool has_cpu)
+void evprof__cut_hold(struct sess_cut *c, const struct sess_store *st,
+		      struct tstate *ts, const uint64_t *vals, uint64_t has,
+		      uint64_t cpu, bool has_cpu)
 {
-	add_slots((uint64_t *)s->ts_vals.data + ts->vals, &ts->has, vals, has,
-		  s->nr_slots);
+	add_slots(c->vals.a + ts->vals, &ts->has, vals, has,
+		  st->nr_slots);
 	add_cpu(&ts->cpu, &ts->has_cpu, cpu, has_cpu);
 	ts->pending = true;
 }
 
-void evprof__cut_take(struct evprof_session *s, struct tstate *ts,
-		      uint64_t *vals, uint64_t *has, uint64_t *cpu,
-		      bool *has_cpu)
+void evprof__cut_take(struct sess_cut *c, const struct sess_store *st,
+		      struct tstate *ts, uint64_t *vals, uint64_t *has,
+		      uint64_t *cpu, bool *has_cpu)
 {
 	if (!ts->pending)
 		return;
-	add_slots(vals, has, (const uint64_t *)s->ts_vals.data + ts->vals,
-		  ts->has, s->nr_slots);
+	add_slots(vals, has, c->vals.a + ts->vals,
+		  ts->has, st->nr_slots);
 	add_cpu(cpu, has_cpu, ts->cpu, ts->has_cpu);
 	clear_pending(ts);
 }
 
 /* Adds ts's pending deltas to its latest sample, in place. */
-static void add_to_last(struct evprof_session *s, struct tstate *ts)
+static void add_to_last(struct sess_cut *c, struct sess_store *st,
+			struct tstate *ts)
 {
-	struct ssample *x = (struct ssample *)s->samples.data + ts->last;
-	uint64_t *d = (uint64_t *)s->deltas.data + x->deltas;
-	const uint64_t *pend = (const uint64_t *)s->ts_vals.data + ts->vals;
+	struct ssample *x = evprof__store_samplep(st, ts->last);
+	uint64_t *d = st->deltas.a + x->deltas;
+	const uint64_t *pend = c->vals.a + ts->vals;
 	int n = 0;
 
-	/*
-	 * Deltas are packed by the sample's slots; every sample of a thread
-	 * reads the same group, so a slot it lacks has nothing pending.
-	 */
-	for (size_t i = 0; i < s->nr_slots; i++) {
+	for (size_t i = 0; i < st->nr_slots; i++) {
 		if (!(x->has & (1ULL << i)))
 			continue;
 		if (ts->has & (1ULL << i))
@@ -139,16 +138,17 @@ static void add_to_last(struct evprof_session *s, struct tstate *ts)
 }
 
 /* A sample at the thread's last cut, on the stack of its first. */
-static int add_sample(struct evprof_session *s, struct tstate *ts)
+static int add_sample(struct sess_cut *c, struct sess_store *st,
+		      struct tstate *ts)
 {
 	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS], has = 0, cpu = 0;
 	bool has_cpu = false;
 
-	if (evprof__sample_reserve(s))
+	if (evprof__store_sample_reserve(st))
 		return -ENOMEM;
-	evprof__cut_take(s, ts, vals, &has, &cpu, &has_cpu);
-	ts->last = (uint32_t)s->samples.len;
-	evprof__sample_store(s,
+	evprof__cut_take(c, st, ts, vals, &has, &cpu, &has_cpu);
+	ts->last = (uint32_t)st->samples.n;
+	evprof__store_sample(st,
 			     &(struct ssample){
 				 .time = ts->time,
 				 .cpu_delta = cpu,
@@ -162,66 +162,69 @@ static int add_sample(struct evprof_session *s, struct tstate *ts)
 	return 0;
 }
 
-static int flush_one(struct evprof_session *s, struct tstate *ts)
+static int flush_one(struct sess_cut *c, struct sess_store *st,
+		     struct tstate *ts)
 {
 	if (!ts->pending)
 		return 0;
 	if (ts->last == NO_SAMPLE)
-		return add_sample(s, ts);
-	add_to_last(s, ts);
+		return add_sample(c, st, ts);
+	/*
+	 * Deltas are packed by the sample's slots: a slot the latest sample
+	 * lacks (its cuts read ids its samples did not) needs a sample of its
+	 * own, on the same stack.
+	 */
+	if (ts->has & ~evprof__store_samplep(st, ts->last)->has) {
+		ts->chain = evprof__store_samplep(st, ts->last)->chain;
+		return add_sample(c, st, ts);
+	}
+	add_to_last(c, st, ts);
 	clear_pending(ts);
 	return 0;
 }
 
-void evprof__cut_fork(struct evprof_session *s, uint32_t tid, uint64_t time)
+int evprof__cut_fork(struct sess_cut *c, struct sess_store *st, uint32_t tid,
+		     uint64_t time)
 {
-	struct tstate *ts;
+	struct tstate *ts = find(c, tid);
+	int err;
 
-	if (!s->ts_cap)
-		return;
-	ts = &s->ts[ts_slot(s->ts, s->ts_cap, tid)];
 	/* Records of the new task may have come first from another ring. */
-	if (!ts->used || ts->time >= time)
-		return;
+	if (!ts || ts->time >= time)
+		return 0;
 	/* Without memory the old task's tail is dropped, not misfiled. */
-	if (flush_one(s, ts))
+	err = flush_one(c, st, ts);
+	if (err)
 		clear_pending(ts);
 	ts->has_chain = false;
 	ts->last = NO_SAMPLE;
+	return err;
 }
 
-int evprof__cut_exit(struct evprof_session *s, uint32_t cpu, uint32_t tid)
+int evprof__cut_exit(struct sess_cut *c, uint32_t cpu, uint32_t tid)
 {
 	if (cpu >= MAX_CPUS)
 		return 0;
-	if (cpu >= s->nr_exit_cpus) {
-		size_t n = cpu + 1;
-		uint32_t *t = realloc(s->exit_tid, n * sizeof(*t));
-
-		if (!t)
+	if (cpu >= c->exit_tid.n) {
+		if (EVPROF_VEC_RESERVE(&c->exit_tid, (size_t)cpu + 1))
 			return -ENOMEM;
-		for (size_t i = s->nr_exit_cpus; i < n; i++)
-			t[i] = UINT32_MAX;
-		s->exit_tid = t;
-		s->nr_exit_cpus = n;
+		while (c->exit_tid.n <= cpu)
+			c->exit_tid.a[c->exit_tid.n++] = UINT32_MAX;
 	}
-	s->exit_tid[cpu] = tid;
+	c->exit_tid.a[cpu] = tid;
 	return 0;
 }
 
-uint32_t evprof__cut_dead_tid(const struct evprof_session *s, uint32_t cpu)
+uint32_t evprof__cut_dead_tid(const struct sess_cut *c, uint32_t cpu)
 {
-	return cpu < s->nr_exit_cpus ? s->exit_tid[cpu] : UINT32_MAX;
+	return cpu < c->exit_tid.n ? c->exit_tid.a[cpu] : UINT32_MAX;
 }
 
-int evprof__cut_flush(struct evprof_session *s)
+int evprof__cut_flush(struct sess_cut *c, struct sess_store *st)
 {
-	for (size_t i = 0; i < s->ts_cap; i++) {
-		int err;
+	for (size_t i = 0; i < c->ts.n; i++) {
+		int err = flush_one(c, st, &c->ts.a[i]);
 
-		if (!s->ts[i].used)
-			continue;
-		err = flush_one(s, &s->ts[i]);
 		if (err)
 			return err;
 	}

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Sessions, complete user stacks: the stack copies kept for DWARF
- * unwinding at build, and the stitching of deferred user callchains
- * (Linux 6.19, "perf: Support deferred user unwind").
+ * unwinding at build (session_stacks.c unwinds them), and the stitching of
+ * deferred user callchains (Linux 6.19, "perf: Support deferred user
+ * unwind").
  *
  * A deferred sample's callchain ends with PERF_CONTEXT_USER_DEFERRED and a
  * cookie instead of the user ips; the kernel writes one
@@ -17,18 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <evprof/session.h>
-
-#include "session_internal.h"
-#include "unwind.h"
-
-/* Longest chain we compose: kernel part, a marker, unwound user part. */
-#define CHAIN_MAX 1024
-
-uint64_t evprof_session__unwind_regs(void)
-{
-	return evprof__unwind_regs_mask();
-}
+#include "session_stitch.h"
 
 static bool is_deferred(const uint64_t *ips, uint64_t nr)
 {
@@ -37,61 +27,64 @@ static bool is_deferred(const uint64_t *ips, uint64_t nr)
 
 /* ---- feeding ------------------------------------------------------------ */
 
-void evprof__session_sample_ext(struct evprof_session *s,
-				const struct evprof_sample *smp,
-				struct ssample *ss)
+void evprof__stitch_free(struct sess_stitch *k)
+{
+	EVPROF_VEC_FREE(&k->ustacks);
+	EVPROF_VEC_FREE(&k->deferred);
+}
+
+void evprof__stitch_sample(struct sess_stitch *k,
+			   const struct evprof_sample *smp, struct ssample *ss)
 {
 	const uint64_t need = PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_USER;
 	uint64_t dyn = smp->stack_user_dyn_size, words, *w;
 
-	if ((s->fmt.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	if ((k->sample_type & PERF_SAMPLE_CALLCHAIN) &&
 	    is_deferred(smp->callchain, smp->callchain_nr))
-		s->st.deferred_samples++;
+		k->deferred_samples++;
 	/* A kernel thread has no user registers nor stack (abi 0). */
-	if ((s->fmt.sample_type & need) != need ||
+	if ((k->sample_type & need) != need ||
 	    smp->regs_user_abi != PERF_SAMPLE_REGS_ABI_64 ||
 	    !smp->stack_user_size)
 		return;
 	words = 3 + smp->regs_user_nr + (dyn + 7) / 8;
-	if ((s->ustacks.len + words) * sizeof(uint64_t) > s->max_stack_bytes ||
-	    s->ustacks.len + words >= UINT32_MAX ||
-	    evprof__vec_reserve(&s->ustacks, sizeof(uint64_t), words)) {
-		s->st.stacks_dropped++;
+	if ((k->ustacks.n + words) * sizeof(uint64_t) > k->max_stack_bytes ||
+	    k->ustacks.n + words >= UINT32_MAX ||
+	    EVPROF_VEC_RESERVE(&k->ustacks, k->ustacks.n + words)) {
+		k->stacks_dropped++;
 		return;
 	}
-	w = (uint64_t *)s->ustacks.data + s->ustacks.len;
+	w = k->ustacks.a + k->ustacks.n;
 	w[0] = dyn;
 	w[1] = smp->stack_user_size;
 	w[2] = smp->regs_user_nr;
 	memcpy(w + 3, smp->regs_user, smp->regs_user_nr * sizeof(uint64_t));
 	w[words - 1] = 0; /* the padding of a dyn_size not a multiple of 8 */
 	memcpy(w + 3 + smp->regs_user_nr, smp->stack_user, dyn);
-	ss->ustack = (uint32_t)s->ustacks.len + 1;
-	s->ustacks.len += words;
+	ss->ustack = (uint32_t)k->ustacks.n + 1;
+	k->ustacks.n += words;
 }
 
-int evprof__session_feed_deferred(struct evprof_session *s,
-				  const struct evprof_record *r)
+int evprof__stitch_deferred(struct sess_stitch *k, struct sess_store *st,
+			    const struct evprof_record *r)
 {
 	const uint64_t need = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	struct sdeferred *d;
 	uint32_t chain;
 	int err;
 
 	/* Without the thread and time of the record it matches nothing. */
-	if (!r->sid.present || (s->fmt.sample_type & need) != need)
+	if (!r->sid.present || (k->sample_type & need) != need)
 		return 0;
-	err = evprof__session_chain(s, r->deferred.ips, r->deferred.nr, &chain);
-	if (!err)
-		err = evprof__vec_reserve(&s->deferred, sizeof(*d), 1);
+	err = evprof__store_chain(st, r->deferred.ips, r->deferred.nr, &chain);
 	if (err)
 		return err;
-	d = (struct sdeferred *)s->deferred.data + s->deferred.len++;
-	*d = (struct sdeferred){.time = r->sid.time,
-				.cookie = r->deferred.cookie,
-				.tid = r->sid.tid,
-				.chain = chain};
-	return 0;
+	return EVPROF_VEC_PUSH(&k->deferred,
+			       ((struct sdeferred){.time = r->sid.time,
+						   .cookie = r->deferred.cookie,
+						   .tid = r->sid.tid,
+						   .chain = chain}))
+		   ? -ENOMEM
+		   : 0;
 }
 
 /* ---- stitching ---------------------------------------------------------- */
@@ -118,10 +111,10 @@ static int cmp_sev(const void *pa, const void *pb)
 }
 
 /* Kernel part of x's chain, PERF_CONTEXT_USER, then d's user ips. */
-static int stitch(struct evprof_session *s, struct ssample *x,
+static int stitch(struct sess_store *st, struct ssample *x,
 		  const struct sdeferred *d)
 {
-	const uint64_t *w = s->chains.data;
+	const uint64_t *w = st->chains.a;
 	uint64_t nr = w[x->chain] - 2, unr = w[d->chain], *buf;
 	int err;
 
@@ -131,32 +124,32 @@ static int stitch(struct evprof_session *s, struct ssample *x,
 	memcpy(buf, w + x->chain + 1, nr * sizeof(*buf));
 	buf[nr] = PERF_CONTEXT_USER;
 	memcpy(buf + nr + 1, w + d->chain + 1, unr * sizeof(*buf));
-	err = evprof__session_chain(s, buf, nr + 1 + unr, &x->chain);
+	err = evprof__store_chain(st, buf, nr + 1 + unr, &x->chain);
 	free(buf);
 	return err;
 }
 
-int evprof__session_stitch(struct evprof_session *s)
+int evprof__stitch_resolve(struct sess_stitch *k, struct sess_store *st)
 {
-	struct ssample *ss = s->samples.data;
-	const struct sdeferred *dr = s->deferred.data;
+	struct ssample *ss = st->samples.a;
+	const struct sdeferred *dr = k->deferred.a;
 	struct sev *ev;
 	size_t n = 0, run, last;
 	int err = 0;
 
-	s->st.deferred_unstitched = 0;
-	ev = malloc((s->samples.len + s->deferred.len + 1) * sizeof(*ev));
+	k->deferred_unstitched = 0;
+	ev = malloc((st->samples.n + k->deferred.n + 1) * sizeof(*ev));
 	if (!ev)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->samples.len; i++) {
+	for (size_t i = 0; i < st->samples.n; i++) {
 		const uint64_t *w =
-		    (const uint64_t *)s->chains.data + ss[i].chain;
+		    st->chains.a + ss[i].chain;
 
 		if (is_deferred(w + 1, w[0]))
 			ev[n++] =
 			    (struct sev){ss[i].time, ss[i].tid, (uint32_t)i, 0};
 	}
-	for (size_t i = 0; i < s->deferred.len; i++)
+	for (size_t i = 0; i < k->deferred.n; i++)
 		ev[n++] = (struct sev){dr[i].time, dr[i].tid, (uint32_t)i, 1};
 	qsort(ev, n, sizeof(*ev), cmp_sev);
 
@@ -165,10 +158,12 @@ int evprof__session_stitch(struct evprof_session *s)
 
 		for (last = run; last < n && ev[last].tid == ev[run].tid;
 		     last++) {
-			const struct sdeferred *d = &dr[ev[last].idx];
+			const struct sdeferred *d;
 
+			/* Samples only: dr may be NULL, no offset from it. */
 			if (!ev[last].record)
 				continue;
+			d = &dr[ev[last].idx];
 			/*
 			 * Every sample waiting now (all of ev[waiting..last):
 			 * the previous record ended the previous wait) is
@@ -177,64 +172,18 @@ int evprof__session_stitch(struct evprof_session *s)
 			for (; waiting < last && !err; waiting++) {
 				struct ssample *x = &ss[ev[waiting].idx];
 				const uint64_t *w =
-				    (const uint64_t *)s->chains.data + x->chain;
+				    st->chains.a + x->chain;
 
 				if (w[w[0]] == d->cookie)
-					err = stitch(s, x, d);
+					err = stitch(st, x, d);
 				else
-					s->st.deferred_unstitched++;
+					k->deferred_unstitched++;
 			}
 			waiting = last + 1;
 		}
 		/* Still waiting at the end: their record never came. */
-		s->st.deferred_unstitched += last - waiting;
+		k->deferred_unstitched += last - waiting;
 	}
 	free(ev);
 	return err;
-}
-
-/* ---- unwinding ---------------------------------------------------------- */
-
-int evprof__session_unwind(struct evprof_session *s, struct evprof__unwinder *u,
-			   uint64_t maps_key,
-			   const struct evprof__unwind_map *maps,
-			   size_t nr_maps, struct ssample *x)
-{
-	const uint64_t *w = (const uint64_t *)s->ustacks.data + x->ustack - 1;
-	const uint64_t *chain = (const uint64_t *)s->chains.data + x->chain;
-	struct evprof__unwind_input in = {
-	    .pid = x->pid,
-	    .tid = x->tid,
-	    .regs_mask = s->fmt.sample_regs_user,
-	    .regs = w + 3,
-	    .nr_regs = (uint32_t)w[2],
-	    .stack = w + 3 + w[2],
-	    .stack_len = w[0],
-	    .stack_full = w[0] == w[1],
-	};
-	uint64_t buf[CHAIN_MAX], pcs[EVPROF__UNWIND_MAX_FRAMES];
-	uint64_t k = 0, room = CHAIN_MAX - EVPROF__UNWIND_MAX_FRAMES - 2;
-	bool truncated;
-	int n;
-
-	x->flags |= SS_UNWOUND;
-	n = evprof__unwind(u, maps_key, maps, nr_maps, &in, pcs, &truncated);
-	if (n == -ENOMEM)
-		return n;
-	if (n <= 0)
-		return 0; /* no registers to start from: keep the chain */
-	/* The kernel part: everything before the user context, if any. */
-	while (k < chain[0] && k < room &&
-	       chain[1 + k] != (uint64_t)PERF_CONTEXT_USER)
-		k++;
-	memcpy(buf, chain + 1, k * sizeof(*buf));
-	buf[k++] = PERF_CONTEXT_USER;
-	memcpy(buf + k, pcs, (size_t)n * sizeof(*buf));
-	k += (uint64_t)n;
-	if (truncated) {
-		buf[k++] = EVPROF__CHAIN_TRUNCATED;
-		s->st.stacks_truncated++;
-	}
-	s->st.stacks_unwound++;
-	return evprof__session_chain(s, buf, k, &x->chain);
 }

@@ -183,10 +183,10 @@ static struct evprof_session *new_session(const pid_t *pids, size_t nr_pids)
 /* Delta of slot (-1: CPU) of the k-th stored sample; UINT64_MAX: none. */
 static uint64_t delta_of(const struct evprof_session *s, size_t k, int slot)
 {
-	const struct ssample *x = (const struct ssample *)s->samples.data + k;
-	const uint64_t *d = (const uint64_t *)s->deltas.data + x->deltas;
+	const struct ssample *x = (const struct ssample *)s->store.samples.a + k;
+	const uint64_t *d = (const uint64_t *)s->store.deltas.a + x->deltas;
 
-	assert_true(k < s->samples.len);
+	assert_true(k < s->store.samples.n);
 	if (slot < 0)
 		return x->flags & SS_HAS_CPU ? x->cpu_delta : UINT64_MAX;
 	if (!(x->has & (1ULL << slot)))
@@ -605,7 +605,7 @@ static void test_per_cpu_cuts(void **state)
 	assert_int_equal(feed_cpu0(s, true, 100, 103, 600, 70, 6000), 0);
 
 	/* Cuts are not samples; a sample takes its thread's held deltas. */
-	assert_int_equal(s->samples.len, 4);
+	assert_int_equal(s->store.samples.n, 4);
 	assert_int_equal(delta_of(s, 0, 0), 10);
 	assert_int_equal(delta_of(s, 1, 0), 20);	   /* 150..200 */
 	assert_int_equal(delta_of(s, 2, 0), 3 + 5);   /* 300..350 + held */
@@ -615,7 +615,7 @@ static void test_per_cpu_cuts(void **state)
 	assert_non_null(p);
 	assert_int_equal(evprof_session__build(s, p, NULL), 0);
 	/* Tails go to each thread's last sample; 103 gets one at its cut. */
-	assert_int_equal(s->samples.len, 5);
+	assert_int_equal(s->store.samples.n, 5);
 	assert_int_equal(delta_of(s, 2, 0), 8 + 2);
 	assert_int_equal(delta_of(s, 3, 0), 20 + 1);
 	assert_int_equal(delta_of(s, 4, 0), 5);
@@ -632,10 +632,73 @@ static void test_per_cpu_cuts(void **state)
 	assert_int_equal(evprof_session__thread_total(
 			     s, 103, EVPROF_SESSION_CPU_TIME),
 			 6000 - 5200);
+	/* The idle task's share is unattributed: 61..65 faults, 200 ns. */
+	assert_int_equal(evprof_session__unattributed(s, 0), 4);
+	assert_int_equal(
+	    evprof_session__unattributed(s, EVPROF_SESSION_CPU_TIME), 200);
 	evprof_session__stats(s, &st);
 	assert_int_equal(st.samples, 5);
 	assert_int_equal(st.samples_filtered, 1);
 	assert_int_equal(st.counter_resets, 0);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
+/*
+ * Per CPU, a value below the last one of its id is rejected: the counter
+ * never restarts. What a CPU counted for a process outside the tree is
+ * unattributed; with the kept threads' totals it makes the last value.
+ */
+static void test_per_cpu_backwards(void **state)
+{
+	const pid_t root = 100;
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS,
+		    .read_format = RF_BITS,
+		    .sample_id_all = true},
+	    .counters = counter_names,
+	    .nr_counters = 2,
+	    .pids = &root,
+	    .nr_pids = 1,
+	    .per_cpu = true,
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_session_stats st;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(p);
+	set_group_ids(s, L0, A0, B0, C0);
+	assert_int_equal(feed_sample(s, 100, 101, 10,
+				     (struct val[]){{L0, 1}, {A0, 10}}, 2,
+				     chain_a, 2),
+			 0);
+	assert_int_equal(feed_sample(s, 100, 102, 20,
+				     (struct val[]){{L0, 2}, {A0, 5}}, 2,
+				     chain_a, 2),
+			 0);
+	assert_int_equal(feed_sample(s, 100, 101, 30,
+				     (struct val[]){{L0, 3}, {A0, 12}}, 2,
+				     chain_a, 2),
+			 0);
+	assert_int_equal(feed_sample(s, 200, 201, 40,
+				     (struct val[]){{L0, 4}, {A0, 20}}, 2,
+				     chain_a, 2),
+			 0);
+	assert_int_equal(delta_of(s, 1, 0), UINT64_MAX); /* rejected */
+	assert_int_equal(delta_of(s, 2, 0), 2);
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	assert_int_equal(evprof_session__thread_total(s, 101, 0), 12);
+	assert_int_equal(evprof_session__thread_total(s, 102, 0), 0);
+	assert_int_equal(evprof_session__unattributed(s, 0), 8);
+	assert_int_equal(evprof_session__unattributed(s, EVPROF_SESSION_SAMPLER),
+			 0); /* no sampler_counter: no such counter */
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.reads_rejected, 1);
+	assert_int_equal(st.counter_resets, 0);
+	assert_int_equal(st.samples, 3);
 	evprof_profile__free(p);
 	evprof_session__free(s);
 }
@@ -668,7 +731,7 @@ static void test_per_cpu_exit_tail(void **state)
 			 0);
 	assert_int_equal(feed_cpu0(s, true, 200, UINT32_MAX, 160, 13, 0), 0);
 	assert_int_equal(evprof_session__build(s, p, NULL), 0);
-	assert_int_equal(s->samples.len, 1);
+	assert_int_equal(s->store.samples.n, 1);
 	assert_int_equal(evprof_session__thread_total(s, 201, 0), 13);
 	evprof_profile__free(p);
 	evprof_session__free(s);
@@ -898,6 +961,7 @@ int main(void)
 	    cmocka_unit_test(test_exclude_idle),
 	    cmocka_unit_test(test_per_cpu_cuts),
 	    cmocka_unit_test(test_per_cpu_exit_tail),
+	    cmocka_unit_test(test_per_cpu_backwards),
 	    cmocka_unit_test(test_build_symbols),
 	    cmocka_unit_test(test_maps_override),
 	    cmocka_unit_test(test_feed_throughput),

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+/* Session deltas: id roles and counter instances (see session_delta.h). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "session_delta.h"
+
+/* The key of per-CPU instances: no task has this tid. */
+#define PER_CPU_TID UINT32_MAX
+
+void evprof__delta_free(struct sess_delta *d)
+{
+	EVPROF_VEC_FREE(&d->ids);
+	evprof__hashmap_free(d->by_id);
+	EVPROF_VEC_FREE(&d->inst);
+	evprof__hashmap_free(d->by_key);
+}
+
+static struct delta_id *find_id(const struct sess_delta *d, uint64_t id)
+{
+	long k;
+
+	if (!d->by_id || !evprof__hashmap_find(d->by_id, (long)id, &k))
+		return NULL;
+	return &d->ids.a[k];
+}
+
+bool evprof__delta_role(const struct sess_delta *d, uint64_t id, int *role)
+{
+	const struct delta_id *e = find_id(d, id);
+
+	if (e)
+		*role = e->role;
+	return e;
+}
+
+int evprof__delta_set_role(struct sess_delta *d, uint64_t id, int role)
+{
+	struct delta_id *e = find_id(d, id);
+
+	if (e) {
+		e->role = role;
+		return 0;
+	}
+	if (!d->by_id) {
+		d->by_id = evprof__hashmap_new(evprof__hashmap_u64_hash,
+					       evprof__hashmap_u64_equal, NULL);
+		if (!d->by_id)
+			return -ENOMEM;
+	}
+	/* The key holds the index in 32 bits. */
+	if (d->ids.n >= UINT32_MAX ||
+	    EVPROF_VEC_RESERVE(&d->ids, d->ids.n + 1) ||
+	    evprof__hashmap_add(d->by_id, (long)id, (long)d->ids.n))
+		return -ENOMEM;
+	d->ids.a[d->ids.n++] = (struct delta_id){id, role};
+	return 0;
+}
+
+static long inst_key(long k, uint32_t tid)
+{
+	return (long)((uint64_t)k << 32 | tid);
+}
+
+int evprof__delta_prepare(struct sess_delta *d, uint64_t id, uint32_t tid)
+{
+	long k, key;
+
+	if (!d->by_id || !evprof__hashmap_find(d->by_id, (long)id, &k))
+		return 0;
+	key = inst_key(k, d->per_cpu ? PER_CPU_TID : tid);
+	if (!d->by_key) {
+		d->by_key = evprof__hashmap_new(evprof__hashmap_u64_hash,
+						evprof__hashmap_u64_equal,
+						NULL);
+		if (!d->by_key)
+			return -ENOMEM;
+	}
+	if (evprof__hashmap_find(d->by_key, key, NULL))
+		return 0;
+	if (EVPROF_VEC_RESERVE(&d->inst, d->inst.n + 1) ||
+	    evprof__hashmap_add(d->by_key, key, (long)d->inst.n))
+		return -ENOMEM;
+	d->inst.a[d->inst.n++] = (struct delta_inst){0};
+	return 0;
+}
+
+/* A first read carries the whole value, counted since the instance began. */
+bool evprof__delta_take(struct sess_delta *d, uint64_t id, uint32_t tid,
+			uint64_t raw, uint64_t time, uint64_t *delta)
+{
+	struct delta_inst *e;
+	long k, i;
+
+	/* Every thread continues the CPU's one instance. */
+	if (!evprof__hashmap_find(d->by_id, (long)id, &k) ||
+	    !evprof__hashmap_find(d->by_key,
+				  inst_key(k, d->per_cpu ? PER_CPU_TID : tid),
+				  &i))
+		return false; /* not prepared: a bug of the caller */
+	e = &d->inst.a[i];
+	if (!e->read || raw >= e->last) {
+		*delta = raw - (e->read ? e->last : 0);
+	} else if (d->per_cpu) {
+		d->reads_rejected++;
+		return false;
+	} else {
+		d->counter_resets++;
+		*delta = raw;
+	}
+	e->read = true;
+	e->last = raw;
+	e->time = time;
+	return true;
+}
+
+/*
+ * Only instances last read before the fork restart: reads of the new
+ * thread may already have come from another ring.
+ */
+void evprof__delta_fork(struct sess_delta *d, uint32_t tid, uint64_t time)
+{
+	if (!d->by_key || d->per_cpu)
+		return;
+	for (size_t k = 0; k < d->ids.n; k++) {
+		struct delta_inst *e;
+		long i;
+
+		if (!evprof__hashmap_find(d->by_key, inst_key((long)k, tid),
+					  &i))
+			continue;
+		e = &d->inst.a[i];
+		if (e->read && e->time < time) {
+			e->last = 0;
+			e->time = time;
+		}
+	}
+}

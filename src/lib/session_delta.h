@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Session deltas: what each kernel event id means (its role) and the last
+ * value of every counter instance, turning the cumulative values samples
+ * read into deltas. Beside the storage at the bottom of the session layers;
+ * it knows nothing of samples.
+ *
+ * Task mode (inherit): key (id, tid), one instance per thread, starting at
+ * 0. A value below the instance's last one means the tid now names a new
+ * thread whose FORK was not seen (lost, or in a ring not read yet): a new
+ * instance, counted in counter_resets. Per-CPU mode: key id, one instance
+ * per CPU that never restarts, so a value below the last one is a record
+ * out of ring order or a corrupt one: it is rejected (no delta, the last
+ * value stays) and counted in reads_rejected. Either way, per key the
+ * deltas taken sum to the instances' last values.
+ */
+#ifndef EVPROF_LIB_SESSION_DELTA_H
+#define EVPROF_LIB_SESSION_DELTA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+struct delta_id {
+	uint64_t id;
+	int role;
+};
+
+/* The counter instance of one thread (or CPU) on one kernel id. */
+struct delta_inst {
+	uint64_t last; /* raw value at the latest read */
+	uint64_t time; /* of that read, or of the FORK that reset it */
+	bool read;     /* read at least once */
+};
+
+struct sess_delta {
+	bool per_cpu;
+	EVPROF_VEC(struct delta_id) ids;
+	struct evprof_hashmap *by_id; /* kernel id -> index in ids */
+	EVPROF_VEC(struct delta_inst) inst;
+	/* index in ids << 32 | tid -> index in inst */
+	struct evprof_hashmap *by_key;
+	uint64_t counter_resets, reads_rejected;
+};
+
+EVPROF_HIDDEN void evprof__delta_free(struct sess_delta *d);
+
+/* Sets (or changes) id's role. Returns 0 or -ENOMEM. */
+EVPROF_HIDDEN int evprof__delta_set_role(struct sess_delta *d, uint64_t id,
+					 int role);
+/* True when id was declared; then *role is its role. */
+EVPROF_HIDDEN bool evprof__delta_role(const struct sess_delta *d, uint64_t id,
+				      int *role);
+
+/*
+ * Makes the instance a read of id by thread tid goes to, so that taking
+ * its delta cannot fail; nothing for an undeclared id. Returns 0 or
+ * -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__delta_prepare(struct sess_delta *d, uint64_t id,
+					uint32_t tid);
+/*
+ * The delta of value raw of id (declared, prepared), read by thread tid
+ * at time. Returns false when the read is rejected (per-CPU mode, below
+ * the last value).
+ */
+EVPROF_HIDDEN bool evprof__delta_take(struct sess_delta *d, uint64_t id,
+				      uint32_t tid, uint64_t raw,
+				      uint64_t time, uint64_t *delta);
+/*
+ * A FORK at time makes tid a new thread (task mode): its instances last
+ * read before then start again at 0.
+ */
+EVPROF_HIDDEN void evprof__delta_fork(struct sess_delta *d, uint32_t tid,
+				      uint64_t time);
+
+#endif /* EVPROF_LIB_SESSION_DELTA_H */

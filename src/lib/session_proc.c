@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Seeding a session from a live process: the only session code that reads
+ * /proc. It gathers what the proc module reads into one
+ * evprof_session_seed and hands it to the pure evprof_session__seed(), so
+ * everything below can be driven on bytes alone (tests, fuzzers).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <evprof/proc.h>
+#include <evprof/session.h>
+
+#define NAME_LEN 64 /* TASK_COMM_LEN is 16 */
+
+struct seed_buf {
+	struct evprof_map *maps;
+	size_t nr_maps, cap;
+};
+
+/* Keeps the executable mappings, their paths copied. */
+static int keep_map(const struct evprof_map *m, void *arg)
+{
+	struct seed_buf *b = arg;
+	char *path;
+
+	if (!(m->prot & EVPROF_MAP_EXEC))
+		return 0;
+	if (b->nr_maps == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 32;
+		struct evprof_map *p = realloc(b->maps, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		b->maps = p;
+		b->cap = cap;
+	}
+	path = strdup(m->path);
+	if (!path)
+		return -ENOMEM;
+	b->maps[b->nr_maps] = *m;
+	b->maps[b->nr_maps++].path = path;
+	return 0;
+}
+
+int evprof_session__seed_process(struct evprof_session *s, pid_t pid)
+{
+	struct evprof_session_thread_seed *threads = NULL;
+	struct seed_buf maps = {0};
+	char name[NAME_LEN], (*names)[NAME_LEN] = NULL;
+	int *tids = NULL;
+	size_t nr_threads = 0;
+	int n, err;
+
+	if (!s || pid <= 0)
+		return -EINVAL;
+	err = evprof_proc__read_comm(pid, 0, name, sizeof(name));
+	if (err < 0)
+		goto out;
+	n = evprof_proc__read_tids(pid, &tids);
+	if (n < 0) {
+		err = n;
+		goto out;
+	}
+	threads = calloc((size_t)n + 1, sizeof(*threads));
+	names = calloc((size_t)n + 1, sizeof(*names));
+	if (!threads || !names) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		err = evprof_proc__read_comm(pid, tids[i], names[nr_threads],
+					     sizeof(names[0]));
+		/* A thread may exit while we read: not an error. */
+		if (err == -ESRCH)
+			continue;
+		if (err < 0)
+			goto out;
+		threads[nr_threads].tid = tids[i];
+		threads[nr_threads].name = names[nr_threads];
+		nr_threads++;
+	}
+	err = evprof_maps__read(pid, keep_map, &maps);
+	if (err < 0)
+		goto out;
+	err = evprof_session__seed(s, &(struct evprof_session_seed){
+					  .sz = sizeof(struct evprof_session_seed),
+					  .pid = pid,
+					  .name = name,
+					  .threads = threads,
+					  .nr_threads = nr_threads,
+					  .maps = maps.maps,
+					  .nr_maps = maps.nr_maps,
+				      });
+out:
+	for (size_t i = 0; i < maps.nr_maps; i++)
+		free((char *)maps.maps[i].path);
+	free(maps.maps);
+	free(names);
+	free(threads);
+	free(tids);
+	return err < 0 ? err : 0;
+}

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: MIT
+/* Session stacks: chains to profile stacks (see session_stacks.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <evprof/session.h>
+
+#include "session_stacks.h"
+#include "unwind.h"
+
+#define KEY_KERNEL   UINT64_MAX	      /* frame cache: kernel address */
+#define KEY_UNMAPPED (UINT64_MAX - 1) /* frame cache: outside every map */
+
+/* Longest chain we compose: kernel part, a marker, unwound user part. */
+#define CHAIN_MAX 1024
+
+struct chain_frame {
+	uint64_t addr;
+	bool kernel, first;
+	bool truncated; /* the "[truncated]" root of a cut user stack */
+};
+
+static int push_frame(struct sess_stacks *b, struct evprof_profile_frame *f)
+{
+	int idx = evprof_profile__frame(b->p, f), err;
+
+	if (idx < 0)
+		return idx;
+	err = EVPROF_VEC_PUSH(&b->fidx, idx);
+	return err ? -ENOMEM : 0;
+}
+
+/* Profile frames for one symbolized address: the real function first. */
+static int frames_from(struct sess_stacks *b, const struct evprof_sym_result *r,
+		       uint64_t addr, bool kernel)
+{
+	struct evprof_profile_frame f = {.lib = -1, .kernel = kernel};
+	int err;
+
+	if (r->lib_path && *r->lib_path) {
+		struct evprof_profile_lib lib = {
+		    .path = r->lib_path,
+		    .name = r->lib_name,
+		    .build_id = r->build_id,
+		    .build_id_len = r->build_id_len,
+		};
+
+		f.lib = evprof_profile__add_lib(b->p, &lib);
+		if (f.lib < 0)
+			return f.lib;
+	}
+	f.address = f.lib >= 0 ? r->rel_addr : addr;
+	f.function = r->name;
+	if (r->name) {
+		f.symbol_address = r->sym_start;
+		f.symbol_size = r->sym_size;
+	}
+	if (!r->nr_frames)
+		return push_frame(b, &f);
+	for (uint32_t k = r->nr_frames; k-- > 0;) {
+		const struct evprof_sym_frame *sf = &r->frames[k];
+
+		f.function = sf->name
+				 ? sf->name
+				 : (k == r->nr_frames - 1 ? r->name : NULL);
+		f.file = sf->file;
+		f.line = sf->line;
+		f.function_line = sf->decl_line;
+		f.inline_depth = (uint16_t)(r->nr_frames - 1 - k);
+		err = push_frame(b, &f);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int symbolize(struct sess_stacks *b, const struct bproc *pr, uint32_t map,
+		     uint64_t look, bool kernel)
+{
+	struct evprof_sym_result r = {0};
+	int err = -EINVAL;
+
+	if (kernel) {
+		if (b->sym)
+			err = evprof_symbolizer__kernel(b->sym, look, &r);
+	} else if (map != NO_INDEX) {
+		const struct bmap *m = evprof__tasks_map(b->t, map);
+		struct evprof_sym_mapping sm = {
+		    .path = evprof__store_strp(b->st, m->path),
+		    .start = m->start,
+		    .end = m->end,
+		    .pgoff = m->pgoff,
+		    .build_id = m->build_id_len ? (const uint8_t *)evprof__store_strp(
+						      b->st, m->build_id)
+						: NULL,
+		    .build_id_len = m->build_id_len,
+		    .inode = m->ino,
+		    .pid = (int)pr->pid,
+		};
+
+		if (b->sym)
+			err = evprof_symbolizer__user(b->sym, &sm, look, &r);
+		if (err == -EINVAL) {
+			/* No symbolizer: the mapping names the frame. */
+			r = (struct evprof_sym_result){
+			    .lib_path = sm.path,
+			    .rel_addr = look - m->start + m->pgoff,
+			};
+			err = 0;
+		}
+	} else if (b->sym) {
+		/* In no file mapping: JIT code, named by perf-PID.map. */
+		err = evprof_symbolizer__jit(b->sym, (int)pr->pid, look, &r);
+	}
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		r = (struct evprof_sym_result){0};
+	return frames_from(b, &r, look, kernel);
+}
+
+/* The frame cache's keys index frame_keys, hashed by what is there. */
+static size_t frame_hash(long key, void *ctx)
+{
+	const struct sess_stacks *b = ctx;
+
+	return (size_t)evprof__hash_mem(EVPROF_HASH_INIT, &b->frame_keys.a[key],
+					sizeof(struct frame_key));
+}
+
+static bool frame_equal(long x, long y, void *ctx)
+{
+	const struct sess_stacks *b = ctx;
+	const struct frame_key *p = &b->frame_keys.a[x];
+	const struct frame_key *q = &b->frame_keys.a[y];
+
+	return p->map == q->map && p->addr == q->addr;
+}
+
+/*
+ * Looks (map, addr) up; the key is written past the end of frame_keys,
+ * where adding it after a miss finds it. Returns false on a miss, and
+ * also without memory (*v then -1, which frames_for() reports).
+ */
+static bool frame_find(struct sess_stacks *b, uint64_t map, uint64_t addr,
+		       long *v)
+{
+	*v = -1;
+	if (!b->frames) {
+		b->frames = evprof__hashmap_new(frame_hash, frame_equal, b);
+		if (!b->frames)
+			return false;
+	}
+	if (EVPROF_VEC_RESERVE(&b->frame_keys, b->frame_keys.n + 1))
+		return false;
+	*v = 0;
+	b->frame_keys.a[b->frame_keys.n] = (struct frame_key){map, addr};
+	return evprof__hashmap_find(b->frames, (long)b->frame_keys.n, v);
+}
+
+/*
+ * Frame index range (in b->fidx) for addr in proc's current maps; looked
+ * up once per (mapping, address).
+ */
+static int frames_for(struct sess_stacks *b, const struct bproc *pr,
+		      const struct chain_frame *cf, uint32_t *off,
+		      uint32_t *cnt)
+{
+	uint64_t look = cf->first ? cf->addr : cf->addr - 1;
+	uint32_t map = cf->kernel ? NO_INDEX : evprof__tasks_map_at(pr, look);
+	uint64_t key = cf->kernel	 ? KEY_KERNEL
+		       : map == NO_INDEX ? KEY_UNMAPPED
+					 : map;
+	size_t start = b->fidx.n;
+	long v;
+	int err;
+
+	if (cf->truncated) {
+		struct evprof_profile_frame f = {.lib = -1,
+						 .function = "[truncated]"};
+
+		*off = (uint32_t)start;
+		*cnt = 1;
+		return push_frame(b, &f);
+	}
+	if (frame_find(b, key, look, &v)) {
+		*off = (uint32_t)((uint64_t)v >> 32);
+		*cnt = (uint32_t)v;
+		return 0;
+	}
+	if (v < 0)
+		return -ENOMEM;
+	err = symbolize(b, pr, map, look, cf->kernel);
+	if (err)
+		return err;
+	if (b->fidx.n > UINT32_MAX)
+		return -ENOMEM;
+	*off = (uint32_t)start;
+	*cnt = (uint32_t)(b->fidx.n - start);
+	/* frame_find() left the key past the end of frame_keys. */
+	if (evprof__hashmap_add(b->frames, (long)b->frame_keys.n,
+				(long)((uint64_t)*off << 32 | *cnt)))
+		return -ENOMEM;
+	b->frame_keys.n++;
+	return 0;
+}
+
+/* Splits a raw callchain into frames, leaf first, markers removed. */
+static int chain_frames(struct sess_stacks *b, const uint64_t *ips, uint64_t nr)
+{
+	bool kernel = false, first = true, skip = false;
+
+	b->scratch.n = 0;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t ip = ips[i];
+
+		if (ip == EVPROF__CHAIN_TRUNCATED) {
+			if (EVPROF_VEC_PUSH(&b->scratch,
+					    ((struct chain_frame){
+						.truncated = true})))
+				return -ENOMEM;
+			continue;
+		}
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			/* Guest and hypervisor frames are not ours. */
+			skip = ip != (uint64_t)PERF_CONTEXT_KERNEL &&
+			       ip != (uint64_t)PERF_CONTEXT_USER;
+			first = true;
+			/* Linux 6.19: the marker is followed by a cookie. */
+			if (ip == EVPROF_CONTEXT_USER_DEFERRED)
+				i++;
+			continue;
+		}
+		if (skip)
+			continue;
+		if (EVPROF_VEC_PUSH(&b->scratch, ((struct chain_frame){
+							 ip, kernel, first, false})))
+			return -ENOMEM;
+		first = false;
+	}
+	return 0;
+}
+
+static int stack_for(struct sess_stacks *b, const struct bproc *pr, uint32_t chain,
+		     int *stack)
+{
+	const uint64_t *words = b->st->chains.a;
+	long key = (long)((uint64_t)pr->epoch << 32 | chain), v;
+	int st = -1, err;
+
+	if (!b->stacks) {
+		b->stacks = evprof__hashmap_new(evprof__hashmap_u64_hash,
+						evprof__hashmap_u64_equal,
+						NULL);
+		if (!b->stacks)
+			return -ENOMEM;
+	}
+	if (evprof__hashmap_find(b->stacks, key, &v)) {
+		*stack = (int)v;
+		return 0;
+	}
+	err = chain_frames(b, words + chain + 1, words[chain]);
+	if (err)
+		return err;
+	/* Leaf first in the chain: walk it backwards to go root first. */
+	for (size_t i = b->scratch.n; i-- > 0;) {
+		const struct chain_frame *cf = &b->scratch.a[i];
+		uint32_t off, cnt;
+
+		err = frames_for(b, pr, cf, &off, &cnt);
+		if (err)
+			return err;
+		for (uint32_t k = 0; k < cnt; k++) {
+			st = evprof_profile__stack(
+			    b->p, st, b->fidx.a[off + k]);
+			if (st < 0)
+				return st;
+		}
+	}
+	*stack = st;
+	return evprof__hashmap_add(b->stacks, key, st) ? -ENOMEM : 0;
+}
+
+/*
+ * Replaces the user part of x's chain by the one unwound from its stack
+ * copy with maps (key: that set of maps).
+ */
+static int unwind_chain(struct sess_stacks *sk, uint64_t maps_key,
+			const struct evprof__unwind_map *maps, size_t nr_maps,
+			struct ssample *x)
+{
+	const uint64_t *w = evprof__stitch_ustack(sk->k, x);
+	const uint64_t *chain = evprof__store_chainp(sk->st, x->chain);
+	struct evprof__unwind_input in = {
+	    .pid = x->pid,
+	    .tid = x->tid,
+	    .regs_mask = sk->regs_mask,
+	    .regs = w + 3,
+	    .nr_regs = (uint32_t)w[2],
+	    .stack = w + 3 + w[2],
+	    .stack_len = w[0],
+	    .stack_full = w[0] == w[1],
+	};
+	uint64_t buf[CHAIN_MAX], pcs[EVPROF__UNWIND_MAX_FRAMES];
+	uint64_t k = 0, room = CHAIN_MAX - EVPROF__UNWIND_MAX_FRAMES - 2;
+	bool truncated;
+	int n;
+
+	x->flags |= SS_UNWOUND;
+	n = evprof__unwind(sk->uw, maps_key, maps, nr_maps, &in, pcs, &truncated);
+	if (n == -ENOMEM)
+		return n;
+	if (n <= 0)
+		return 0; /* no registers to start from: keep the chain */
+	/* The kernel part: everything before the user context, if any. */
+	while (k < chain[0] && k < room &&
+	       chain[1 + k] != (uint64_t)PERF_CONTEXT_USER)
+		k++;
+	memcpy(buf, chain + 1, k * sizeof(*buf));
+	buf[k++] = PERF_CONTEXT_USER;
+	memcpy(buf + k, pcs, (size_t)n * sizeof(*buf));
+	k += (uint64_t)n;
+	if (truncated) {
+		buf[k++] = EVPROF__CHAIN_TRUNCATED;
+		sk->truncated++;
+	}
+	sk->unwound++;
+	return evprof__store_chain(sk->st, buf, k, &x->chain);
+}
+
+/* Unwinds x's stack copy with the maps pr has now. */
+static int unwind_sample(struct sess_stacks *b, const struct bproc *pr,
+			 struct ssample *x)
+{
+	struct evprof__unwind_map *um;
+
+	if (!b->uw) {
+		b->uw = evprof__unwinder_new();
+		if (!b->uw)
+			return errno == ENOMEM ? -ENOMEM : 0;
+	}
+	b->umaps.n = 0;
+	if (EVPROF_VEC_RESERVE(&b->umaps, pr->nr_segs))
+		return -ENOMEM;
+	um = b->umaps.a;
+	for (size_t i = 0; i < pr->nr_segs; i++) {
+		const struct bmap *m = evprof__tasks_map(b->t, pr->segs[i].map);
+
+		if (i && pr->segs[i].map == pr->segs[i - 1].map)
+			continue;
+		um[b->umaps.n++] = (struct evprof__unwind_map){
+		    evprof__store_strp(b->st, m->path), m->start, m->end, m->pgoff};
+	}
+	return unwind_chain(b, pr->epoch, um, b->umaps.n, x);
+}
+
+int evprof__stacks_sample(struct sess_stacks *sk, const struct bproc *pr,
+			  struct ssample *x, int *stack)
+{
+	int err;
+
+	if (x->ustack && !(x->flags & SS_UNWOUND)) {
+		err = unwind_sample(sk, pr, x);
+		if (err)
+			return err;
+	}
+	return stack_for(sk, pr, x->chain, stack);
+}
+
+void evprof__stacks_free(struct sess_stacks *sk)
+{
+	EVPROF_VEC_FREE(&sk->fidx);
+	EVPROF_VEC_FREE(&sk->scratch);
+	EVPROF_VEC_FREE(&sk->umaps);
+	evprof__unwinder_free(sk->uw);
+	evprof__hashmap_free(sk->frames);
+	EVPROF_VEC_FREE(&sk->frame_keys);
+	evprof__hashmap_free(sk->stacks);
+}
+
+uint64_t evprof_session__unwind_regs(void)
+{
+	return evprof__unwind_regs_mask();
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Session storage: amortised growth of a few arrays and one hash set of
+ * callchains (an entry per distinct chain); nothing here allocates per
+ * sample otherwise.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session_store.h"
+
+void evprof__store_free(struct sess_store *st)
+{
+	EVPROF_VEC_FREE(&st->chains);
+	evprof__hashmap_free(st->chain_set);
+	EVPROF_VEC_FREE(&st->samples);
+	EVPROF_VEC_FREE(&st->deltas);
+	EVPROF_VEC_FREE(&st->sb);
+	EVPROF_VEC_FREE(&st->strs);
+}
+
+int evprof__store_bytes(struct sess_store *st, const void *p, size_t len,
+			uint32_t *off)
+{
+	if (st->strs.n + len > UINT32_MAX ||
+	    EVPROF_VEC_RESERVE(&st->strs, st->strs.n + len))
+		return -ENOMEM;
+	*off = (uint32_t)st->strs.n;
+	memcpy(st->strs.a + st->strs.n, p, len);
+	st->strs.n += len;
+	return 0;
+}
+
+int evprof__store_str(struct sess_store *st, const char *str, uint32_t *off)
+{
+	return evprof__store_bytes(st, str, strlen(str) + 1, off);
+}
+
+/* ---- callchain arena ---------------------------------------------------- */
+
+/*
+ * The set's keys are word offsets in the arena, hashed and compared by the
+ * words there. A chain looked up is first written past the arena's end
+ * (not yet part of it), so it has an offset too.
+ */
+static size_t chain_hash(long key, void *ctx)
+{
+	const struct sess_store *st = ctx;
+	const uint64_t *w = st->chains.a + key;
+
+	return (size_t)evprof__hash_mem(EVPROF_HASH_INIT, w,
+					(w[0] + 1) * sizeof(*w));
+}
+
+static bool chain_equal(long a, long b, void *ctx)
+{
+	const struct sess_store *st = ctx;
+	const uint64_t *x = st->chains.a + a, *y = st->chains.a + b;
+
+	return x[0] == y[0] && !memcmp(x + 1, y + 1, x[0] * sizeof(*x));
+}
+
+int evprof__store_chain(struct sess_store *st, const uint64_t *ips,
+			uint64_t nr, uint32_t *off)
+{
+	size_t end = st->chains.n;
+	long found;
+
+	if (!st->chain_set) {
+		st->chain_set =
+		    evprof__hashmap_new(chain_hash, chain_equal, st);
+		if (!st->chain_set)
+			return -ENOMEM;
+	}
+	if (end + nr + 1 >= UINT32_MAX ||
+	    EVPROF_VEC_RESERVE(&st->chains, end + nr + 1))
+		return -ENOMEM;
+	st->chains.a[end] = nr;
+	if (nr) /* a sample without chain nor ip has no ips at all (NULL) */
+		memcpy(st->chains.a + end + 1, ips, nr * sizeof(*ips));
+	if (evprof__hashmap_find(st->chain_set, (long)end, &found)) {
+		*off = (uint32_t)found;
+		return 0;
+	}
+	if (evprof__hashmap_add(st->chain_set, (long)end, (long)end))
+		return -ENOMEM;
+	st->chains.n += nr + 1;
+	*off = (uint32_t)end;
+	return 0;
+}
+
+/* ---- samples ------------------------------------------------------------ */
+
+int evprof__store_sample_reserve(struct sess_store *st)
+{
+	if (EVPROF_VEC_RESERVE(&st->samples, st->samples.n + 1) ||
+	    EVPROF_VEC_RESERVE(&st->deltas, st->deltas.n + st->nr_slots) ||
+	    st->deltas.n + st->nr_slots > UINT32_MAX ||
+	    st->samples.n >= NO_SAMPLE)
+		return -ENOMEM;
+	return 0;
+}
+
+struct ssample *evprof__store_sample(struct sess_store *st,
+				     const struct ssample *x,
+				     const uint64_t *vals)
+{
+	struct ssample *ss = &st->samples.a[st->samples.n++];
+
+	*ss = *x;
+	ss->deltas = (uint32_t)st->deltas.n;
+	for (size_t i = 0; i < st->nr_slots; i++)
+		if (x->has & (1ULL << i))
+			st->deltas.a[st->deltas.n++] = vals[i];
+	if (!st->first_time || x->time < st->first_time)
+		st->first_time = x->time;
+	if (x->time > st->last_time)
+		st->last_time = x->time;
+	return ss;
+}
+
+uint64_t evprof__store_delta(const struct sess_store *st,
+			     const struct ssample *x, size_t slot)
+{
+	const uint64_t *d = st->deltas.a + x->deltas;
+
+	if (!(x->has & (1ULL << slot)))
+		return 0;
+	return d[__builtin_popcountll(x->has & ((1ULL << slot) - 1))];
+}
+
+/* ---- side-band events --------------------------------------------------- */
+
+struct sb_event *evprof__store_sb_new(struct sess_store *st, enum sb_kind kind,
+				      uint64_t time)
+{
+	struct sb_event *e;
+
+	if (EVPROF_VEC_RESERVE(&st->sb, st->sb.n + 1))
+		return NULL;
+	e = &st->sb.a[st->sb.n];
+	*e = (struct sb_event){.time = time, .kind = (uint8_t)kind};
+	return e;
+}

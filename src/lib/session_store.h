@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Session storage, the lowest session layer: what feeding keeps until a
+ * build (compact samples with packed deltas, callchains deduplicated in an
+ * arena, side-band events and their strings). It knows no policy: the
+ * layers above decide what to store.
+ */
+#ifndef EVPROF_LIB_SESSION_STORE_H
+#define EVPROF_LIB_SESSION_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* ssample.flags */
+#define SS_HAS_CPU 0x1 /* cpu_delta is known */
+#define SS_KEPT	   0x2 /* the last build kept it */
+#define SS_UNWOUND 0x4 /* chain holds the user part unwound from ustack */
+
+#define NO_SAMPLE UINT32_MAX
+
+/* One stored sample; 48 bytes. */
+struct ssample {
+	uint64_t time;
+	uint64_t cpu_delta; /* ns, valid with SS_HAS_CPU */
+	uint64_t has;	    /* bit i: slot i has a delta */
+	uint32_t pid, tid;
+	uint32_t chain;	 /* word offset of [nr, ips...] in the chain arena */
+	uint32_t deltas; /* first of popcount(has) packed deltas */
+	uint32_t flags;
+	uint32_t ustack; /* word offset + 1 of its stack copy, 0: none */
+};
+
+/* Side-band event kinds (records and seeds), replayed at build. */
+enum sb_kind {
+	SB_SEED_PROC,	/* pid, name */
+	SB_SEED_THREAD, /* pid, tid, name */
+	SB_COMM,	/* pid, tid, name, exec */
+	SB_FORK,	/* pid, ppid, tid, ptid */
+	SB_EXIT,	/* pid, tid */
+	SB_MMAP,	/* pid, addr, len, pgoff, ino, build id, name */
+};
+
+struct sb_event {
+	uint64_t time;
+	uint8_t kind;
+	uint8_t exec;
+	uint8_t build_id_len;
+	uint32_t pid, tid, ppid, ptid;
+	uint32_t str;	   /* offset of a NUL-terminated string in strs */
+	uint32_t build_id; /* offset of build_id_len bytes in strs */
+	uint64_t addr, len, pgoff, ino;
+};
+
+/*
+ * Root-end word of a chain whose user part stopped at the end of the stack
+ * copy; a value no kernel context marker uses.
+ */
+#define EVPROF__CHAIN_TRUNCATED ((uint64_t)-4000)
+
+struct sess_store {
+	size_t nr_slots; /* deltas a sample may carry */
+
+	/* callchains: words [nr, ips...], deduplicated by a hash set */
+	EVPROF_VEC(uint64_t) chains;
+	struct evprof_hashmap *chain_set; /* offset -> offset */
+
+	EVPROF_VEC(struct ssample) samples;
+	EVPROF_VEC(uint64_t) deltas; /* packed, see ssample.deltas */
+	EVPROF_VEC(struct sb_event) sb;
+	EVPROF_VEC(char) strs;
+	uint64_t first_time, last_time; /* of stored samples; 0: none */
+};
+
+EVPROF_HIDDEN void evprof__store_free(struct sess_store *st);
+
+/* Adds len bytes to the string arena; *off receives their offset. */
+EVPROF_HIDDEN int evprof__store_bytes(struct sess_store *st, const void *p,
+				      size_t len, uint32_t *off);
+/* Same for a NUL-terminated string, its NUL included. */
+EVPROF_HIDDEN int evprof__store_str(struct sess_store *st, const char *str,
+				    uint32_t *off);
+
+static inline const char *evprof__store_strp(const struct sess_store *st,
+					     uint32_t off)
+{
+	return st->strs.a + off;
+}
+
+/*
+ * Finds or stores the chain ips[nr] (which must not lie in the arena);
+ * *off receives its word offset. Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__store_chain(struct sess_store *st,
+				      const uint64_t *ips, uint64_t nr,
+				      uint32_t *off);
+
+static inline const uint64_t *evprof__store_chainp(const struct sess_store *st,
+						   uint32_t off)
+{
+	return st->chains.a + off;
+}
+
+/*
+ * Room for one more stored sample and its deltas: call before any state
+ * changes, so evprof__store_sample() cannot fail. Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__store_sample_reserve(struct sess_store *st);
+/*
+ * Appends a copy of x (its deltas field set here) with vals[i] packed for
+ * every slot bit i of x->has, and widens the sample time range. Returns
+ * the stored sample, valid until the next store.
+ */
+EVPROF_HIDDEN struct ssample *evprof__store_sample(struct sess_store *st,
+						   const struct ssample *x,
+						   const uint64_t *vals);
+
+static inline struct ssample *evprof__store_samplep(struct sess_store *st,
+						    uint32_t idx)
+{
+	return st->samples.a + idx;
+}
+
+/* Delta of slot of x, or 0 when x has none. */
+EVPROF_HIDDEN uint64_t evprof__store_delta(const struct sess_store *st,
+					   const struct ssample *x,
+					   size_t slot);
+
+/*
+ * A new side-band event of kind at time, zeroed but for those, not yet
+ * part of the store; NULL on -ENOMEM. Store its strings, then commit it.
+ */
+EVPROF_HIDDEN struct sb_event *evprof__store_sb_new(struct sess_store *st,
+						    enum sb_kind kind,
+						    uint64_t time);
+static inline void evprof__store_sb_commit(struct sess_store *st)
+{
+	st->sb.n++;
+}
+
+#endif /* EVPROF_LIB_SESSION_STORE_H */
