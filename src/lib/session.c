@@ -36,7 +36,7 @@ void evprof_session__free(struct evprof_session *s)
 	evprof__delta_free(&s->delta);
 	evprof__cut_free(&s->cut);
 	evprof__stitch_free(&s->stitch);
-	evprof__store_free(&s->store);
+	evprof__sstore_free(&s->store);
 	free(s);
 }
 
@@ -247,10 +247,10 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	if (!err && !idle && (!cut || (ts->last == NO_SAMPLE &&
 				       !ts->has_chain))) {
 		sample_chain(s, r, one, &ips, &nr);
-		err = evprof__store_chain(&s->store, ips, nr, &chain);
+		err = evprof__sstore_chain(&s->store, ips, nr, &chain);
 	}
 	if (!err && !idle && !cut)
-		err = evprof__store_sample_reserve(&s->store);
+		err = evprof__sstore_sample_reserve(&s->store);
 	if (err)
 		return err;
 
@@ -279,7 +279,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		ts->last = (uint32_t)s->store.samples.n;
 	}
 
-	ss = evprof__store_sample(&s->store,
+	ss = evprof__sstore_sample(&s->store,
 				  &(struct ssample){
 				      .time = smp->time,
 				      .cpu_delta = sd.cpu,
@@ -298,24 +298,24 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 
 static int feed_comm(struct evprof_session *s, const struct evprof_record *r)
 {
-	struct sb_event *e = evprof__store_sb_new(&s->store, SB_COMM,
+	struct sb_event *e = evprof__sstore_sb_new(&s->store, SB_COMM,
 						  r->sid.time);
 	uint32_t off;
 
-	if (!e || evprof__store_str(&s->store, r->comm.comm, &off))
+	if (!e || evprof__sstore_str(&s->store, r->comm.comm, &off))
 		return -ENOMEM;
 	e->pid = r->comm.pid;
 	e->tid = r->comm.tid;
 	e->exec = r->comm.exec;
 	e->str = off;
-	evprof__store_sb_commit(&s->store);
+	evprof__sstore_sb_commit(&s->store);
 	return 0;
 }
 
 static int feed_task(struct evprof_session *s, const struct evprof_record *r)
 {
 	bool fork = r->type == PERF_RECORD_FORK;
-	struct sb_event *e = evprof__store_sb_new(
+	struct sb_event *e = evprof__sstore_sb_new(
 	    &s->store, fork ? SB_FORK : SB_EXIT, r->task.time);
 
 	if (!e)
@@ -324,7 +324,7 @@ static int feed_task(struct evprof_session *s, const struct evprof_record *r)
 	e->ppid = r->task.ppid;
 	e->tid = r->task.tid;
 	e->ptid = r->task.ptid;
-	evprof__store_sb_commit(&s->store);
+	evprof__sstore_sb_commit(&s->store);
 	if (fork) {
 		evprof__delta_fork(&s->delta, r->task.tid, r->task.time);
 		return evprof__cut_fork(&s->cut, &s->store, r->task.tid,
@@ -350,9 +350,9 @@ static int feed_mmap(struct evprof_session *s, const struct evprof_record *r)
 	/* pid -1: kernel images, symbolized from kallsyms. */
 	if (m->pid == UINT32_MAX || !m->len || m->addr + m->len < m->addr)
 		return 0;
-	e = evprof__store_sb_new(&s->store, SB_MMAP, r->sid.time);
-	if (!e || evprof__store_str(&s->store, m->filename, &off) ||
-	    (m->build_id_size && evprof__store_bytes(&s->store, m->build_id,
+	e = evprof__sstore_sb_new(&s->store, SB_MMAP, r->sid.time);
+	if (!e || evprof__sstore_str(&s->store, m->filename, &off) ||
+	    (m->build_id_size && evprof__sstore_bytes(&s->store, m->build_id,
 						     m->build_id_size, &bid)))
 		return -ENOMEM;
 	e->pid = m->pid;
@@ -364,7 +364,7 @@ static int feed_mmap(struct evprof_session *s, const struct evprof_record *r)
 	e->str = off;
 	e->build_id = bid;
 	e->build_id_len = m->build_id_size;
-	evprof__store_sb_commit(&s->store);
+	evprof__sstore_sb_commit(&s->store);
 	return 0;
 }
 
@@ -425,15 +425,15 @@ static int seed_name(struct evprof_session *s, enum sb_kind kind, pid_t pid,
 		     pid_t tid, const char *name)
 {
 	/* Seeds come before every record: time 0. */
-	struct sb_event *e = evprof__store_sb_new(&s->store, kind, 0);
+	struct sb_event *e = evprof__sstore_sb_new(&s->store, kind, 0);
 	uint32_t off;
 
-	if (!e || evprof__store_str(&s->store, name, &off))
+	if (!e || evprof__sstore_str(&s->store, name, &off))
 		return -ENOMEM;
 	e->pid = (uint32_t)pid;
 	e->tid = (uint32_t)tid;
 	e->str = off;
-	evprof__store_sb_commit(&s->store);
+	evprof__sstore_sb_commit(&s->store);
 	return 0;
 }
 
@@ -445,8 +445,8 @@ static int seed_map(struct evprof_session *s, pid_t pid,
 
 	if (!(m->prot & EVPROF_MAP_EXEC) || m->end <= m->start)
 		return 0;
-	e = evprof__store_sb_new(&s->store, SB_MMAP, 0);
-	if (!e || evprof__store_str(&s->store, m->path ? m->path : "", &off))
+	e = evprof__sstore_sb_new(&s->store, SB_MMAP, 0);
+	if (!e || evprof__sstore_str(&s->store, m->path ? m->path : "", &off))
 		return -ENOMEM;
 	e->pid = (uint32_t)pid;
 	e->tid = (uint32_t)pid;
@@ -455,7 +455,7 @@ static int seed_map(struct evprof_session *s, pid_t pid,
 	e->pgoff = m->pgoff;
 	e->ino = m->inode;
 	e->str = off;
-	evprof__store_sb_commit(&s->store);
+	evprof__sstore_sb_commit(&s->store);
 	return 0;
 }
 
@@ -531,7 +531,7 @@ static uint64_t sample_delta(const struct evprof_session *s,
 {
 	if (slot < 0)
 		return x->flags & SS_HAS_CPU ? x->cpu_delta : 0;
-	return evprof__store_delta(&s->store, x, (size_t)slot);
+	return evprof__sstore_delta(&s->store, x, (size_t)slot);
 }
 
 uint64_t evprof_session__thread_total(const struct evprof_session *s, pid_t tid,

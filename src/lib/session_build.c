@@ -90,7 +90,7 @@ static int emit_tasks(struct build *b)
 		if (!th->kept)
 			continue;
 		name = th->has_name
-			   ? evprof__store_strp(&b->s->store, th->name)
+			   ? evprof__sstore_strp(&b->s->store, th->name)
 			   : evprof__tasks_proc_name(t, pr, buf, sizeof(buf));
 		th->prof = evprof_profile__add_thread(
 		    b->p, pr->prof, (int)th->tid, name, th->start);
@@ -123,7 +123,7 @@ static int emit_sample(struct build *b, const struct ssample *x,
 
 		if (!(x->has & (1ULL << i)))
 			continue;
-		vals[c] = evprof__store_delta(&b->s->store, x, i);
+		vals[c] = evprof__sstore_delta(&b->s->store, x, i);
 		ps.has_counters |= 1ULL << c;
 	}
 	return evprof_profile__add_sample(b->p, th->prof, &ps);
@@ -148,7 +148,7 @@ static int replay(struct build *b, const struct order *so,
 				return err;
 			continue;
 		}
-		x = evprof__store_samplep(st, so[i].idx);
+		x = evprof__sstore_samplep(st, so[i].idx);
 		err = evprof__tasks_thread(&b->t, x->pid, x->tid, &thr[i]);
 		if (err)
 			return err;
@@ -204,7 +204,7 @@ static int build(struct build *b)
 	/* Tree membership is final now. */
 	for (size_t i = 0; i < ns; i++) {
 		struct bthread *th = evprof__tasks_thr(&b->t, thr[i]);
-		struct ssample *x = evprof__store_samplep(&s->store, so[i].idx);
+		struct ssample *x = evprof__sstore_samplep(&s->store, so[i].idx);
 
 		x->flags &= ~SS_KEPT;
 		if (!evprof__tasks_lineage(&b->t, th->proc)->in_tree)
@@ -218,7 +218,7 @@ static int build(struct build *b)
 	err = emit_tasks(b);
 	for (size_t i = 0; !err && i < ns; i++) {
 		const struct ssample *x =
-		    evprof__store_samplep(&s->store, so[i].idx);
+		    evprof__sstore_samplep(&s->store, so[i].idx);
 
 		if (x->flags & SS_KEPT)
 			err = emit_sample(b, x, evprof__tasks_thr(&b->t, thr[i]),

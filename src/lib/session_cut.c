@@ -118,7 +118,7 @@ void evprof__cut_take(struct sess_cut *c, const struct sess_store *st,
 static void add_to_last(struct sess_cut *c, struct sess_store *st,
 			struct tstate *ts)
 {
-	struct ssample *x = evprof__store_samplep(st, ts->last);
+	struct ssample *x = evprof__sstore_samplep(st, ts->last);
 	uint64_t *d = st->deltas.a + x->deltas;
 	const uint64_t *pend = c->vals.a + ts->vals;
 	int n = 0;
@@ -144,11 +144,11 @@ static int add_sample(struct sess_cut *c, struct sess_store *st,
 	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS], has = 0, cpu = 0;
 	bool has_cpu = false;
 
-	if (evprof__store_sample_reserve(st))
+	if (evprof__sstore_sample_reserve(st))
 		return -ENOMEM;
 	evprof__cut_take(c, st, ts, vals, &has, &cpu, &has_cpu);
 	ts->last = (uint32_t)st->samples.n;
-	evprof__store_sample(st,
+	evprof__sstore_sample(st,
 			     &(struct ssample){
 				 .time = ts->time,
 				 .cpu_delta = cpu,
@@ -174,8 +174,8 @@ static int flush_one(struct sess_cut *c, struct sess_store *st,
 	 * lacks (its cuts read ids its samples did not) needs a sample of its
 	 * own, on the same stack.
 	 */
-	if (ts->has & ~evprof__store_samplep(st, ts->last)->has) {
-		ts->chain = evprof__store_samplep(st, ts->last)->chain;
+	if (ts->has & ~evprof__sstore_samplep(st, ts->last)->has) {
+		ts->chain = evprof__sstore_samplep(st, ts->last)->chain;
 		return add_sample(c, st, ts);
 	}
 	add_to_last(c, st, ts);

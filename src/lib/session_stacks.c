@@ -87,11 +87,11 @@ static int symbolize(struct sess_stacks *b, const struct bproc *pr, uint32_t map
 	} else if (map != NO_INDEX) {
 		const struct bmap *m = evprof__tasks_map(b->t, map);
 		struct evprof_sym_mapping sm = {
-		    .path = evprof__store_strp(b->st, m->path),
+		    .path = evprof__sstore_strp(b->st, m->path),
 		    .start = m->start,
 		    .end = m->end,
 		    .pgoff = m->pgoff,
-		    .build_id = m->build_id_len ? (const uint8_t *)evprof__store_strp(
+		    .build_id = m->build_id_len ? (const uint8_t *)evprof__sstore_strp(
 						      b->st, m->build_id)
 						: NULL,
 		    .build_id_len = m->build_id_len,
@@ -292,7 +292,7 @@ static int unwind_chain(struct sess_stacks *sk, uint64_t maps_key,
 			struct ssample *x)
 {
 	const uint64_t *w = evprof__stitch_ustack(sk->k, x);
-	const uint64_t *chain = evprof__store_chainp(sk->st, x->chain);
+	const uint64_t *chain = evprof__sstore_chainp(sk->st, x->chain);
 	struct evprof__unwind_input in = {
 	    .pid = x->pid,
 	    .tid = x->tid,
@@ -327,7 +327,7 @@ static int unwind_chain(struct sess_stacks *sk, uint64_t maps_key,
 		sk->truncated++;
 	}
 	sk->unwound++;
-	return evprof__store_chain(sk->st, buf, k, &x->chain);
+	return evprof__sstore_chain(sk->st, buf, k, &x->chain);
 }
 
 /* Unwinds x's stack copy with the maps pr has now. */
@@ -351,7 +351,7 @@ static int unwind_sample(struct sess_stacks *b, const struct bproc *pr,
 		if (i && pr->segs[i].map == pr->segs[i - 1].map)
 			continue;
 		um[b->umaps.n++] = (struct evprof__unwind_map){
-		    evprof__store_strp(b->st, m->path), m->start, m->end, m->pgoff};
+		    evprof__sstore_strp(b->st, m->path), m->start, m->end, m->pgoff};
 	}
 	return unwind_chain(b, pr->epoch, um, b->umaps.n, x);
 }

@@ -75,7 +75,7 @@ int evprof__stitch_deferred(struct sess_stitch *k, struct sess_store *st,
 	/* Without the thread and time of the record it matches nothing. */
 	if (!r->sid.present || (k->sample_type & need) != need)
 		return 0;
-	err = evprof__store_chain(st, r->deferred.ips, r->deferred.nr, &chain);
+	err = evprof__sstore_chain(st, r->deferred.ips, r->deferred.nr, &chain);
 	if (err)
 		return err;
 	return EVPROF_VEC_PUSH(&k->deferred,
@@ -124,7 +124,7 @@ static int stitch(struct sess_store *st, struct ssample *x,
 	memcpy(buf, w + x->chain + 1, nr * sizeof(*buf));
 	buf[nr] = PERF_CONTEXT_USER;
 	memcpy(buf + nr + 1, w + d->chain + 1, unr * sizeof(*buf));
-	err = evprof__store_chain(st, buf, nr + 1 + unr, &x->chain);
+	err = evprof__sstore_chain(st, buf, nr + 1 + unr, &x->chain);
 	free(buf);
 	return err;
 }

@@ -10,7 +10,7 @@
 
 #include "session_store.h"
 
-void evprof__store_free(struct sess_store *st)
+void evprof__sstore_free(struct sess_store *st)
 {
 	EVPROF_VEC_FREE(&st->chains);
 	evprof__hashmap_free(st->chain_set);
@@ -20,7 +20,7 @@ void evprof__store_free(struct sess_store *st)
 	EVPROF_VEC_FREE(&st->strs);
 }
 
-int evprof__store_bytes(struct sess_store *st, const void *p, size_t len,
+int evprof__sstore_bytes(struct sess_store *st, const void *p, size_t len,
 			uint32_t *off)
 {
 	if (st->strs.n + len > UINT32_MAX ||
@@ -32,9 +32,9 @@ int evprof__store_bytes(struct sess_store *st, const void *p, size_t len,
 	return 0;
 }
 
-int evprof__store_str(struct sess_store *st, const char *str, uint32_t *off)
+int evprof__sstore_str(struct sess_store *st, const char *str, uint32_t *off)
 {
-	return evprof__store_bytes(st, str, strlen(str) + 1, off);
+	return evprof__sstore_bytes(st, str, strlen(str) + 1, off);
 }
 
 /* ---- callchain arena ---------------------------------------------------- */
@@ -61,7 +61,7 @@ static bool chain_equal(long a, long b, void *ctx)
 	return x[0] == y[0] && !memcmp(x + 1, y + 1, x[0] * sizeof(*x));
 }
 
-int evprof__store_chain(struct sess_store *st, const uint64_t *ips,
+int evprof__sstore_chain(struct sess_store *st, const uint64_t *ips,
 			uint64_t nr, uint32_t *off)
 {
 	size_t end = st->chains.n;
@@ -92,7 +92,7 @@ int evprof__store_chain(struct sess_store *st, const uint64_t *ips,
 
 /* ---- samples ------------------------------------------------------------ */
 
-int evprof__store_sample_reserve(struct sess_store *st)
+int evprof__sstore_sample_reserve(struct sess_store *st)
 {
 	if (EVPROF_VEC_RESERVE(&st->samples, st->samples.n + 1) ||
 	    EVPROF_VEC_RESERVE(&st->deltas, st->deltas.n + st->nr_slots) ||
@@ -102,7 +102,7 @@ int evprof__store_sample_reserve(struct sess_store *st)
 	return 0;
 }
 
-struct ssample *evprof__store_sample(struct sess_store *st,
+struct ssample *evprof__sstore_sample(struct sess_store *st,
 				     const struct ssample *x,
 				     const uint64_t *vals)
 {
@@ -120,7 +120,7 @@ struct ssample *evprof__store_sample(struct sess_store *st,
 	return ss;
 }
 
-uint64_t evprof__store_delta(const struct sess_store *st,
+uint64_t evprof__sstore_delta(const struct sess_store *st,
 			     const struct ssample *x, size_t slot)
 {
 	const uint64_t *d = st->deltas.a + x->deltas;
@@ -132,7 +132,7 @@ uint64_t evprof__store_delta(const struct sess_store *st,
 
 /* ---- side-band events --------------------------------------------------- */
 
-struct sb_event *evprof__store_sb_new(struct sess_store *st, enum sb_kind kind,
+struct sb_event *evprof__sstore_sb_new(struct sess_store *st, enum sb_kind kind,
 				      uint64_t time)
 {
 	struct sb_event *e;

@@ -435,10 +435,10 @@ const char *evprof__tasks_proc_name(const struct sess_tasks *b,
 	uint64_t v;
 
 	if (pr->has_name)
-		return evprof__store_strp(b->st, pr->name);
+		return evprof__sstore_strp(b->st, pr->name);
 	if (idx_get(b->tid_thread, pr->pid, &v) &&
 	    THREAD(b, (uint32_t)v)->has_name)
-		return evprof__store_strp(b->st, THREAD(b, (uint32_t)v)->name);
+		return evprof__sstore_strp(b->st, THREAD(b, (uint32_t)v)->name);
 	snprintf(buf, len, "%u", pr->pid);
 	return buf;
 }
