@@ -130,7 +130,9 @@ static int fold(struct folded *f)
 	}
 	for (i = 0; i < p->nr_threads; i++)
 		order[i] = (uint32_t)i;
-	qsort_r(order, p->nr_threads, sizeof(*order), cmp_name, (void *)p);
+	if (p->nr_threads)
+		qsort_r(order, p->nr_threads, sizeof(*order), cmp_name,
+			(void *)p);
 
 	/* Threads sharing a name share lines, as in stackcollapse-perf. */
 	for (start = 0; start < p->nr_threads && !err; start = i) {
@@ -156,6 +158,8 @@ static int fold(struct folded *f)
 		return err;
 
 	/* Different frames (addresses, libs) can print the same text. */
+	if (!f->nr_lines)
+		return 0; /* qsort_r wants a non-NULL base even for 0 */
 	qsort_r(f->lines, f->nr_lines, sizeof(*f->lines), cmp_line, f->arena);
 	for (i = 0, k = 0; i < f->nr_lines; i++) {
 		if (k && !strcmp(f->arena + f->lines[k - 1].off,
