@@ -65,6 +65,7 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	fprintf(stderr, "work_s=%.3f\n",
-		(double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9);
+		(double)(b.tv_sec - a.tv_sec) +
+		    (double)(b.tv_nsec - a.tv_nsec) / 1e9);
 	return 0;
 }

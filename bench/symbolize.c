@@ -68,8 +68,8 @@ static size_t read_loads(const char *bin, struct load *out, size_t max)
 }
 
 /* The mapping the loader makes for the PT_LOAD holding svma, at bias 0. */
-static bool mapping_for(const char *bin, const struct load *loads,
-			size_t nr, uint64_t svma, struct evprof_sym_mapping *m)
+static bool mapping_for(const char *bin, const struct load *loads, size_t nr,
+			uint64_t svma, struct evprof_sym_mapping *m)
 {
 	for (size_t i = 0; i < nr; i++) {
 		const struct load *l = &loads[i];
@@ -256,14 +256,14 @@ int main(int argc, char **argv)
 		}
 		if (t->lines[0]) {
 			line_n++;
-			line_ok += r->nr_frames &&
-				   r->frames[0].line == t->lines[0];
+			line_ok +=
+			    r->nr_frames && r->frames[0].line == t->lines[0];
 		}
 	}
 	evprof_symbolizer__stats(s, &st);
 	printf("binary      %s\n", argv[1]);
-	printf("addresses   %zu (named: evprof %zu, addr2line %zu)\n", n,
-	       named, a2l_named);
+	printf("addresses   %zu (named: evprof %zu, addr2line %zu)\n", n, named,
+	       a2l_named);
 	printf("evprof      %.3f s cold, %.3f s warm (images %" PRIu64
 	       ", cached %" PRIu64 ")\n",
 	       t_cold, t_warm, st.images, st.cached);

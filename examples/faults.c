@@ -69,10 +69,10 @@ static void sum_folded(char *text)
 
 int main(int argc, char **argv)
 {
-	struct evprof_recorder_opts opts = { .sz = sizeof(opts) };
-	struct evprof_recorder_target target = { .sz = sizeof(target) };
-	struct evprof_folded_opts fo = { .sz = sizeof(fo),
-					 .weight_counter = "page-faults" };
+	struct evprof_recorder_opts opts = {.sz = sizeof(opts)};
+	struct evprof_recorder_target target = {.sz = sizeof(target)};
+	struct evprof_folded_opts fo = {.sz = sizeof(fo),
+					.weight_counter = "page-faults"};
 	struct evprof_recorder *r;
 	struct evprof_profile *p;
 	char *text = NULL;
@@ -84,8 +84,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s task|cpu CMD [ARGS...]\n", argv[0]);
 		return 2;
 	}
-	opts.mode = argv[1][0] == 't' ? EVPROF_RECORDER_TASK
-				      : EVPROF_RECORDER_CPU;
+	opts.mode =
+	    argv[1][0] == 't' ? EVPROF_RECORDER_TASK : EVPROF_RECORDER_CPU;
 	target.argv = argv + 2;
 	r = evprof_recorder__new(&target, "cpu-clock,page-faults", &opts);
 	if (!r || evprof_recorder__start(r)) {

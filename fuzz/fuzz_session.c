@@ -66,8 +66,8 @@ struct model {
 	bool overflow; /* more keys than the model holds: skip the checks */
 };
 
-static const char *const counter_names[SESSION_INPUT_COUNTERS] = {
-    "c0", "c1", "c2", "c3"};
+static const char *const counter_names[SESSION_INPUT_COUNTERS] = {"c0", "c1",
+								  "c2", "c3"};
 
 static uint64_t load64(const uint8_t *p)
 {
@@ -212,13 +212,12 @@ static void check(const struct evprof_session *s, struct model *m, bool tree)
 
 			sum += t;
 			if (!m->per_cpu && !tree && t != m->tids[i].sum[slot]) {
-				fprintf(stderr,
-					"tid %u counter %d: deltas %llu, "
-					"reads %llu\n",
-					m->tids[i].tid, c,
-					(unsigned long long)t,
-					(unsigned long long)m->tids[i]
-					    .sum[slot]);
+				fprintf(
+				    stderr,
+				    "tid %u counter %d: deltas %llu, "
+				    "reads %llu\n",
+				    m->tids[i].tid, c, (unsigned long long)t,
+				    (unsigned long long)m->tids[i].sum[slot]);
 				abort();
 			}
 		}
@@ -253,12 +252,18 @@ static void seed(struct evprof_session *s, pid_t pid)
 	const struct evprof_session_thread_seed threads[] = {
 	    {pid, "seeded"}, {pid + 1, NULL}, {pid + 2, "worker"}};
 	const struct evprof_map maps[] = {
-	    {.start = 0x400000, .end = 0x410000, .prot = EVPROF_MAP_EXEC,
+	    {.start = 0x400000,
+	     .end = 0x410000,
+	     .prot = EVPROF_MAP_EXEC,
 	     .path = "/seeded/bin"},
-	    {.start = 0x410000, .end = 0x420000, .prot = EVPROF_MAP_READ,
+	    {.start = 0x410000,
+	     .end = 0x420000,
+	     .prot = EVPROF_MAP_READ,
 	     .path = "/seeded/bin"},
-	    {.start = 0x7f0000000000, .end = 0x7f0000001000,
-	     .prot = EVPROF_MAP_EXEC, .path = NULL},
+	    {.start = 0x7f0000000000,
+	     .end = 0x7f0000001000,
+	     .prot = EVPROF_MAP_EXEC,
+	     .path = NULL},
 	};
 	int err = evprof_session__seed(
 	    s, &(struct evprof_session_seed){
@@ -319,8 +324,7 @@ static void run(const uint8_t *data, size_t size, struct model *m)
 			role %= SESSION_INPUT_COUNTERS;
 		else if (role < EVPROF_SESSION_CUT)
 			role = EVPROF_SESSION_SAMPLER;
-		m->ids[m->nr_ids++] =
-		    (struct ident){load64(data + off), role};
+		m->ids[m->nr_ids++] = (struct ident){load64(data + off), role};
 		if (evprof_session__set_id(s, load64(data + off), role))
 			abort();
 		off += SESSION_INPUT_ID;

@@ -48,9 +48,11 @@ int main(int argc, char **argv)
 
 			if (e->d_name[0] == '.')
 				continue;
-			snprintf(path, sizeof(path), "%s/%s", argv[i], e->d_name);
+			snprintf(path, sizeof(path), "%s/%s", argv[i],
+				 e->d_name);
 			if (run_file(path) < 0) {
-				fprintf(stderr, "replay: cannot read %s\n", path);
+				fprintf(stderr, "replay: cannot read %s\n",
+					path);
 				closedir(d);
 				return 1;
 			}

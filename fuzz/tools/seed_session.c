@@ -34,9 +34,8 @@
 #define NR_MEMBERS 4
 #define RING_PAGES 64
 
-static const int roles[NR_MEMBERS] = {EVPROF_SESSION_SAMPLER,
-				      EVPROF_SESSION_CPU_TIME, 0,
-				      EVPROF_SESSION_CUT};
+static const int roles[NR_MEMBERS] = {
+    EVPROF_SESSION_SAMPLER, EVPROF_SESSION_CPU_TIME, 0, EVPROF_SESSION_CUT};
 
 static uint8_t *out;
 static size_t out_len, out_max;
@@ -70,9 +69,9 @@ static void drain(struct evprof_ring **rings, size_t nr)
 int main(int argc, char **argv)
 {
 	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-			    PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			    PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN;
+		      PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+		      PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ |
+		      PERF_SAMPLE_CALLCHAIN;
 	struct perf_event_attr attrs[NR_MEMBERS] = {0};
 	struct evprof_ring *rings[256];
 	struct evprof_group_set *set;
@@ -85,7 +84,7 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc < 5 || (strcmp(argv[1], "task") && strcmp(argv[1], "cpu") &&
-			  strcmp(argv[1], "dwarf"))) {
+			 strcmp(argv[1], "dwarf"))) {
 		fprintf(stderr, "usage: seed_session task|cpu|dwarf MAX_BYTES "
 				"OUT CMD...\n");
 		return 2;
@@ -134,9 +133,9 @@ int main(int argc, char **argv)
 	attrs[3].sample_period = 1;
 	set = evprof_group_set__open(
 	    attrs, NR_MEMBERS, per_cpu ? -1 : child,
-	    &(struct evprof_group_set_opts){.sz = sizeof(
-						struct evprof_group_set_opts),
-					    .deferred_enable = true});
+	    &(struct evprof_group_set_opts){
+		.sz = sizeof(struct evprof_group_set_opts),
+		.deferred_enable = true});
 	if (!set) {
 		perror("seed_session: open");
 		kill(child, SIGKILL);

@@ -30,13 +30,13 @@ extern "C" {
 enum evprof_errc {
 	EVPROF_ERR_FIRST = 4000,
 	EVPROF_ERR_TRUNCATED = EVPROF_ERR_FIRST, /* shorter than its layout */
-	EVPROF_ERR_MALFORMED,	 /* bytes do not follow the ABI */
+	EVPROF_ERR_MALFORMED,	  /* bytes do not follow the ABI */
 	EVPROF_ERR_UNKNOWN_EVENT, /* no event of that name */
-	EVPROF_ERR_BAD_SPEC,	 /* event specification syntax */
+	EVPROF_ERR_BAD_SPEC,	  /* event specification syntax */
 	EVPROF_ERR_GROUP_TOO_BIG, /* more hardware slots than counters */
-	EVPROF_ERR_NOT_COUNTED,	 /* time_running == 0: no value exists */
-	EVPROF_ERR_BAD_ELF,	 /* unreadable or malformed ELF file */
-	EVPROF_ERR_BAD_PERFDATA, /* malformed perf.data */
+	EVPROF_ERR_NOT_COUNTED,	  /* time_running == 0: no value exists */
+	EVPROF_ERR_BAD_ELF,	  /* unreadable or malformed ELF file */
+	EVPROF_ERR_BAD_PERFDATA,  /* malformed perf.data */
 	EVPROF_ERR_LAST
 };
 
@@ -52,8 +52,8 @@ enum evprof_print_level {
 	EVPROF_DEBUG,
 };
 
-typedef int (*evprof_print_fn_t)(enum evprof_print_level level,
-				 const char *fmt, va_list ap);
+typedef int (*evprof_print_fn_t)(enum evprof_print_level level, const char *fmt,
+				 va_list ap);
 
 /*
  * Installs fn as the receiver of library messages (NULL silences them).
@@ -68,7 +68,7 @@ struct evprof_build_info {
 	const char *elfutils; /* libdw's version */
 	const char *zlib;
 	const char *json_c;
-	const char *libpfm;   /* "4.13" style, or NULL: built without */
+	const char *libpfm; /* "4.13" style, or NULL: built without */
 };
 
 /* Returns the build facts; they live until the program ends. */

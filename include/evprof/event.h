@@ -27,7 +27,7 @@ extern "C" {
 struct evprof_event_spec {
 	char name[EVPROF_EVENT_NAME_MAX]; /* as typed, modifiers included */
 	struct perf_event_attr attr; /* type, config*, exclude_*, precise_ip */
-	bool hw_slot;	/* takes a hardware counter when scheduled */
+	bool hw_slot; /* takes a hardware counter when scheduled */
 };
 
 /*
@@ -78,7 +78,7 @@ EVPROF_API void evprof_attr__set_read_format(struct perf_event_attr *attr);
  * through the u64 at offset 40 (little-endian bitfield order).
  */
 #define EVPROF_ATTR_BIT_DEFER_CALLCHAIN 38 /* Linux 6.19 */
-#define EVPROF_ATTR_BIT_DEFER_OUTPUT 39	   /* Linux 6.19 */
+#define EVPROF_ATTR_BIT_DEFER_OUTPUT	39 /* Linux 6.19 */
 EVPROF_API void evprof_attr__set_bit(struct perf_event_attr *attr,
 				     unsigned int bit, bool on);
 
@@ -114,8 +114,8 @@ EVPROF_API int evprof_group__validate(const struct evprof_event_spec *specs,
 struct evprof_group;
 
 struct evprof_group_opts {
-	size_t sz;	     /* sizeof(struct evprof_group_opts) */
-	int *failed_member;  /* out: index of the member whose open failed */
+	size_t sz;	    /* sizeof(struct evprof_group_opts) */
+	int *failed_member; /* out: index of the member whose open failed */
 };
 
 /*
@@ -165,11 +165,11 @@ EVPROF_API int evprof_cpus_online(int *cpus, int max);
 struct evprof_group_set;
 
 struct evprof_group_set_opts {
-	size_t sz;		/* sizeof(struct evprof_group_set_opts) */
-	bool deferred_enable;	/* open the leaders disabled; the caller
+	size_t sz;	      /* sizeof(struct evprof_group_set_opts) */
+	bool deferred_enable; /* open the leaders disabled; the caller
 				 * enables once setup is done */
-	int *failed_cpu;	/* out: CPU whose open failed */
-	int *failed_member;	/* out: member whose open failed */
+	int *failed_cpu;      /* out: CPU whose open failed */
+	int *failed_member;   /* out: member whose open failed */
 };
 
 /*
@@ -200,8 +200,8 @@ EVPROF_API int evprof_group_set__disable(struct evprof_group_set *set);
  * ENOENT/EOPNOTSUPP: no such event or PMU; EINVAL: attr not valid on this
  * kernel; ...). Returns buf.
  */
-EVPROF_API const char *evprof_open_advice(int err, const char *name,
-					  char *buf, size_t len);
+EVPROF_API const char *evprof_open_advice(int err, const char *name, char *buf,
+					  size_t len);
 
 /* ---- kernel feature probes ---------------------------------------------- */
 
@@ -222,8 +222,8 @@ enum evprof_feature {
 struct evprof_probe_result {
 	const char *name; /* short name, e.g. "inherit+sample_read" */
 	bool yes;
-	int err;	  /* errno of the probe's open when no, else 0 */
-	char why[256];	  /* one sentence: what was tried and what happened */
+	int err;       /* errno of the probe's open when no, else 0 */
+	char why[256]; /* one sentence: what was tried and what happened */
 };
 
 /*

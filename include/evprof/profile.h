@@ -271,10 +271,10 @@ struct evprof_profile_stats {
 	uint32_t frames;
 	uint32_t stacks;
 	uint32_t counters;
-	uint32_t weights;      /* registered weight types */
-	uint64_t entries;      /* (thread, stack) entries in the store */
-	uint64_t store_bytes;  /* bytes of the store's entries and sums */
-	uint64_t timeline_rows; /* rows in the timeline (memory and file) */
+	uint32_t weights;	 /* registered weight types */
+	uint64_t entries;	 /* (thread, stack) entries in the store */
+	uint64_t store_bytes;	 /* bytes of the store's entries and sums */
+	uint64_t timeline_rows;	 /* rows in the timeline (memory and file) */
 	uint64_t timeline_bytes; /* bytes of rows held in memory */
 	uint64_t spilled_bytes;	 /* bytes of rows in the spill file */
 };
@@ -286,15 +286,15 @@ EVPROF_API void evprof_profile__stats(const struct evprof_profile *p,
 /* ---- reading ------------------------------------------------------------ */
 
 /* Registered counter i's name, or NULL; lives as long as p. */
-EVPROF_API const char *evprof_profile__counter_name(
-	const struct evprof_profile *p, int i);
+EVPROF_API const char *
+evprof_profile__counter_name(const struct evprof_profile *p, int i);
 /* Registered weight type i's name, or NULL; lives as long as p. */
-EVPROF_API const char *evprof_profile__weight_name(
-	const struct evprof_profile *p, int i);
+EVPROF_API const char *
+evprof_profile__weight_name(const struct evprof_profile *p, int i);
 
 struct evprof_profile_thread_info {
-	int proc;	  /* process index */
-	int pid;	  /* the process's pid */
+	int proc; /* process index */
+	int pid;  /* the process's pid */
 	int tid;
 	const char *name; /* lives until the thread is renamed or p freed */
 };
@@ -363,9 +363,8 @@ evprof_profile_timeline__new(const struct evprof_profile *p, int thr);
  * lives until the next call. Returns 1 for a row, 0 at the end, or -errno
  * of reading the spill file (-EIO for a short read).
  */
-EVPROF_API int
-evprof_profile_timeline__next(struct evprof_profile_timeline *it,
-			      struct evprof_profile_sample *s);
+EVPROF_API int evprof_profile_timeline__next(struct evprof_profile_timeline *it,
+					     struct evprof_profile_sample *s);
 EVPROF_API void
 evprof_profile_timeline__free(struct evprof_profile_timeline *it);
 

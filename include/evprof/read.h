@@ -33,7 +33,7 @@ struct evprof_counter_value {
 };
 
 struct evprof_snapshot {
-	uint64_t read_format; /* the layout these values were parsed with */
+	uint64_t read_format;  /* the layout these values were parsed with */
 	uint64_t time_enabled; /* 0 without TOTAL_TIME_ENABLED */
 	uint64_t time_running; /* 0 without TOTAL_TIME_RUNNING */
 	uint32_t nr;	       /* members present, leader first */

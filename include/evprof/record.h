@@ -23,8 +23,8 @@ extern "C" {
 #endif
 
 /* ABI values newer than the uapi header we build against. */
-#define EVPROF_RECORD_CALLCHAIN_DEFERRED 22	    /* Linux 6.19 */
-#define EVPROF_CONTEXT_USER_DEFERRED ((uint64_t)-640) /* Linux 6.19 */
+#define EVPROF_RECORD_CALLCHAIN_DEFERRED 22		  /* Linux 6.19 */
+#define EVPROF_CONTEXT_USER_DEFERRED	 ((uint64_t)-640) /* Linux 6.19 */
 
 /* What decoding needs from the attr that produced the record. */
 struct evprof_record_fmt {
@@ -36,8 +36,9 @@ struct evprof_record_fmt {
 	bool sample_id_all;
 };
 
-EVPROF_API void evprof_record_fmt__from_attr(struct evprof_record_fmt *fmt,
-					     const struct perf_event_attr *attr);
+EVPROF_API void
+evprof_record_fmt__from_attr(struct evprof_record_fmt *fmt,
+			     const struct perf_event_attr *attr);
 
 /* The sample_id trailer of non-sample records (sample_id_all). */
 struct evprof_sample_id {
@@ -67,15 +68,15 @@ struct evprof_sample {
 	const void *raw;
 	uint64_t branch_nr;
 	uint64_t branch_hw_idx;
-	const void *branches; /* branch_nr x {from, to, flags} u64 */
+	const void *branches;		 /* branch_nr x {from, to, flags} u64 */
 	const uint64_t *branch_counters; /* branch_nr u64, or NULL */
-	uint64_t regs_user_abi; /* 0: no registers follow */
+	uint64_t regs_user_abi;		 /* 0: no registers follow */
 	uint32_t regs_user_nr;
 	const uint64_t *regs_user; /* ascending bit order of the mask */
 	uint64_t stack_user_size;
 	const void *stack_user;
 	uint64_t stack_user_dyn_size; /* bytes actually copied */
-	uint64_t weight; /* WEIGHT, or WEIGHT_STRUCT's u64 */
+	uint64_t weight;	      /* WEIGHT, or WEIGHT_STRUCT's u64 */
 	uint64_t data_src;
 	uint64_t transaction;
 	uint64_t regs_intr_abi;
@@ -126,8 +127,8 @@ struct evprof_record_read {
 };
 
 struct evprof_record_switch { /* SWITCH and SWITCH_CPU_WIDE */
-	bool out;	  /* PERF_RECORD_MISC_SWITCH_OUT */
-	bool preempt;	  /* PERF_RECORD_MISC_SWITCH_OUT_PREEMPT */
+	bool out;	      /* PERF_RECORD_MISC_SWITCH_OUT */
+	bool preempt;	      /* PERF_RECORD_MISC_SWITCH_OUT_PREEMPT */
 	uint32_t next_prev_pid, next_prev_tid; /* CPU_WIDE only */
 };
 

@@ -157,8 +157,7 @@ EVPROF_API int evprof_recorder__start(struct evprof_recorder *r);
  * the number of records fed, or -errno (-EINTR when a signal came: call
  * again).
  */
-EVPROF_API int evprof_recorder__poll(struct evprof_recorder *r,
-				     int timeout_ms);
+EVPROF_API int evprof_recorder__poll(struct evprof_recorder *r, int timeout_ms);
 
 /* Feeds every record available without waiting. Returns their number. */
 EVPROF_API int evprof_recorder__consume(struct evprof_recorder *r);

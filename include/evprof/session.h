@@ -41,8 +41,9 @@ extern "C" {
 struct evprof_session;
 
 /* Role of a kernel event id within the sampling groups. */
-#define EVPROF_SESSION_SAMPLER (-1)  /* the sampling leader */
-#define EVPROF_SESSION_CPU_TIME (-2) /* task-clock/cpu-clock member: ns on
+#define EVPROF_SESSION_SAMPLER (-1) /* the sampling leader */
+#define EVPROF_SESSION_CPU_TIME                                                \
+	(-2) /* task-clock/cpu-clock member: ns on
 				      * CPU, becomes the sample's CPU delta */
 /*
  * A member sampling every context switch (context-switches, period 1),
@@ -149,14 +150,14 @@ EVPROF_API int evprof_session__feed(struct evprof_session *s, const void *rec,
 
 struct evprof_session_stats {
 	uint64_t records;
-	uint64_t samples;	  /* kept */
+	uint64_t samples;	   /* kept */
 	uint64_t samples_filtered; /* outside the process tree, or idle */
-	uint64_t lost_records;	  /* PERF_RECORD_LOST records */
-	uint64_t lost_events;	  /* sum of their counts */
-	uint64_t lost_samples;	  /* sum of PERF_RECORD_LOST_SAMPLES */
-	uint64_t throttled;	  /* THROTTLE records */
-	uint64_t malformed;	  /* records that failed to decode */
-	uint64_t unknown_ids;	  /* READ entries with an undeclared id */
+	uint64_t lost_records;	   /* PERF_RECORD_LOST records */
+	uint64_t lost_events;	   /* sum of their counts */
+	uint64_t lost_samples;	   /* sum of PERF_RECORD_LOST_SAMPLES */
+	uint64_t throttled;	   /* THROTTLE records */
+	uint64_t malformed;	   /* records that failed to decode */
+	uint64_t unknown_ids;	   /* READ entries with an undeclared id */
 	/*
 	 * Task mode: READ values below the last one of their (id, tid): a
 	 * reused tid whose FORK was not seen; the value counts as the first
@@ -177,7 +178,7 @@ struct evprof_session_stats {
 	uint64_t stacks_dropped;
 	uint64_t deferred_samples;
 	uint64_t deferred_unstitched;
-	uint32_t processes, threads; /* in the profile the last build made */
+	uint32_t processes, threads;	/* in the profile the last build made */
 	uint64_t first_time, last_time; /* of samples, ns; 0 if none */
 	/*
 	 * opts.per_cpu: READ values below the last one of their id. A CPU's

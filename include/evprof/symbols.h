@@ -97,10 +97,10 @@ struct evprof_sym_mapping {
 
 /* One function in an inline chain. */
 struct evprof_sym_frame {
-	const char *name; /* demangled unless no_demangle; NULL: unknown */
-	const char *file; /* source file path from DWARF; NULL: unknown */
-	uint32_t line;	  /* 0: unknown */
-	uint32_t column;  /* 0: unknown */
+	const char *name;   /* demangled unless no_demangle; NULL: unknown */
+	const char *file;   /* source file path from DWARF; NULL: unknown */
+	uint32_t line;	    /* 0: unknown */
+	uint32_t column;    /* 0: unknown */
 	uint32_t decl_line; /* the function's first line; 0: unknown */
 };
 
@@ -189,7 +189,7 @@ EVPROF_API int evprof_symbolizer__kernel(struct evprof_symbolizer *s,
 
 /* What a symbolizer did so far (to check its caches). */
 struct evprof_symbolizer_stats {
-	size_t sz; /* sizeof(struct evprof_symbolizer_stats) */
+	size_t sz;	   /* sizeof(struct evprof_symbolizer_stats) */
 	uint64_t lookups;  /* calls to __user, __jit and __kernel */
 	uint64_t cached;   /* user lookups answered from the address cache */
 	uint64_t images;   /* ELF images opened and indexed (vdso included) */

@@ -9,10 +9,10 @@
 #include "cli.h"
 
 const char cli_info_usage[] =
-	"usage: evprof info\n"
-	"\n"
-	"Prints the kernel version, perf_event_paranoid, the PMU and its\n"
-	"counters, each kernel feature probe's answer and why, and advice.\n";
+    "usage: evprof info\n"
+    "\n"
+    "Prints the kernel version, perf_event_paranoid, the PMU and its\n"
+    "counters, each kernel feature probe's answer and why, and advice.\n";
 
 void cli_print_features(void)
 {
@@ -29,19 +29,22 @@ static void print_advice(void)
 {
 	const struct evprof_probe_result *hw = evprof_probe(EVPROF_FEAT_HW_PMU);
 	const struct evprof_probe_result *isr =
-		evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ);
-	const struct evprof_probe_result *ks = evprof_probe(EVPROF_FEAT_KERNEL_SAMPLES);
-	const struct evprof_probe_result *sw = evprof_probe(EVPROF_FEAT_SYSTEM_WIDE);
+	    evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ);
+	const struct evprof_probe_result *ks =
+	    evprof_probe(EVPROF_FEAT_KERNEL_SAMPLES);
+	const struct evprof_probe_result *sw =
+	    evprof_probe(EVPROF_FEAT_SYSTEM_WIDE);
 	int paranoid = evprof_paranoid();
 	int n = 0;
 
 	printf("\nadvice:\n");
 	if (!hw->yes) {
-		printf("  - no hardware counters: record falls back to cpu-clock "
-		       "sampling and software counters (page-faults, "
-		       "context-switches, ...). On a VM, enable the virtual PMU "
-		       "(e.g. QEMU/KVM '-cpu host', VMware 'virtualize CPU "
-		       "performance counters') to get cycles/instructions.\n");
+		printf(
+		    "  - no hardware counters: record falls back to cpu-clock "
+		    "sampling and software counters (page-faults, "
+		    "context-switches, ...). On a VM, enable the virtual PMU "
+		    "(e.g. QEMU/KVM '-cpu host', VMware 'virtualize CPU "
+		    "performance counters') to get cycles/instructions.\n");
 		n++;
 	}
 	if (!isr->yes) {
@@ -52,10 +55,11 @@ static void print_advice(void)
 		n++;
 	}
 	if (!ks->yes || !sw->yes) {
-		printf("  - profiling is restricted (perf_event_paranoid = %d): "
-		       "run as root, grant CAP_PERFMON, or lower it with "
-		       "'sysctl kernel.perf_event_paranoid=-1'.\n",
-		       paranoid);
+		printf(
+		    "  - profiling is restricted (perf_event_paranoid = %d): "
+		    "run as root, grant CAP_PERFMON, or lower it with "
+		    "'sysctl kernel.perf_event_paranoid=-1'.\n",
+		    paranoid);
 		n++;
 	}
 	if (!n)
@@ -68,7 +72,8 @@ int cmd_info(int argc, char **argv)
 	const char *src;
 	unsigned int counters;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		fputs(cli_info_usage, stdout);
 		return 0;
 	}

@@ -16,15 +16,14 @@ static const struct cmd {
 	const char *summary;
 	const char *usage;
 } cmds[] = {
-	{ "record", cmd_record,
-	  "sample a command; samples carry counter deltas", cli_record_usage },
-	{ "report", cmd_report,
-	  "top functions per counter from a recorded profile",
-	  cli_report_usage },
-	{ "stat", cmd_stat, "count events while a command runs (like perf stat)",
-	  cli_stat_usage },
-	{ "info", cmd_info, "what this kernel and machine allow, and advice",
-	  cli_info_usage },
+    {"record", cmd_record, "sample a command; samples carry counter deltas",
+     cli_record_usage},
+    {"report", cmd_report, "top functions per counter from a recorded profile",
+     cli_report_usage},
+    {"stat", cmd_stat, "count events while a command runs (like perf stat)",
+     cli_stat_usage},
+    {"info", cmd_info, "what this kernel and machine allow, and advice",
+     cli_info_usage},
 };
 
 static void usage(FILE *f)
@@ -36,9 +35,10 @@ static void usage(FILE *f)
 	      f);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-7s %s\n", cmds[i].name, cmds[i].summary);
-	fputs("\n'evprof help COMMAND' (or 'evprof COMMAND --help') describes a "
-	      "command's options.\n",
-	      f);
+	fputs(
+	    "\n'evprof help COMMAND' (or 'evprof COMMAND --help') describes a "
+	    "command's options.\n",
+	    f);
 }
 
 static const struct cmd *find_cmd(const char *name)
@@ -108,8 +108,8 @@ static int man(const char *name)
 	/* The usage lines, then a blank line, then the options. */
 	opts = strstr(c->usage, "\n\n");
 	printf(".SH SYNOPSIS\n.nf\n");
-	fwrite(c->usage, 1, opts ? (size_t)(opts - c->usage) + 1 : strlen(c->usage),
-	       stdout);
+	fwrite(c->usage, 1,
+	       opts ? (size_t)(opts - c->usage) + 1 : strlen(c->usage), stdout);
 	printf(".fi\n");
 	if (opts) {
 		printf(".SH OPTIONS\n.nf\n");
@@ -120,8 +120,7 @@ static int man(const char *name)
 	return 0;
 }
 
-static int print_lib(enum evprof_print_level level, const char *fmt,
-		     va_list ap)
+static int print_lib(enum evprof_print_level level, const char *fmt, va_list ap)
 {
 	if (level == EVPROF_DEBUG && !getenv("EVPROF_DEBUG"))
 		return 0;

@@ -48,20 +48,20 @@ int out_write(const struct evprof_profile *p, const char *path,
 	      enum out_format fmt, const char *weight)
 {
 	if (fmt == OUT_PPROF) {
-		struct evprof_pprof_opts o = { .sz = sizeof(o),
-					       .default_type = weight };
+		struct evprof_pprof_opts o = {.sz = sizeof(o),
+					      .default_type = weight};
 
 		return evprof_profile__write_pprof(p, path, &o);
 	}
 	if (fmt == OUT_FOLDED) {
-		struct evprof_folded_opts o = { .sz = sizeof(o),
-						.weight_counter = weight };
+		struct evprof_folded_opts o = {.sz = sizeof(o),
+					       .weight_counter = weight};
 
 		return evprof_profile__write_folded(p, path, &o);
 	}
 	{
-		struct evprof_firefox_opts o = { .sz = sizeof(o),
-						 .weight_counter = weight };
+		struct evprof_firefox_opts o = {.sz = sizeof(o),
+						.weight_counter = weight};
 
 		return evprof_profile__write_firefox(p, path, &o);
 	}
@@ -113,16 +113,15 @@ int out_check(const char *path, bool *in_dir)
 static bool place_error(int err)
 {
 	return err == -ENOSPC || err == -EDQUOT || err == -EACCES ||
-	       err == -EPERM || err == -EROFS || err == -EIO ||
-	       err == -ENOENT;
+	       err == -EPERM || err == -EROFS || err == -EIO || err == -ENOENT;
 }
 
 int out_write_somewhere(const struct evprof_profile *p, const char *path,
 			enum out_format fmt, const char *weight, char *saved,
 			size_t len)
 {
-	const char *dirs[] = { getenv("TMPDIR"), "/tmp", "/var/tmp",
-			       getenv("HOME") };
+	const char *dirs[] = {getenv("TMPDIR"), "/tmp", "/var/tmp",
+			      getenv("HOME")};
 	char copy[PATH_MAX];
 	int err = out_write(p, path, fmt, weight), err2;
 

@@ -22,32 +22,32 @@
 #include "cli.h"
 
 const char cli_record_usage[] =
-	"usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
-	"                     [-o FILE]... [--format firefox|folded|pprof]\n"
-	"                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
-	"                     [-p PID[,PID...] | -a [--include-idle]] [-- CMD ARGS...]\n"
-	"\n"
-	"  -e, --events LIST   first event samples, the others are counted with\n"
-	"                      every sample (default: cycles)\n"
-	"  -F, --freq HZ       samples per second of the sampling event (1000)\n"
-	"  -c, --count N       sample every N events instead\n"
-	"  -g, --call-graph M  fp (default): kernel + frame-pointer user stacks\n"
-	"                      (user part deferred where the kernel can);\n"
-	"                      dwarf[,SIZE]: user stacks unwound with DWARF CFI\n"
-	"                      from SIZE-byte stack copies (8192; x86-64);\n"
-	"                      none: the sampled instruction only\n"
-	"  -o, --output FILE   default evprof.json.gz (evprof.folded, evprof.pb.gz);\n"
-	"                      repeat to write several files of one recording\n"
-	"      --format F      firefox (default), folded or pprof for every\n"
-	"                      output; else each name picks (.folded, .pb.gz)\n"
-	"      --weight EVENT  weigh samples by that event's deltas\n"
-	"      --mode M        auto (default: task where the kernel can), task\n"
-	"                      (per-task groups with inherit, Linux 6.12), cpu\n"
-	"                      (per-CPU groups filtered to the process tree)\n"
-	"      --duration S    stop after S seconds (the command gets SIGTERM)\n"
-	"  -p, --pid PIDS      attach to running processes (all their threads)\n"
-	"  -a, --all-cpus      system-wide (per-CPU mode)\n"
-	"      --include-idle  with -a, keep the idle task's samples\n";
+    "usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
+    "                     [-o FILE]... [--format firefox|folded|pprof]\n"
+    "                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
+    "                     [-p PID[,PID...] | -a [--include-idle]] [-- CMD ARGS...]\n"
+    "\n"
+    "  -e, --events LIST   first event samples, the others are counted with\n"
+    "                      every sample (default: cycles)\n"
+    "  -F, --freq HZ       samples per second of the sampling event (1000)\n"
+    "  -c, --count N       sample every N events instead\n"
+    "  -g, --call-graph M  fp (default): kernel + frame-pointer user stacks\n"
+    "                      (user part deferred where the kernel can);\n"
+    "                      dwarf[,SIZE]: user stacks unwound with DWARF CFI\n"
+    "                      from SIZE-byte stack copies (8192; x86-64);\n"
+    "                      none: the sampled instruction only\n"
+    "  -o, --output FILE   default evprof.json.gz (evprof.folded, evprof.pb.gz);\n"
+    "                      repeat to write several files of one recording\n"
+    "      --format F      firefox (default), folded or pprof for every\n"
+    "                      output; else each name picks (.folded, .pb.gz)\n"
+    "      --weight EVENT  weigh samples by that event's deltas\n"
+    "      --mode M        auto (default: task where the kernel can), task\n"
+    "                      (per-task groups with inherit, Linux 6.12), cpu\n"
+    "                      (per-CPU groups filtered to the process tree)\n"
+    "      --duration S    stop after S seconds (the command gets SIGTERM)\n"
+    "  -p, --pid PIDS      attach to running processes (all their threads)\n"
+    "  -a, --all-cpus      system-wide (per-CPU mode)\n"
+    "      --include-idle  with -a, keep the idle task's samples\n";
 
 static volatile sig_atomic_t interrupted;
 
@@ -114,8 +114,8 @@ static int parse_call_graph(struct evprof_recorder_opts *o, const char *arg)
  */
 static int record_loop(struct evprof_recorder *r, double duration)
 {
-	uint64_t end = duration > 0 ? mono_ns() + (uint64_t)(duration * 1e9)
-				    : 0;
+	uint64_t end =
+	    duration > 0 ? mono_ns() + (uint64_t)(duration * 1e9) : 0;
 	uint64_t stop_deadline = 0;
 	pid_t child = evprof_recorder__pid(r);
 	bool stopping = false;
@@ -208,7 +208,8 @@ static const char *check_weight(struct evprof_recorder *r,
 			return weight;
 	snprintf(buf, sizeof(buf),
 		 "--weight %s: no such counter in this recording, weighing by "
-		 "samples", weight);
+		 "samples",
+		 weight);
 	cli_err("%s", buf);
 	evprof_profile__add_note(p, buf);
 	return NULL;
@@ -217,30 +218,28 @@ static const char *check_weight(struct evprof_recorder *r,
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "events", required_argument, NULL, 'e' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "call-graph", required_argument, NULL, 'g' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "weight", required_argument, NULL, 'w' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "include-idle", no_argument, NULL, 'I' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"events", required_argument, NULL, 'e'},
+	    {"freq", required_argument, NULL, 'F'},
+	    {"count", required_argument, NULL, 'c'},
+	    {"call-graph", required_argument, NULL, 'g'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"weight", required_argument, NULL, 'w'},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"all-cpus", no_argument, NULL, 'a'},
+	    {"include-idle", no_argument, NULL, 'I'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	static const char *const default_out[] = { "evprof.json.gz",
-						   "evprof.folded",
-						   "evprof.pb.gz" };
+	static const char *const default_out[] = {
+	    "evprof.json.gz", "evprof.folded", "evprof.pb.gz"};
 	const char *events = "cycles", *outs[8], *weight = NULL;
 	const char *mode = "auto", *format = NULL, *pid_list = NULL;
-	struct evprof_recorder_opts ro = { .sz = sizeof(ro),
-					   .note = print_note };
-	struct evprof_recorder_target tg = { .sz = sizeof(tg) };
-	struct sigaction sa = { .sa_handler = on_sigint };
+	struct evprof_recorder_opts ro = {.sz = sizeof(ro), .note = print_note};
+	struct evprof_recorder_target tg = {.sz = sizeof(tg)};
+	struct sigaction sa = {.sa_handler = on_sigint};
 	struct evprof_recorder *r = NULL;
 	struct evprof_profile *prof = NULL;
 	pid_t *pids = NULL;
@@ -261,8 +260,9 @@ int cmd_record(int argc, char **argv)
 		case 'c':
 			v = atol(optarg);
 			if (v <= 0) {
-				cli_err(c == 'F' ? "-F needs a positive frequency"
-						 : "-c needs a positive count");
+				cli_err(c == 'F'
+					    ? "-F needs a positive frequency"
+					    : "-c needs a positive count");
 				return 2;
 			}
 			*(c == 'F' ? &ro.freq : &ro.period) = (uint64_t)v;
@@ -354,7 +354,8 @@ int cmd_record(int argc, char **argv)
 
 		err = out_check(outs[i], &in_dir);
 		if (err) {
-			cli_err("cannot write %s: %s%s", outs[i], strerror(-err),
+			cli_err("cannot write %s: %s%s", outs[i],
+				strerror(-err),
 				in_dir ? " (no new file can be made in its "
 					 "directory)"
 				       : "");

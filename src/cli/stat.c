@@ -25,20 +25,20 @@
 
 #include "cli.h"
 
-#define DEFAULT_EVENTS                                                    \
-	"task-clock,context-switches,cpu-migrations,page-faults,cycles,"  \
+#define DEFAULT_EVENTS                                                         \
+	"task-clock,context-switches,cpu-migrations,page-faults,cycles,"       \
 	"instructions,branches,branch-misses"
 
 const char cli_stat_usage[] =
-	"usage: evprof stat [-e LIST] [-I MS] [--per-thread] [-p PID[,PID...] | -a]\n"
-	"                   [--] [CMD ARGS...]\n"
-	"\n"
-	"  -e, --events LIST  events to count, comma separated; {a,b} is a group\n"
-	"                     (default: " DEFAULT_EVENTS ")\n"
-	"  -I, --interval MS  print counts every MS milliseconds\n"
-	"      --per-thread   one line per thread (with -p)\n"
-	"  -p, --pid PIDS     count existing processes, all their threads\n"
-	"  -a, --all-cpus     count system-wide, on every online CPU\n";
+    "usage: evprof stat [-e LIST] [-I MS] [--per-thread] [-p PID[,PID...] | -a]\n"
+    "                   [--] [CMD ARGS...]\n"
+    "\n"
+    "  -e, --events LIST  events to count, comma separated; {a,b} is a group\n"
+    "                     (default: " DEFAULT_EVENTS ")\n"
+    "  -I, --interval MS  print counts every MS milliseconds\n"
+    "      --per-thread   one line per thread (with -p)\n"
+    "  -p, --pid PIDS     count existing processes, all their threads\n"
+    "  -a, --all-cpus     count system-wide, on every online CPU\n";
 
 struct instance {
 	pid_t pid; /* -1 for a CPU-wide instance */
@@ -53,13 +53,13 @@ struct counts {
 struct stat_event {
 	const struct evprof_event_spec *spec;
 	bool supported;
-	int err;		 /* open errno when not supported */
+	int err;		   /* open errno when not supported */
 	struct counts total, prev; /* over instances; prev for -I deltas */
 };
 
 struct stat_group {
-	size_t nr;	 /* members opened */
-	size_t *member;	 /* event index of each opened member */
+	size_t nr;		    /* members opened */
+	size_t *member;		    /* event index of each opened member */
 	struct evprof_group **inst; /* one per instance; NULL if it vanished */
 };
 
@@ -114,8 +114,8 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 	for (;;) {
 		int failed = -1;
 		struct evprof_group_opts opts = {
-			.sz = sizeof(opts),
-			.failed_member = &failed,
+		    .sz = sizeof(opts),
+		    .failed_member = &failed,
 		};
 		size_t n = 0;
 
@@ -144,8 +144,8 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 				a->disabled = 1; /* enabled at release */
 			}
 		}
-		g->inst[ii] = evprof_group__open(attrs, n, in->pid, in->cpu,
-						 &opts);
+		g->inst[ii] =
+		    evprof_group__open(attrs, n, in->pid, in->cpu, &opts);
 		if (g->inst[ii])
 			return 0;
 		if (errno == ESRCH && !st->launched && in->pid > 0)
@@ -159,9 +159,9 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 
 			cli_err("kernel counting is not allowed (%s): counting "
 				"user space only (:u)",
-				evprof_open_advice(errno,
-						   st->ev[g->member[0]].spec->name,
-						   advice, sizeof(advice)));
+				evprof_open_advice(
+				    errno, st->ev[g->member[0]].spec->name,
+				    advice, sizeof(advice)));
 			st->user_only = true;
 			continue;
 		}
@@ -221,8 +221,7 @@ static void thread_label(char *buf, size_t len, pid_t pid, pid_t tid)
 }
 
 /* One instance per thread of each process. */
-static int add_pid_instances(struct stat *st, const pid_t *pids,
-			     size_t nr_pids)
+static int add_pid_instances(struct stat *st, const pid_t *pids, size_t nr_pids)
 {
 	for (size_t p = 0; p < nr_pids; p++) {
 		int *tids = NULL;
@@ -277,8 +276,8 @@ static void read_instance(struct stat *st, size_t ii, struct counts *c)
 			continue;
 		for (size_t m = 0; m < g->nr; m++) {
 			const struct evprof_counter_value *v =
-				evprof_snapshot__find(&snap,
-						      evprof_group__id(grp, m));
+			    evprof_snapshot__find(&snap,
+						  evprof_group__id(grp, m));
 			struct counts *t = &c[g->member[m]];
 
 			if (!v)
@@ -322,8 +321,8 @@ static bool value_of(const struct stat *st, const struct counts *c, size_t i,
 {
 	uint64_t v;
 
-	if (!st->ev[i].supported || evprof_scale(c[i].raw, c[i].ena,
-						 c[i].run, &v) < 0)
+	if (!st->ev[i].supported ||
+	    evprof_scale(c[i].raw, c[i].ena, c[i].run, &v) < 0)
 		return false;
 	*out = (double)v;
 	return true;
@@ -343,8 +342,9 @@ static long find_clock(const struct stat *st)
 {
 	long i = find_event(st, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 
-	return i >= 0 ? i : find_event(st, PERF_TYPE_SOFTWARE,
-				       PERF_COUNT_SW_CPU_CLOCK);
+	return i >= 0 ? i
+		      : find_event(st, PERF_TYPE_SOFTWARE,
+				   PERF_COUNT_SW_CPU_CLOCK);
 }
 
 #define CACHE_CFG(c, op, res) ((c) | ((op) << 8) | ((res) << 16))
@@ -359,30 +359,28 @@ static void ratio(const struct stat *st, const struct counts *c, size_t i,
 		uint64_t num, den;
 		const char *what;
 	} pct[] = {
-		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
-		  PERF_COUNT_HW_BRANCH_INSTRUCTIONS, "of all branches" },
-		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
-		  PERF_COUNT_HW_CACHE_REFERENCES, "of all cache refs" },
-		{ PERF_TYPE_HW_CACHE,
-		  CACHE_CFG(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
-			    PERF_COUNT_HW_CACHE_RESULT_MISS),
-		  CACHE_CFG(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
-			    PERF_COUNT_HW_CACHE_RESULT_ACCESS),
-		  "of all L1-dcache accesses" },
-		{ PERF_TYPE_HW_CACHE,
-		  CACHE_CFG(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ,
-			    PERF_COUNT_HW_CACHE_RESULT_MISS),
-		  CACHE_CFG(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ,
-			    PERF_COUNT_HW_CACHE_RESULT_ACCESS),
-		  "of all LL-cache accesses" },
-		{ PERF_TYPE_HW_CACHE,
-		  CACHE_CFG(PERF_COUNT_HW_CACHE_DTLB,
-			    PERF_COUNT_HW_CACHE_OP_READ,
-			    PERF_COUNT_HW_CACHE_RESULT_MISS),
-		  CACHE_CFG(PERF_COUNT_HW_CACHE_DTLB,
-			    PERF_COUNT_HW_CACHE_OP_READ,
-			    PERF_COUNT_HW_CACHE_RESULT_ACCESS),
-		  "of all dTLB cache accesses" },
+	    {PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
+	     PERF_COUNT_HW_BRANCH_INSTRUCTIONS, "of all branches"},
+	    {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
+	     PERF_COUNT_HW_CACHE_REFERENCES, "of all cache refs"},
+	    {PERF_TYPE_HW_CACHE,
+	     CACHE_CFG(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
+		       PERF_COUNT_HW_CACHE_RESULT_MISS),
+	     CACHE_CFG(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
+		       PERF_COUNT_HW_CACHE_RESULT_ACCESS),
+	     "of all L1-dcache accesses"},
+	    {PERF_TYPE_HW_CACHE,
+	     CACHE_CFG(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ,
+		       PERF_COUNT_HW_CACHE_RESULT_MISS),
+	     CACHE_CFG(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ,
+		       PERF_COUNT_HW_CACHE_RESULT_ACCESS),
+	     "of all LL-cache accesses"},
+	    {PERF_TYPE_HW_CACHE,
+	     CACHE_CFG(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ,
+		       PERF_COUNT_HW_CACHE_RESULT_MISS),
+	     CACHE_CFG(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ,
+		       PERF_COUNT_HW_CACHE_RESULT_ACCESS),
+	     "of all dTLB cache accesses"},
 	};
 	long clk = find_clock(st), j;
 	double v, w, ms;
@@ -397,7 +395,8 @@ static void ratio(const struct stat *st, const struct counts *c, size_t i,
 	}
 	if (is_event(st->ev[i].spec, PERF_TYPE_HARDWARE,
 		     PERF_COUNT_HW_INSTRUCTIONS)) {
-		j = find_event(st, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+		j = find_event(st, PERF_TYPE_HARDWARE,
+			       PERF_COUNT_HW_CPU_CYCLES);
 		if (j >= 0 && value_of(st, c, (size_t)j, &w) && w > 0)
 			snprintf(buf, len, "%8.2f insn per cycle", v / w);
 		return;
@@ -425,8 +424,8 @@ static void ratio(const struct stat *st, const struct counts *c, size_t i,
  * Prints event i of c. An interval in which a counter that ran before did
  * not run shows 0, not <not counted>: it exists, it just had nothing to do.
  */
-static void print_event(const struct stat *st, const struct counts *c,
-			size_t i, double wall_ns, const char *prefix)
+static void print_event(const struct stat *st, const struct counts *c, size_t i,
+			double wall_ns, const char *prefix)
 {
 	const struct stat_event *e = &st->ev[i];
 	char num[64], rat[96] = "", pct[32] = "", name[160];
@@ -437,8 +436,7 @@ static void print_event(const struct stat *st, const struct counts *c,
 		 st->user_only && !strchr(e->spec->name, ':') ? ":u" : "");
 
 	if (!e->supported) {
-		printf("%s%18s      %s\n", prefix, "<not supported>",
-		       name);
+		printf("%s%18s      %s\n", prefix, "<not supported>", name);
 		return;
 	}
 	if (evprof_scale(c[i].raw, c[i].ena, c[i].run, &v) < 0) {
@@ -457,8 +455,8 @@ static void print_event(const struct stat *st, const struct counts *c,
 	if (c[i].run < c[i].ena)
 		snprintf(pct, sizeof(pct), "  (%.2f%%)",
 			 100.0 * (double)c[i].run / (double)c[i].ena);
-	printf("%s%s      %-24s%s%s%s\n", prefix, num, name,
-	       rat[0] ? "#" : "", rat, pct);
+	printf("%s%s      %-24s%s%s%s\n", prefix, num, name, rat[0] ? "#" : "",
+	       rat, pct);
 }
 
 static void print_interval(struct stat *st, double t_s)
@@ -517,9 +515,9 @@ static void print_final(struct stat *st, double wall_ns,
 	if (ru)
 		printf("\n%17.9f seconds user\n%17.9f seconds sys\n",
 		       (double)ru->ru_utime.tv_sec +
-			       (double)ru->ru_utime.tv_usec / 1e6,
+			   (double)ru->ru_utime.tv_usec / 1e6,
 		       (double)ru->ru_stime.tv_sec +
-			       (double)ru->ru_stime.tv_usec / 1e6);
+			   (double)ru->ru_stime.tv_usec / 1e6);
 	printf("\n");
 	fflush(stdout);
 }
@@ -554,7 +552,8 @@ static int wait_targets(struct stat *st, const pid_t *pids, size_t nr_pids,
 		if (interval_ms > 0) {
 			uint64_t now = now_ns();
 
-			timeout = now >= next ? 0 : (int)((next - now) / 1000000);
+			timeout =
+			    now >= next ? 0 : (int)((next - now) / 1000000);
 		}
 		if (interrupted && st->launched) {
 			/* Forward Ctrl-C and keep waiting: the command decides. */
@@ -613,20 +612,20 @@ static void build_what(char *buf, size_t len, char **argv, const char *pids,
 int cmd_stat(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "events", required_argument, NULL, 'e' },
-		{ "interval", required_argument, NULL, 'I' },
-		{ "per-thread", no_argument, NULL, 'T' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"events", required_argument, NULL, 'e'},
+	    {"interval", required_argument, NULL, 'I'},
+	    {"per-thread", no_argument, NULL, 'T'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"all-cpus", no_argument, NULL, 'a'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *events = DEFAULT_EVENTS, *pids = NULL;
 	pid_t *pid_v = NULL;
 	int nr_pids = 0;
-	struct stat st = { 0 };
+	struct stat st = {0};
 	struct evprof_launch *l = NULL;
-	struct sigaction sa = { .sa_handler = on_sigint };
+	struct sigaction sa = {.sa_handler = on_sigint};
 	struct rusage ru;
 	long interval_ms = 0;
 	char what[512] = "";
@@ -734,8 +733,8 @@ int cmd_stat(int argc, char **argv)
 		st.ev[i].supported = true;
 	}
 	for (size_t gi = 0; gi < st.list->nr_groups; gi++) {
-		st.grp[gi].member = calloc(st.list->groups[gi].nr,
-					   sizeof(size_t));
+		st.grp[gi].member =
+		    calloc(st.list->groups[gi].nr, sizeof(size_t));
 		st.grp[gi].inst = calloc(st.ninst, sizeof(void *));
 		if (!st.grp[gi].member || !st.grp[gi].inst)
 			goto out;
@@ -754,11 +753,10 @@ int cmd_stat(int argc, char **argv)
 				for (size_t ii = 0; ii < st.ninst; ii++)
 					if (st.grp[gi].inst[ii])
 						evprof_group__enable(
-							st.grp[gi].inst[ii]);
+						    st.grp[gi].inst[ii]);
 		err = evprof_launch__go(l);
 		if (err) {
-			cli_err("cannot run '%s': %s", argv[0],
-				strerror(-err));
+			cli_err("cannot run '%s': %s", argv[0], strerror(-err));
 			ret = 127;
 			goto out;
 		}
@@ -766,8 +764,7 @@ int cmd_stat(int argc, char **argv)
 	status = wait_targets(&st, pid_v, nr_pids > 0 ? (size_t)nr_pids : 0,
 			      interval_ms, t0);
 	getrusage(RUSAGE_CHILDREN, &ru);
-	print_final(&st, (double)(now_ns() - t0),
-		    st.launched ? &ru : NULL);
+	print_final(&st, (double)(now_ns() - t0), st.launched ? &ru : NULL);
 	ret = st.launched ? evprof_exit_code(status) : 0;
 	goto out;
 

@@ -63,9 +63,8 @@ static int take_fd(const struct evprof__dso_want *w, int fd, const char *what,
 	bid_len = dwelf_elf_gnu_build_id(f->elf, &bid);
 	if (bid_len < 0 || bid_len > EVPROF__MAX_BUILD_ID)
 		bid_len = 0;
-	if (w->build_id_len &&
-	    ((size_t)bid_len != w->build_id_len ||
-	     memcmp(bid, w->build_id, w->build_id_len))) {
+	if (w->build_id_len && ((size_t)bid_len != w->build_id_len ||
+				memcmp(bid, w->build_id, w->build_id_len))) {
 		pr_debug("symbols: %s: build id differs from the mapping's\n",
 			 what);
 		goto skip;
@@ -300,8 +299,7 @@ void evprof__dso_free(struct evprof__dso *d)
 	free(d);
 }
 
-bool evprof__dso_svma(const struct evprof__dso *d, uint64_t off,
-		      uint64_t *svma)
+bool evprof__dso_svma(const struct evprof__dso *d, uint64_t off, uint64_t *svma)
 {
 	for (size_t i = 0; i < d->nr_loads; i++) {
 		const struct evprof__dso_load *l = &d->loads[i];

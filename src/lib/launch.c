@@ -27,7 +27,7 @@ static void close_fd(int *fd)
 struct evprof_launch *evprof_launch__new(char *const argv[])
 {
 	struct evprof_launch *l;
-	int go[2] = { -1, -1 }, err[2] = { -1, -1 }, e;
+	int go[2] = {-1, -1}, err[2] = {-1, -1}, e;
 
 	if (!argv || !argv[0]) {
 		errno = EINVAL;

@@ -70,9 +70,8 @@ evprof_session__new(const struct evprof_session_opts *opts)
 	s->store.nr_slots = s->nr_slots;
 	s->delta.per_cpu = opts->per_cpu;
 	s->stitch.sample_type = opts->fmt.sample_type;
-	s->stitch.max_stack_bytes = opts->max_stack_bytes
-					? opts->max_stack_bytes
-					: (size_t)1 << 30;
+	s->stitch.max_stack_bytes =
+	    opts->max_stack_bytes ? opts->max_stack_bytes : (size_t)1 << 30;
 	if (opts->nr_counters) {
 		s->counters = calloc(opts->nr_counters, sizeof(*s->counters));
 		if (!s->counters)
@@ -107,10 +106,10 @@ int evprof_session__set_id(struct evprof_session *s, uint64_t id, int role)
 {
 	int err;
 
-	if (!s || (role != EVPROF_SESSION_SAMPLER &&
-		   role != EVPROF_SESSION_CPU_TIME &&
-		   role != EVPROF_SESSION_CUT &&
-		   (role < 0 || (size_t)role >= s->nr_counters)))
+	if (!s ||
+	    (role != EVPROF_SESSION_SAMPLER &&
+	     role != EVPROF_SESSION_CPU_TIME && role != EVPROF_SESSION_CUT &&
+	     (role < 0 || (size_t)role >= s->nr_counters)))
 		return -EINVAL;
 	err = evprof__delta_set_role(&s->delta, id, role);
 	if (!err)
@@ -183,8 +182,8 @@ static void take_deltas(struct evprof_session *s,
 			sd->has_cpu = true;
 			continue;
 		}
-		slot = role == EVPROF_SESSION_SAMPLER ? (int)s->nr_counters
-						      : role;
+		slot =
+		    role == EVPROF_SESSION_SAMPLER ? (int)s->nr_counters : role;
 		if (!(sd->has & (1ULL << slot)))
 			sd->vals[slot] = 0;
 		sd->vals[slot] += d;
@@ -207,8 +206,8 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 {
 	const struct evprof_sample *smp = &r->sample;
 	uint32_t tid = smp->tid == UINT32_MAX && s->per_cpu
-			       ? evprof__cut_dead_tid(&s->cut, smp->cpu)
-			       : smp->tid;
+			   ? evprof__cut_dead_tid(&s->cut, smp->cpu)
+			   : smp->tid;
 	struct evprof_snapshot snap;
 	struct sample_deltas sd = {.has = 0};
 	uint64_t one[2];
@@ -218,8 +217,8 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	struct tstate *ts = NULL;
 	bool cut = is_cut(s, smp);
 	/* Per-CPU values must follow every read, the idle task's too. */
-	bool idle = s->exclude_idle &&
-		    (s->fmt.sample_type & PERF_SAMPLE_TID) && smp->pid == 0;
+	bool idle = s->exclude_idle && (s->fmt.sample_type & PERF_SAMPLE_TID) &&
+		    smp->pid == 0;
 	uint32_t chain = 0;
 	int err;
 
@@ -244,8 +243,8 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 			err = -ENOMEM;
 	}
 	/* A cut's stack is kept while its thread has no sample. */
-	if (!err && !idle && (!cut || (ts->last == NO_SAMPLE &&
-				       !ts->has_chain))) {
+	if (!err && !idle &&
+	    (!cut || (ts->last == NO_SAMPLE && !ts->has_chain))) {
 		sample_chain(s, r, one, &ips, &nr);
 		err = evprof__sstore_chain(&s->store, ips, nr, &chain);
 	}
@@ -280,16 +279,16 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	}
 
 	ss = evprof__sstore_sample(&s->store,
-				  &(struct ssample){
-				      .time = smp->time,
-				      .cpu_delta = sd.cpu,
-				      .has = sd.has,
-				      .pid = smp->pid,
-				      .tid = tid,
-				      .chain = chain,
-				      .flags = sd.has_cpu ? SS_HAS_CPU : 0,
-				  },
-				  sd.vals);
+				   &(struct ssample){
+				       .time = smp->time,
+				       .cpu_delta = sd.cpu,
+				       .has = sd.has,
+				       .pid = smp->pid,
+				       .tid = tid,
+				       .chain = chain,
+				       .flags = sd.has_cpu ? SS_HAS_CPU : 0,
+				   },
+				   sd.vals);
 	evprof__stitch_sample(&s->stitch, smp, ss);
 	return 0;
 }
@@ -298,8 +297,8 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 
 static int feed_comm(struct evprof_session *s, const struct evprof_record *r)
 {
-	struct sb_event *e = evprof__sstore_sb_new(&s->store, SB_COMM,
-						  r->sid.time);
+	struct sb_event *e =
+	    evprof__sstore_sb_new(&s->store, SB_COMM, r->sid.time);
 	uint32_t off;
 
 	if (!e || evprof__sstore_str(&s->store, r->comm.comm, &off))
@@ -353,7 +352,7 @@ static int feed_mmap(struct evprof_session *s, const struct evprof_record *r)
 	e = evprof__sstore_sb_new(&s->store, SB_MMAP, r->sid.time);
 	if (!e || evprof__sstore_str(&s->store, m->filename, &off) ||
 	    (m->build_id_size && evprof__sstore_bytes(&s->store, m->build_id,
-						     m->build_id_size, &bid)))
+						      m->build_id_size, &bid)))
 		return -ENOMEM;
 	e->pid = m->pid;
 	e->tid = m->tid;
@@ -511,8 +510,7 @@ void evprof_session__stats(const struct evprof_session *s,
 }
 
 /* The slot of counter, -1 for CPU time; false for no such counter. */
-static bool counter_slot(const struct evprof_session *s, int counter,
-			 int *slot)
+static bool counter_slot(const struct evprof_session *s, int counter, int *slot)
 {
 	*slot = counter;
 	if (counter == EVPROF_SESSION_SAMPLER) {

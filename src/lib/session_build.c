@@ -97,8 +97,8 @@ static int emit_tasks(struct build *b)
 		if (th->prof < 0)
 			return th->prof;
 		if (th->end) {
-			err = evprof_profile__end_thread(b->p, th->prof,
-							 th->end);
+			err =
+			    evprof_profile__end_thread(b->p, th->prof, th->end);
 			if (err)
 				return err;
 		}
@@ -204,7 +204,8 @@ static int build(struct build *b)
 	/* Tree membership is final now. */
 	for (size_t i = 0; i < ns; i++) {
 		struct bthread *th = evprof__tasks_thr(&b->t, thr[i]);
-		struct ssample *x = evprof__sstore_samplep(&s->store, so[i].idx);
+		struct ssample *x =
+		    evprof__sstore_samplep(&s->store, so[i].idx);
 
 		x->flags &= ~SS_KEPT;
 		if (!evprof__tasks_lineage(&b->t, th->proc)->in_tree)
@@ -221,8 +222,8 @@ static int build(struct build *b)
 		    evprof__sstore_samplep(&s->store, so[i].idx);
 
 		if (x->flags & SS_KEPT)
-			err = emit_sample(b, x, evprof__tasks_thr(&b->t, thr[i]),
-					  stacks[i]);
+			err = emit_sample(
+			    b, x, evprof__tasks_thr(&b->t, thr[i]), stacks[i]);
 	}
 	if (!err) {
 		s->built = true;

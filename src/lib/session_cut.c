@@ -16,7 +16,8 @@
 
 #include "session_cut.h"
 
-#define MAX_CPUS 65536 /* bounds what an untrusted record can make us allocate */
+#define MAX_CPUS                                                               \
+	65536 /* bounds what an untrusted record can make us allocate */
 
 void evprof__cut_free(struct sess_cut *c)
 {
@@ -43,9 +44,8 @@ struct tstate *evprof__tstate_get(struct sess_cut *c,
 	if (e)
 		return e;
 	if (!c->by_tid) {
-		c->by_tid = evprof__hashmap_new(evprof__hashmap_u64_hash,
-						evprof__hashmap_u64_equal,
-						NULL);
+		c->by_tid = evprof__hashmap_new(
+		    evprof__hashmap_u64_hash, evprof__hashmap_u64_equal, NULL);
 		if (!c->by_tid)
 			return NULL;
 	}
@@ -55,9 +55,8 @@ struct tstate *evprof__tstate_get(struct sess_cut *c,
 	    evprof__hashmap_add(c->by_tid, (long)tid, (long)c->ts.n))
 		return NULL;
 	e = &c->ts.a[c->ts.n++];
-	*e = (struct tstate){.tid = tid,
-			     .vals = (uint32_t)c->vals.n,
-			     .last = NO_SAMPLE};
+	*e = (struct tstate){
+	    .tid = tid, .vals = (uint32_t)c->vals.n, .last = NO_SAMPLE};
 	c->vals.n += st->nr_slots;
 	return e;
 }
@@ -96,8 +95,7 @@ void evprof__cut_hold(struct sess_cut *c, const struct sess_store *st,
 		      struct tstate *ts, const uint64_t *vals, uint64_t has,
 		      uint64_t cpu, bool has_cpu)
 {
-	add_slots(c->vals.a + ts->vals, &ts->has, vals, has,
-		  st->nr_slots);
+	add_slots(c->vals.a + ts->vals, &ts->has, vals, has, st->nr_slots);
 	add_cpu(&ts->cpu, &ts->has_cpu, cpu, has_cpu);
 	ts->pending = true;
 }
@@ -108,8 +106,7 @@ void evprof__cut_take(struct sess_cut *c, const struct sess_store *st,
 {
 	if (!ts->pending)
 		return;
-	add_slots(vals, has, c->vals.a + ts->vals,
-		  ts->has, st->nr_slots);
+	add_slots(vals, has, c->vals.a + ts->vals, ts->has, st->nr_slots);
 	add_cpu(cpu, has_cpu, ts->cpu, ts->has_cpu);
 	clear_pending(ts);
 }
@@ -131,8 +128,8 @@ static void add_to_last(struct sess_cut *c, struct sess_store *st,
 		n++;
 	}
 	if (ts->has_cpu) {
-		x->cpu_delta = x->flags & SS_HAS_CPU ? x->cpu_delta + ts->cpu
-						     : ts->cpu;
+		x->cpu_delta =
+		    x->flags & SS_HAS_CPU ? x->cpu_delta + ts->cpu : ts->cpu;
 		x->flags |= SS_HAS_CPU;
 	}
 }
@@ -149,16 +146,16 @@ static int add_sample(struct sess_cut *c, struct sess_store *st,
 	evprof__cut_take(c, st, ts, vals, &has, &cpu, &has_cpu);
 	ts->last = (uint32_t)st->samples.n;
 	evprof__sstore_sample(st,
-			     &(struct ssample){
-				 .time = ts->time,
-				 .cpu_delta = cpu,
-				 .has = has,
-				 .pid = ts->pid,
-				 .tid = ts->tid,
-				 .chain = ts->chain,
-				 .flags = has_cpu ? SS_HAS_CPU : 0,
-			     },
-			     vals);
+			      &(struct ssample){
+				  .time = ts->time,
+				  .cpu_delta = cpu,
+				  .has = has,
+				  .pid = ts->pid,
+				  .tid = ts->tid,
+				  .chain = ts->chain,
+				  .flags = has_cpu ? SS_HAS_CPU : 0,
+			      },
+			      vals);
 	return 0;
 }
 

@@ -15,13 +15,13 @@
 
 /* What a thread counted since its last sample, up to its last cut. */
 struct tstate {
-	uint64_t time;	  /* of its latest sample or cut */
-	uint64_t has;	  /* pending slots (bit i: vals[vals + i]) */
-	uint64_t cpu;	  /* pending CPU ns, valid with has_cpu */
+	uint64_t time; /* of its latest sample or cut */
+	uint64_t has;  /* pending slots (bit i: vals[vals + i]) */
+	uint64_t cpu;  /* pending CPU ns, valid with has_cpu */
 	uint32_t tid, pid;
-	uint32_t vals;	  /* offset in sess_cut.vals */
-	uint32_t last;	  /* its latest stored sample, or NO_SAMPLE */
-	uint32_t chain;	  /* stack of its first cut, while last is NO_SAMPLE */
+	uint32_t vals;	/* offset in sess_cut.vals */
+	uint32_t last;	/* its latest stored sample, or NO_SAMPLE */
+	uint32_t chain; /* stack of its first cut, while last is NO_SAMPLE */
 	bool has_chain, has_cpu, pending;
 };
 

@@ -70,9 +70,8 @@ int evprof__delta_prepare(struct sess_delta *d, uint64_t id, uint32_t tid)
 		return 0;
 	key = inst_key(k, d->per_cpu ? PER_CPU_TID : tid);
 	if (!d->by_key) {
-		d->by_key = evprof__hashmap_new(evprof__hashmap_u64_hash,
-						evprof__hashmap_u64_equal,
-						NULL);
+		d->by_key = evprof__hashmap_new(
+		    evprof__hashmap_u64_hash, evprof__hashmap_u64_equal, NULL);
 		if (!d->by_key)
 			return -ENOMEM;
 	}
@@ -94,9 +93,8 @@ bool evprof__delta_take(struct sess_delta *d, uint64_t id, uint32_t tid,
 
 	/* Every thread continues the CPU's one instance. */
 	if (!evprof__hashmap_find(d->by_id, (long)id, &k) ||
-	    !evprof__hashmap_find(d->by_key,
-				  inst_key(k, d->per_cpu ? PER_CPU_TID : tid),
-				  &i))
+	    !evprof__hashmap_find(
+		d->by_key, inst_key(k, d->per_cpu ? PER_CPU_TID : tid), &i))
 		return false; /* not prepared: a bug of the caller */
 	e = &d->inst.a[i];
 	if (!e->read || raw >= e->last) {

@@ -67,8 +67,8 @@ EVPROF_HIDDEN int evprof__delta_prepare(struct sess_delta *d, uint64_t id,
  * the last value).
  */
 EVPROF_HIDDEN bool evprof__delta_take(struct sess_delta *d, uint64_t id,
-				      uint32_t tid, uint64_t raw,
-				      uint64_t time, uint64_t *delta);
+				      uint32_t tid, uint64_t raw, uint64_t time,
+				      uint64_t *delta);
 /*
  * A FORK at time makes tid a new thread (task mode): its instances last
  * read before then start again at 0.

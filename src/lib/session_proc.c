@@ -84,15 +84,16 @@ int evprof_session__seed_process(struct evprof_session *s, pid_t pid)
 	err = evprof_maps__read(pid, keep_map, &maps);
 	if (err < 0)
 		goto out;
-	err = evprof_session__seed(s, &(struct evprof_session_seed){
-					  .sz = sizeof(struct evprof_session_seed),
-					  .pid = pid,
-					  .name = name,
-					  .threads = threads,
-					  .nr_threads = nr_threads,
-					  .maps = maps.maps,
-					  .nr_maps = maps.nr_maps,
-				      });
+	err = evprof_session__seed(s,
+				   &(struct evprof_session_seed){
+				       .sz = sizeof(struct evprof_session_seed),
+				       .pid = pid,
+				       .name = name,
+				       .threads = threads,
+				       .nr_threads = nr_threads,
+				       .maps = maps.maps,
+				       .nr_maps = maps.nr_maps,
+				   });
 out:
 	for (size_t i = 0; i < maps.nr_maps; i++)
 		free((char *)maps.maps[i].path);

@@ -75,8 +75,8 @@ static int frames_from(struct sess_stacks *b, const struct evprof_sym_result *r,
 	return 0;
 }
 
-static int symbolize(struct sess_stacks *b, const struct bproc *pr, uint32_t map,
-		     uint64_t look, bool kernel)
+static int symbolize(struct sess_stacks *b, const struct bproc *pr,
+		     uint32_t map, uint64_t look, bool kernel)
 {
 	struct evprof_sym_result r = {0};
 	int err = -EINVAL;
@@ -91,9 +91,10 @@ static int symbolize(struct sess_stacks *b, const struct bproc *pr, uint32_t map
 		    .start = m->start,
 		    .end = m->end,
 		    .pgoff = m->pgoff,
-		    .build_id = m->build_id_len ? (const uint8_t *)evprof__sstore_strp(
-						      b->st, m->build_id)
-						: NULL,
+		    .build_id = m->build_id_len
+				    ? (const uint8_t *)evprof__sstore_strp(
+					  b->st, m->build_id)
+				    : NULL,
 		    .build_id_len = m->build_id_len,
 		    .inode = m->ino,
 		    .pid = (int)pr->pid,
@@ -216,9 +217,9 @@ static int chain_frames(struct sess_stacks *b, const uint64_t *ips, uint64_t nr)
 		uint64_t ip = ips[i];
 
 		if (ip == EVPROF__CHAIN_TRUNCATED) {
-			if (EVPROF_VEC_PUSH(&b->scratch,
-					    ((struct chain_frame){
-						.truncated = true})))
+			if (EVPROF_VEC_PUSH(
+				&b->scratch,
+				((struct chain_frame){.truncated = true})))
 				return -ENOMEM;
 			continue;
 		}
@@ -235,25 +236,25 @@ static int chain_frames(struct sess_stacks *b, const uint64_t *ips, uint64_t nr)
 		}
 		if (skip)
 			continue;
-		if (EVPROF_VEC_PUSH(&b->scratch, ((struct chain_frame){
-							 ip, kernel, first, false})))
+		if (EVPROF_VEC_PUSH(
+			&b->scratch,
+			((struct chain_frame){ip, kernel, first, false})))
 			return -ENOMEM;
 		first = false;
 	}
 	return 0;
 }
 
-static int stack_for(struct sess_stacks *b, const struct bproc *pr, uint32_t chain,
-		     int *stack)
+static int stack_for(struct sess_stacks *b, const struct bproc *pr,
+		     uint32_t chain, int *stack)
 {
 	const uint64_t *words = b->st->chains.a;
 	long key = (long)((uint64_t)pr->epoch << 32 | chain), v;
 	int st = -1, err;
 
 	if (!b->stacks) {
-		b->stacks = evprof__hashmap_new(evprof__hashmap_u64_hash,
-						evprof__hashmap_u64_equal,
-						NULL);
+		b->stacks = evprof__hashmap_new(
+		    evprof__hashmap_u64_hash, evprof__hashmap_u64_equal, NULL);
 		if (!b->stacks)
 			return -ENOMEM;
 	}
@@ -273,8 +274,8 @@ static int stack_for(struct sess_stacks *b, const struct bproc *pr, uint32_t cha
 		if (err)
 			return err;
 		for (uint32_t k = 0; k < cnt; k++) {
-			st = evprof_profile__stack(
-			    b->p, st, b->fidx.a[off + k]);
+			st =
+			    evprof_profile__stack(b->p, st, b->fidx.a[off + k]);
 			if (st < 0)
 				return st;
 		}
@@ -309,7 +310,8 @@ static int unwind_chain(struct sess_stacks *sk, uint64_t maps_key,
 	int n;
 
 	x->flags |= SS_UNWOUND;
-	n = evprof__unwind(sk->uw, maps_key, maps, nr_maps, &in, pcs, &truncated);
+	n = evprof__unwind(sk->uw, maps_key, maps, nr_maps, &in, pcs,
+			   &truncated);
 	if (n == -ENOMEM)
 		return n;
 	if (n <= 0)
@@ -351,7 +353,8 @@ static int unwind_sample(struct sess_stacks *b, const struct bproc *pr,
 		if (i && pr->segs[i].map == pr->segs[i - 1].map)
 			continue;
 		um[b->umaps.n++] = (struct evprof__unwind_map){
-		    evprof__sstore_strp(b->st, m->path), m->start, m->end, m->pgoff};
+		    evprof__sstore_strp(b->st, m->path), m->start, m->end,
+		    m->pgoff};
 	}
 	return unwind_chain(b, pr->epoch, um, b->umaps.n, x);
 }

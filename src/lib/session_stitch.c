@@ -142,8 +142,7 @@ int evprof__stitch_resolve(struct sess_stitch *k, struct sess_store *st)
 	if (!ev)
 		return -ENOMEM;
 	for (size_t i = 0; i < st->samples.n; i++) {
-		const uint64_t *w =
-		    st->chains.a + ss[i].chain;
+		const uint64_t *w = st->chains.a + ss[i].chain;
 
 		if (is_deferred(w + 1, w[0]))
 			ev[n++] =
@@ -171,8 +170,7 @@ int evprof__stitch_resolve(struct sess_stitch *k, struct sess_store *st)
 			 */
 			for (; waiting < last && !err; waiting++) {
 				struct ssample *x = &ss[ev[waiting].idx];
-				const uint64_t *w =
-				    st->chains.a + x->chain;
+				const uint64_t *w = st->chains.a + x->chain;
 
 				if (w[w[0]] == d->cookie)
 					err = stitch(st, x, d);

@@ -21,7 +21,7 @@ void evprof__sstore_free(struct sess_store *st)
 }
 
 int evprof__sstore_bytes(struct sess_store *st, const void *p, size_t len,
-			uint32_t *off)
+			 uint32_t *off)
 {
 	if (st->strs.n + len > UINT32_MAX ||
 	    EVPROF_VEC_RESERVE(&st->strs, st->strs.n + len))
@@ -62,7 +62,7 @@ static bool chain_equal(long a, long b, void *ctx)
 }
 
 int evprof__sstore_chain(struct sess_store *st, const uint64_t *ips,
-			uint64_t nr, uint32_t *off)
+			 uint64_t nr, uint32_t *off)
 {
 	size_t end = st->chains.n;
 	long found;
@@ -103,8 +103,8 @@ int evprof__sstore_sample_reserve(struct sess_store *st)
 }
 
 struct ssample *evprof__sstore_sample(struct sess_store *st,
-				     const struct ssample *x,
-				     const uint64_t *vals)
+				      const struct ssample *x,
+				      const uint64_t *vals)
 {
 	struct ssample *ss = &st->samples.a[st->samples.n++];
 
@@ -121,7 +121,7 @@ struct ssample *evprof__sstore_sample(struct sess_store *st,
 }
 
 uint64_t evprof__sstore_delta(const struct sess_store *st,
-			     const struct ssample *x, size_t slot)
+			      const struct ssample *x, size_t slot)
 {
 	const uint64_t *d = st->deltas.a + x->deltas;
 
@@ -133,7 +133,7 @@ uint64_t evprof__sstore_delta(const struct sess_store *st,
 /* ---- side-band events --------------------------------------------------- */
 
 struct sb_event *evprof__sstore_sb_new(struct sess_store *st, enum sb_kind kind,
-				      uint64_t time)
+				       uint64_t time)
 {
 	struct sb_event *e;
 

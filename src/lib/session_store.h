@@ -78,13 +78,13 @@ EVPROF_HIDDEN void evprof__sstore_free(struct sess_store *st);
 
 /* Adds len bytes to the string arena; *off receives their offset. */
 EVPROF_HIDDEN int evprof__sstore_bytes(struct sess_store *st, const void *p,
-				      size_t len, uint32_t *off);
+				       size_t len, uint32_t *off);
 /* Same for a NUL-terminated string, its NUL included. */
 EVPROF_HIDDEN int evprof__sstore_str(struct sess_store *st, const char *str,
-				    uint32_t *off);
+				     uint32_t *off);
 
 static inline const char *evprof__sstore_strp(const struct sess_store *st,
-					     uint32_t off)
+					      uint32_t off)
 {
 	return st->strs.a + off;
 }
@@ -94,11 +94,11 @@ static inline const char *evprof__sstore_strp(const struct sess_store *st,
  * *off receives its word offset. Returns 0 or -ENOMEM.
  */
 EVPROF_HIDDEN int evprof__sstore_chain(struct sess_store *st,
-				      const uint64_t *ips, uint64_t nr,
-				      uint32_t *off);
+				       const uint64_t *ips, uint64_t nr,
+				       uint32_t *off);
 
 static inline const uint64_t *evprof__sstore_chainp(const struct sess_store *st,
-						   uint32_t off)
+						    uint32_t off)
 {
 	return st->chains.a + off;
 }
@@ -114,27 +114,26 @@ EVPROF_HIDDEN int evprof__sstore_sample_reserve(struct sess_store *st);
  * the stored sample, valid until the next store.
  */
 EVPROF_HIDDEN struct ssample *evprof__sstore_sample(struct sess_store *st,
-						   const struct ssample *x,
-						   const uint64_t *vals);
+						    const struct ssample *x,
+						    const uint64_t *vals);
 
 static inline struct ssample *evprof__sstore_samplep(struct sess_store *st,
-						    uint32_t idx)
+						     uint32_t idx)
 {
 	return st->samples.a + idx;
 }
 
 /* Delta of slot of x, or 0 when x has none. */
 EVPROF_HIDDEN uint64_t evprof__sstore_delta(const struct sess_store *st,
-					   const struct ssample *x,
-					   size_t slot);
+					    const struct ssample *x,
+					    size_t slot);
 
 /*
  * A new side-band event of kind at time, zeroed but for those, not yet
  * part of the store; NULL on -ENOMEM. Store its strings, then commit it.
  */
-EVPROF_HIDDEN struct sb_event *evprof__sstore_sb_new(struct sess_store *st,
-						    enum sb_kind kind,
-						    uint64_t time);
+EVPROF_HIDDEN struct sb_event *
+evprof__sstore_sb_new(struct sess_store *st, enum sb_kind kind, uint64_t time);
 static inline void evprof__sstore_sb_commit(struct sess_store *st)
 {
 	st->sb.n++;

@@ -161,7 +161,7 @@ static int proc_get(struct sess_tasks *b, uint32_t pid, uint32_t *out)
 }
 
 int evprof__tasks_thread(struct sess_tasks *b, uint32_t pid, uint32_t tid,
-		      uint32_t *out)
+			 uint32_t *out)
 {
 	uint32_t proc;
 	uint64_t v;
@@ -327,9 +327,9 @@ static int replay_fork(struct sess_tasks *b, const struct sb_event *e)
 				pr->in_tree = true;
 				resolve_pending(b);
 			} else {
-				if (EVPROF_VEC_PUSH(&b->pending,
-						    ((struct pending_fork){
-							proc, e->ppid})))
+				if (EVPROF_VEC_PUSH(
+					&b->pending,
+					((struct pending_fork){proc, e->ppid})))
 					return -ENOMEM;
 				pr->pending = true;
 			}

@@ -152,8 +152,8 @@ static struct cu_index *cu_index(struct evprof__srcline *sl, Dwarf_Die *cu)
 	ci = evprof__names_alloc(sl->names, sizeof(*ci));
 	if (ci) {
 		ci->nr = fv.failed ? 0 : fv.nr;
-		ci->r = evprof__names_alloc(sl->names,
-					    (ci->nr ? ci->nr : 1) * sizeof(*ci->r));
+		ci->r = evprof__names_alloc(sl->names, (ci->nr ? ci->nr : 1) *
+							   sizeof(*ci->r));
 		if (ci->r && ci->nr) {
 			qsort(fv.v, ci->nr, sizeof(*fv.v), cmp_fn_range);
 			memcpy(ci->r, fv.v, ci->nr * sizeof(*fv.v));
@@ -193,7 +193,8 @@ static bool inner_inline(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out,
 		case DW_TAG_lexical_block:
 		case DW_TAG_try_block:
 		case DW_TAG_catch_block:
-			if (may_hold(&c, pc) && inner_inline(&c, pc, out, depth + 1))
+			if (may_hold(&c, pc) &&
+			    inner_inline(&c, pc, out, depth + 1))
 				return true;
 			break;
 		}
@@ -208,8 +209,8 @@ static bool inner_inline(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out,
  * address, which is most of the time on large C++ CUs. Returns how many,
  * 0 when no indexed function holds pc.
  */
-static int find_scopes(struct evprof__srcline *sl, Dwarf_Die *cu,
-		       Dwarf_Addr pc, Dwarf_Die *scopes)
+static int find_scopes(struct evprof__srcline *sl, Dwarf_Die *cu, Dwarf_Addr pc,
+		       Dwarf_Die *scopes)
 {
 	struct cu_index *ci = cu_index(sl, cu);
 	Dwarf_Die chain[MAX_INLINE];

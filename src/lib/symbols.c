@@ -66,12 +66,12 @@ struct evprof_symbolizer {
 	struct evprof_symbolizer_opts opts;
 	struct evprof__dso_finder finder;
 	char *kallsyms_path;
-	struct evprof__names *names; /* every string and cached answer */
+	struct evprof__names *names;	 /* every string and cached answer */
 	struct evprof_hashmap *mappings; /* struct mapkey * -> mapent */
 	struct evprof_hashmap *images;	 /* dso identity key -> image */
 	struct image *image_list;
 	struct evprof_hashmap *answers; /* struct aent * (img, fileoff) -> it */
-	struct evprof_hashmap *jits;	/* pid -> struct evprof__jitmap or NULL */
+	struct evprof_hashmap *jits; /* pid -> struct evprof__jitmap or NULL */
 	struct evprof_symbolizer_stats st;
 	struct evprof__kallsyms *ksyms;
 	bool ksyms_tried;
@@ -331,7 +331,6 @@ static int lookup_cached(struct evprof_symbolizer *s, struct image *img,
 	return 0;
 }
 
-
 /* Fills res when pid's JIT map names addr; returns 0 or -ENOMEM. */
 static int jit_lookup(struct evprof_symbolizer *s, int pid, uint64_t addr,
 		      struct evprof_sym_result *res)
@@ -372,8 +371,8 @@ static int jit_lookup(struct evprof_symbolizer *s, int pid, uint64_t addr,
 	return keep_frames(s, 1, &res->frames, &res->nr_frames);
 }
 
-int evprof_symbolizer__jit(struct evprof_symbolizer *s, int pid,
-			   uint64_t addr, struct evprof_sym_result *res)
+int evprof_symbolizer__jit(struct evprof_symbolizer *s, int pid, uint64_t addr,
+			   struct evprof_sym_result *res)
 {
 	if (!s || !res || pid <= 0)
 		return -EINVAL;
@@ -539,8 +538,8 @@ int evprof_symbolizer__stats(const struct evprof_symbolizer *s,
 	if (!s || !st || st->sz < sizeof(st->sz))
 		return -EINVAL;
 	sz = st->sz < sizeof(s->st) ? st->sz : sizeof(s->st);
-	memcpy((char *)st + sizeof(st->sz), (const char *)&s->st + sizeof(st->sz),
-	       sz - sizeof(st->sz));
+	memcpy((char *)st + sizeof(st->sz),
+	       (const char *)&s->st + sizeof(st->sz), sz - sizeof(st->sz));
 	return 0;
 }
 

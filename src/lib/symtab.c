@@ -31,7 +31,7 @@ struct dmg_buf {
 struct evprof__names {
 	struct arena_blk *arena;
 	struct evprof_hashmap *strings; /* each string is its key and value */
-	struct dmg_buf dmg; /* scratch for one demangling */
+	struct dmg_buf dmg;		/* scratch for one demangling */
 	bool no_demangle;
 };
 
@@ -258,8 +258,8 @@ void evprof__elfsyms_free(struct evprof__elfsyms *t)
 	free(t);
 }
 
-const char *evprof__elfsyms_find(const struct evprof__elfsyms *t,
-				 uint64_t svma, uint64_t *start, uint64_t *size)
+const char *evprof__elfsyms_find(const struct evprof__elfsyms *t, uint64_t svma,
+				 uint64_t *start, uint64_t *size)
 {
 	size_t lo, steps;
 

@@ -32,15 +32,15 @@ void evprof__print(enum evprof_print_level level, const char *fmt, ...)
 }
 
 static const char *const errc_text[] = {
-	[EVPROF_ERR_TRUNCATED - EVPROF_ERR_FIRST] = "data truncated",
-	[EVPROF_ERR_MALFORMED - EVPROF_ERR_FIRST] = "malformed data",
-	[EVPROF_ERR_UNKNOWN_EVENT - EVPROF_ERR_FIRST] = "unknown event",
-	[EVPROF_ERR_BAD_SPEC - EVPROF_ERR_FIRST] = "invalid event specification",
-	[EVPROF_ERR_GROUP_TOO_BIG - EVPROF_ERR_FIRST] =
-		"group needs more hardware counters than the PMU has",
-	[EVPROF_ERR_NOT_COUNTED - EVPROF_ERR_FIRST] = "not counted",
-	[EVPROF_ERR_BAD_ELF - EVPROF_ERR_FIRST] = "unreadable or malformed ELF",
-	[EVPROF_ERR_BAD_PERFDATA - EVPROF_ERR_FIRST] = "malformed perf.data",
+    [EVPROF_ERR_TRUNCATED - EVPROF_ERR_FIRST] = "data truncated",
+    [EVPROF_ERR_MALFORMED - EVPROF_ERR_FIRST] = "malformed data",
+    [EVPROF_ERR_UNKNOWN_EVENT - EVPROF_ERR_FIRST] = "unknown event",
+    [EVPROF_ERR_BAD_SPEC - EVPROF_ERR_FIRST] = "invalid event specification",
+    [EVPROF_ERR_GROUP_TOO_BIG - EVPROF_ERR_FIRST] =
+	"group needs more hardware counters than the PMU has",
+    [EVPROF_ERR_NOT_COUNTED - EVPROF_ERR_FIRST] = "not counted",
+    [EVPROF_ERR_BAD_ELF - EVPROF_ERR_FIRST] = "unreadable or malformed ELF",
+    [EVPROF_ERR_BAD_PERFDATA - EVPROF_ERR_FIRST] = "malformed perf.data",
 };
 
 const char *evprof_strerror(int err)

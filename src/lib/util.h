@@ -21,8 +21,8 @@
 __attribute__((format(printf, 2, 3))) EVPROF_HIDDEN void
 evprof__print(enum evprof_print_level level, const char *fmt, ...);
 
-#define pr_warn(...) evprof__print(EVPROF_WARN, __VA_ARGS__)
-#define pr_info(...) evprof__print(EVPROF_INFO, __VA_ARGS__)
+#define pr_warn(...)  evprof__print(EVPROF_WARN, __VA_ARGS__)
+#define pr_info(...)  evprof__print(EVPROF_INFO, __VA_ARGS__)
 #define pr_debug(...) evprof__print(EVPROF_DEBUG, __VA_ARGS__)
 
 /*

@@ -36,12 +36,12 @@
 
 #include <evprof/ring.h>
 
-#define PERIOD_NS  100000ULL	/* 10 kHz of the child's CPU time */
-#define RING_PAGES 8
-#define SAMPLE_SZ  24
-#define HOLD_SAMPLES 600	/* under half the ring */
-#define HOLD_NS	   200000000ULL
-#define RUN_NS	   1500000000ULL
+#define PERIOD_NS    100000ULL /* 10 kHz of the child's CPU time */
+#define RING_PAGES   8
+#define SAMPLE_SZ    24
+#define HOLD_SAMPLES 600 /* under half the ring */
+#define HOLD_NS	     200000000ULL
+#define RUN_NS	     1500000000ULL
 
 static int perf_open(struct perf_event_attr *a, pid_t pid)
 {
@@ -151,7 +151,7 @@ static void test_slow_reader_keeps_samples(void **state)
 			memcpy(&t, (const unsigned char *)rec + 16, sizeof(t));
 			samples++;
 			while (evprof_ring__pending(ring) <
-				       HOLD_SAMPLES * SAMPLE_SZ &&
+				   HOLD_SAMPLES * SAMPLE_SZ &&
 			       now_ns() < t + HOLD_NS)
 				sleep_until(now_ns() + 200000);
 		}
@@ -168,15 +168,14 @@ static void test_slow_reader_keeps_samples(void **state)
 	assert_int_equal(ret, 0);
 	evprof_ring__stats(ring, &st);
 	taken = count / PERIOD_NS;
-	print_message("cpu-clock %.3f s: %llu samples taken, %llu received, "
-		      "%llu lost in %llu PERF_RECORD_LOST; data_tail wrong at "
-		      "%llu records, advanced mid-ring at %llu\n",
-		      (double)count / 1e9, (unsigned long long)taken,
-		      (unsigned long long)samples,
-		      (unsigned long long)st.lost_events,
-		      (unsigned long long)st.lost_records,
-		      (unsigned long long)tail_wrong,
-		      (unsigned long long)held_nonempty);
+	print_message(
+	    "cpu-clock %.3f s: %llu samples taken, %llu received, "
+	    "%llu lost in %llu PERF_RECORD_LOST; data_tail wrong at "
+	    "%llu records, advanced mid-ring at %llu\n",
+	    (double)count / 1e9, (unsigned long long)taken,
+	    (unsigned long long)samples, (unsigned long long)st.lost_events,
+	    (unsigned long long)st.lost_records, (unsigned long long)tail_wrong,
+	    (unsigned long long)held_nonempty);
 
 	assert_int_equal(st.malformed, 0);
 	assert_int_equal(tail_wrong, 0);

@@ -758,8 +758,8 @@ static void test_jit(void **state)
 			 "7f0000001080 0 zero_size\n");
 	s = evprof_symbolizer__new(NULL);
 	assert_non_null(s);
-	assert_int_equal(evprof_symbolizer__jit(s, pid, 0x7f000000103full, &res),
-			 0);
+	assert_int_equal(
+	    evprof_symbolizer__jit(s, pid, 0x7f000000103full, &res), 0);
 	assert_string_equal(res.name, "jit_first");
 	assert_true(res.image_found && res.sym_start == 0x7f0000001000ull &&
 		    res.sym_size == 0x40 && res.rel_addr == 0x7f000000103full);
@@ -767,20 +767,20 @@ static void test_jit(void **state)
 	assert_string_equal(res.lib_name, path + 5);
 	assert_int_equal(res.nr_frames, 1);
 	/* Names keep their spaces. */
-	assert_int_equal(evprof_symbolizer__jit(s, pid, 0x7f0000001041ull, &res),
-			 0);
+	assert_int_equal(
+	    evprof_symbolizer__jit(s, pid, 0x7f0000001041ull, &res), 0);
 	assert_string_equal(res.name, "LazyCompile:*foo bar.js:12");
 	/* Same start: the later line wins while it covers the address. */
-	assert_int_equal(evprof_symbolizer__jit(s, pid, 0x7f0000002008ull, &res),
-			 0);
+	assert_int_equal(
+	    evprof_symbolizer__jit(s, pid, 0x7f0000002008ull, &res), 0);
 	assert_string_equal(res.name, "replaced_later");
 	/* Past the short entry, the long one still covers; demangled. */
-	assert_int_equal(evprof_symbolizer__jit(s, pid, 0x7f0000002010ull, &res),
-			 0);
+	assert_int_equal(
+	    evprof_symbolizer__jit(s, pid, 0x7f0000002010ull, &res), 0);
 	assert_string_equal(res.name, "evp::jit(int)");
 	/* Gaps and zero sizes: unknown, the address kept. */
-	assert_int_equal(evprof_symbolizer__jit(s, pid, 0x7f0000001080ull, &res),
-			 0);
+	assert_int_equal(
+	    evprof_symbolizer__jit(s, pid, 0x7f0000001080ull, &res), 0);
 	assert_null(res.name);
 	assert_null(res.lib_path);
 	assert_true(res.rel_addr == 0x7f0000001080ull);

@@ -183,7 +183,8 @@ static struct evprof_session *new_session(const pid_t *pids, size_t nr_pids)
 /* Delta of slot (-1: CPU) of the k-th stored sample; UINT64_MAX: none. */
 static uint64_t delta_of(const struct evprof_session *s, size_t k, int slot)
 {
-	const struct ssample *x = (const struct ssample *)s->store.samples.a + k;
+	const struct ssample *x =
+	    (const struct ssample *)s->store.samples.a + k;
 	const uint64_t *d = (const uint64_t *)s->store.deltas.a + x->deltas;
 
 	assert_true(k < s->store.samples.n);
@@ -554,8 +555,8 @@ static void test_exclude_idle(void **state)
 static int feed_cpu0(struct evprof_session *s, bool cut, uint32_t pid,
 		     uint32_t tid, uint64_t time, uint64_t faults, uint64_t ns)
 {
-	struct val v[] = {{L0, time / 100}, {X0, time / 50}, {A0, faults},
-			  {B0, 0}, {C0, ns}};
+	struct val v[] = {
+	    {L0, time / 100}, {X0, time / 50}, {A0, faults}, {B0, 0}, {C0, ns}};
 
 	if (cut) { /* the cut's id is the sample's IDENTIFIER */
 		v[0].id = X0;
@@ -607,9 +608,9 @@ static void test_per_cpu_cuts(void **state)
 	/* Cuts are not samples; a sample takes its thread's held deltas. */
 	assert_int_equal(s->store.samples.n, 4);
 	assert_int_equal(delta_of(s, 0, 0), 10);
-	assert_int_equal(delta_of(s, 1, 0), 20);	   /* 150..200 */
-	assert_int_equal(delta_of(s, 2, 0), 3 + 5);   /* 300..350 + held */
-	assert_int_equal(delta_of(s, 3, 0), 8 + 12);  /* 400..450 + held */
+	assert_int_equal(delta_of(s, 1, 0), 20);     /* 150..200 */
+	assert_int_equal(delta_of(s, 2, 0), 3 + 5);  /* 300..350 + held */
+	assert_int_equal(delta_of(s, 3, 0), 8 + 12); /* 400..450 + held */
 	assert_int_equal(delta_of(s, 3, -1), 500 + 500 + 500);
 
 	assert_non_null(p);
@@ -623,15 +624,15 @@ static void test_per_cpu_cuts(void **state)
 	assert_int_equal(evprof_session__thread_total(s, 102, 0), 30);
 	assert_int_equal(evprof_session__thread_total(s, 103, 0), 5);
 	/* All 70 faults and 6000 ns: the rest went to idle (dropped). */
-	assert_int_equal(evprof_session__thread_total(
-			     s, 101, EVPROF_SESSION_CPU_TIME),
-			 1000 + 500 + 500 + 500 + 500);
-	assert_int_equal(evprof_session__thread_total(
-			     s, 102, EVPROF_SESSION_CPU_TIME),
-			 4 * 500);
-	assert_int_equal(evprof_session__thread_total(
-			     s, 103, EVPROF_SESSION_CPU_TIME),
-			 6000 - 5200);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 101, EVPROF_SESSION_CPU_TIME),
+	    1000 + 500 + 500 + 500 + 500);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 102, EVPROF_SESSION_CPU_TIME),
+	    4 * 500);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 103, EVPROF_SESSION_CPU_TIME),
+	    6000 - 5200);
 	/* The idle task's share is unattributed: 61..65 faults, 200 ns. */
 	assert_int_equal(evprof_session__unattributed(s, 0), 4);
 	assert_int_equal(
@@ -693,8 +694,9 @@ static void test_per_cpu_backwards(void **state)
 	assert_int_equal(evprof_session__thread_total(s, 101, 0), 12);
 	assert_int_equal(evprof_session__thread_total(s, 102, 0), 0);
 	assert_int_equal(evprof_session__unattributed(s, 0), 8);
-	assert_int_equal(evprof_session__unattributed(s, EVPROF_SESSION_SAMPLER),
-			 0); /* no sampler_counter: no such counter */
+	assert_int_equal(
+	    evprof_session__unattributed(s, EVPROF_SESSION_SAMPLER),
+	    0); /* no sampler_counter: no such counter */
 	evprof_session__stats(s, &st);
 	assert_int_equal(st.reads_rejected, 1);
 	assert_int_equal(st.counter_resets, 0);
@@ -727,8 +729,8 @@ static void test_per_cpu_exit_tail(void **state)
 	assert_int_equal(evprof_session__set_id(s, A0, 0), 0);
 	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
 	assert_int_equal(feed_cpu0(s, false, 200, 201, 100, 10, 0), 0);
-	assert_int_equal(feed_task(s, PERF_RECORD_EXIT, 200, 200, 201, 201, 150),
-			 0);
+	assert_int_equal(
+	    feed_task(s, PERF_RECORD_EXIT, 200, 200, 201, 201, 150), 0);
 	assert_int_equal(feed_cpu0(s, true, 200, UINT32_MAX, 160, 13, 0), 0);
 	assert_int_equal(evprof_session__build(s, p, NULL), 0);
 	assert_int_equal(s->store.samples.n, 1);
