@@ -186,6 +186,13 @@ struct evprof_session_stats {
 	 * corrupt: the value is ignored (no delta, the last value stays).
 	 */
 	uint64_t reads_rejected;
+	/*
+	 * Samples whose user callchain the last build cut at a return
+	 * address in no executable mapping of its process (or in the kernel
+	 * half): frame-pointer walks through code built without them read
+	 * garbage from there on. Their stacks keep the frames before it.
+	 */
+	uint64_t stacks_cut;
 };
 
 /*

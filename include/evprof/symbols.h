@@ -125,6 +125,12 @@ struct evprof_sym_result {
 	 */
 	bool image_found;
 	uint64_t rel_addr; /* see the top of this file */
+	/*
+	 * With image_found: the address the image was linked for (SVMA), the
+	 * one addr2line -e and objdump take; rel_addr plus the first PT_LOAD
+	 * p_vaddr.
+	 */
+	uint64_t elf_addr;
 	/* Symbol containing the address; name NULL when none does. */
 	const char *name;   /* demangled unless no_demangle */
 	uint64_t sym_start; /* relative address of the symbol's first byte */

@@ -174,6 +174,20 @@ static void summary(struct evprof_recorder *r, const char *path, double secs)
 		(unsigned long long)st.ring_lost_events,
 		(unsigned long long)st.ring_lost_records,
 		(unsigned long long)st.ring_lost_samples, path);
+	if (st.session.stacks_cut) {
+		double share = st.session.samples
+				   ? 100.0 * (double)st.session.stacks_cut /
+					 (double)st.session.samples
+				   : 0;
+
+		fprintf(stderr,
+			"evprof: %llu samples (%.1f%%) had their frame-pointer "
+			"user stack cut where it left code%s\n",
+			(unsigned long long)st.session.stacks_cut, share,
+			share >= 10 ? "; code built without frame pointers "
+				      "unwinds with -g dwarf"
+				    : "");
+	}
 	if (st.session.throttled)
 		fprintf(stderr,
 			"evprof: the kernel throttled sampling %llu times "

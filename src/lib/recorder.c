@@ -435,7 +435,10 @@ static void note_call_graph(const struct evprof_recorder *r,
 			 (unsigned long long)st.deferred_samples,
 			 (unsigned long long)st.deferred_unstitched);
 	else
-		snprintf(buf, sizeof(buf), "call graph: frame pointers");
+		snprintf(buf, sizeof(buf),
+			 "call graph: frame pointers: %llu samples cut where "
+			 "the user stack left code",
+			 (unsigned long long)st.stacks_cut);
 	evprof_profile__add_note(p, buf);
 }
 

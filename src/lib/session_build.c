@@ -198,6 +198,7 @@ static int build(struct build *b)
 	err = replay(b, so, eo, thr, stacks);
 	s->st.stacks_unwound += b->sk.unwound;
 	s->st.stacks_truncated += b->sk.truncated;
+	s->st.stacks_cut = b->sk.cut;
 	if (err)
 		goto out;
 

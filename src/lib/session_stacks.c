@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Session stacks: chains to profile stacks (see session_stacks.h). */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +10,9 @@
 
 #include "session_stacks.h"
 #include "unwind.h"
+
+/* x86-64 and arm64 user space ends below the top bit. */
+#define USER_ADDR_END (1ull << 63)
 
 #define KEY_KERNEL   UINT64_MAX	      /* frame cache: kernel address */
 #define KEY_UNMAPPED (UINT64_MAX - 1) /* frame cache: outside every map */
@@ -36,6 +41,7 @@ static int frames_from(struct sess_stacks *b, const struct evprof_sym_result *r,
 		       uint64_t addr, bool kernel)
 {
 	struct evprof_profile_frame f = {.lib = -1, .kernel = kernel};
+	char unnamed[256];
 	int err;
 
 	if (r->lib_path && *r->lib_path) {
@@ -52,6 +58,16 @@ static int frames_from(struct sess_stacks *b, const struct evprof_sym_result *r,
 	}
 	f.address = f.lib >= 0 ? r->rel_addr : addr;
 	f.function = r->name;
+	if (!r->name && r->lib_path && *r->lib_path) {
+		/*
+		 * Named as addr2line -e LIB takes it: the linked address when
+		 * the image was read, else the file offset.
+		 */
+		snprintf(unnamed, sizeof(unnamed), "%s+0x%" PRIx64,
+			 r->lib_name ? r->lib_name : r->lib_path,
+			 r->image_found ? r->elf_addr : r->rel_addr);
+		f.function = unnamed;
+	}
 	if (r->name) {
 		f.symbol_address = r->sym_start;
 		f.symbol_size = r->sym_size;
@@ -207,11 +223,28 @@ static int frames_for(struct sess_stacks *b, const struct bproc *pr,
 	return 0;
 }
 
-/* Splits a raw callchain into frames, leaf first, markers removed. */
-static int chain_frames(struct sess_stacks *b, const uint64_t *ips, uint64_t nr)
+/*
+ * A user return address that no executable mapping of its process holds
+ * (or in the kernel half): what a frame-pointer walk reads once it leaves
+ * code built with frame pointers (ASCII, stack slots, -1), never a caller.
+ * The sampled instruction itself (first) may be JIT code without a map.
+ */
+static bool garbage(const struct bproc *pr, uint64_t ip)
+{
+	return ip >= USER_ADDR_END ||
+	       evprof__tasks_map_at(pr, ip - 1) == NO_INDEX;
+}
+
+/*
+ * Splits a raw callchain into frames, leaf first, markers removed; a user
+ * part is cut at its first garbage return address (*cut set).
+ */
+static int chain_frames(struct sess_stacks *b, const struct bproc *pr,
+			const uint64_t *ips, uint64_t nr, bool *cut)
 {
 	bool kernel = false, first = true, skip = false;
 
+	*cut = false;
 	b->scratch.n = 0;
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t ip = ips[i];
@@ -236,6 +269,11 @@ static int chain_frames(struct sess_stacks *b, const uint64_t *ips, uint64_t nr)
 		}
 		if (skip)
 			continue;
+		if (!kernel && !first && garbage(pr, ip)) {
+			*cut = true;
+			skip = true; /* the rest of this user part */
+			continue;
+		}
 		if (EVPROF_VEC_PUSH(
 			&b->scratch,
 			((struct chain_frame){ip, kernel, first, false})))
@@ -245,12 +283,16 @@ static int chain_frames(struct sess_stacks *b, const uint64_t *ips, uint64_t nr)
 	return 0;
 }
 
+/* The stack cache's value: the stack, and whether its chain was cut. */
+#define STACK_CUT (1ull << 32)
+
 static int stack_for(struct sess_stacks *b, const struct bproc *pr,
 		     uint32_t chain, int *stack)
 {
 	const uint64_t *words = b->st->chains.a;
 	long key = (long)((uint64_t)pr->epoch << 32 | chain), v;
 	int st = -1, err;
+	bool cut;
 
 	if (!b->stacks) {
 		b->stacks = evprof__hashmap_new(
@@ -259,10 +301,11 @@ static int stack_for(struct sess_stacks *b, const struct bproc *pr,
 			return -ENOMEM;
 	}
 	if (evprof__hashmap_find(b->stacks, key, &v)) {
-		*stack = (int)v;
+		*stack = (int)(uint32_t)v;
+		b->cut += ((uint64_t)v & STACK_CUT) != 0;
 		return 0;
 	}
-	err = chain_frames(b, words + chain + 1, words[chain]);
+	err = chain_frames(b, pr, words + chain + 1, words[chain], &cut);
 	if (err)
 		return err;
 	/* Leaf first in the chain: walk it backwards to go root first. */
@@ -281,7 +324,9 @@ static int stack_for(struct sess_stacks *b, const struct bproc *pr,
 		}
 	}
 	*stack = st;
-	return evprof__hashmap_add(b->stacks, key, st) ? -ENOMEM : 0;
+	b->cut += cut;
+	v = (long)((uint32_t)st | (cut ? STACK_CUT : 0));
+	return evprof__hashmap_add(b->stacks, key, v) ? -ENOMEM : 0;
 }
 
 /*

@@ -43,6 +43,7 @@ struct sess_stacks {
 	EVPROF_VEC(struct frame_key) frame_keys;
 	struct evprof_hashmap *stacks; /* epoch << 32 | chain -> stack */
 	uint64_t unwound, truncated;   /* stack copies this build unwound */
+	uint64_t cut; /* samples whose user chain ended in garbage */
 };
 
 EVPROF_HIDDEN void evprof__stacks_free(struct sess_stacks *sk);

@@ -319,6 +319,7 @@ static int lookup_cached(struct evprof_symbolizer *s, struct image *img,
 		return 0;
 	res->image_found = true;
 	res->rel_addr = a->rel_addr;
+	res->elf_addr = a->rel_addr + img->dso->base_vaddr;
 	if (img->dso->build_id_len) {
 		res->build_id = img->dso->build_id;
 		res->build_id_len = img->dso->build_id_len;

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# A frame inside a mapping but without a symbol is LIB+0xADDR in folded and
+# report output, with the address `addr2line -e LIB` takes: wl_funcs built
+# PIE and non-PIE, stripped, recorded; the hottest unnamed frame resolves
+# with addr2line on the unstripped build to one of wl_funcs' functions.
+. "$(dirname "$0")/lib.sh"
+
+command -v addr2line >/dev/null || { echo "skip: no addr2line"; exit 77; }
+for pie in -pie -no-pie; do
+	bin="$TMP/wlf$pie"
+	cc -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -fPIE $pie \
+		"$SRCDIR/tests/fixtures/wl_funcs.c" -o "$bin" ||
+		{ fail "$pie: cannot build"; continue; }
+	cp "$bin" "$bin.stripped"
+	strip --strip-all "$bin.stripped"
+	"$EVPROF" record -e cpu-clock -F 4000 -o "$TMP/u.folded" -- \
+		"$bin.stripped" 20000 10000 >/dev/null 2>"$TMP/err" ||
+		{ fail "$pie: record: $(cat "$TMP/err")"; continue; }
+	name=$(basename "$bin.stripped")
+	# The leaf of the heaviest stack in the stripped binary.
+	frame=$(awk '{ print $NF, $1 }' "$TMP/u.folded" | sort -rn |
+		awk -v n="$name+0x" '{ k = split($2, f, ";"); for (i = k; i > 0; i--)
+			if (index(f[i], n) == 1) { print f[i]; exit } }')
+	if [ -z "$frame" ]; then
+		fail "$pie: no $name+0x... frame in $(head -3 "$TMP/u.folded")"
+		continue
+	fi
+	fn=$(addr2line -f -e "$bin" "${frame#"$name"+}" | head -1)
+	case $fn in
+	spin | touch | fault_a | fault_b | main)
+		ok "$pie: $frame is $fn (addr2line -e $(basename "$bin"))" ;;
+	*) fail "$pie: $frame resolves to '$fn' with addr2line" ;;
+	esac
+	"$EVPROF" record -e cpu-clock -o "$TMP/u.pb.gz" -- "$bin.stripped" 2000 1000 \
+		>/dev/null 2>&1
+	"$EVPROF" report --top 0 "$TMP/u.pb.gz" | grep -q " $name+0x[0-9a-f]* \[$name\]" &&
+		ok "$pie: report names the unnamed frames $name+0x..." ||
+		fail "$pie: report lacks $name+0x... frames"
+done
+finish
