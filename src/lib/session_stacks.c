@@ -63,8 +63,12 @@ static int frames_from(struct sess_stacks *b, const struct evprof_sym_result *r,
 		 * Named as addr2line -e LIB takes it: the linked address when
 		 * the image was read, else the file offset.
 		 */
+		const char *base = strrchr(r->lib_path, '/');
+
 		snprintf(unnamed, sizeof(unnamed), "%s+0x%" PRIx64,
-			 r->lib_name ? r->lib_name : r->lib_path,
+			 r->lib_name ? r->lib_name
+			 : base	     ? base + 1
+				     : r->lib_path,
 			 r->image_found ? r->elf_addr : r->rel_addr);
 		f.function = unnamed;
 	}
@@ -231,8 +235,10 @@ static int frames_for(struct sess_stacks *b, const struct bproc *pr,
  */
 static bool garbage(const struct bproc *pr, uint64_t ip)
 {
-	return ip >= USER_ADDR_END ||
-	       evprof__tasks_map_at(pr, ip - 1) == NO_INDEX;
+	if (ip >= USER_ADDR_END)
+		return true;
+	/* A process whose maps we never learnt: nothing to judge by. */
+	return pr->nr_segs && evprof__tasks_map_at(pr, ip - 1) == NO_INDEX;
 }
 
 /*
