@@ -13,6 +13,12 @@ for mode in auto task cpu; do
 		-o "$TMP/c.pb.gz" -- "$FIXTURES/wl_churn" 300 100 50 \
 		>/dev/null 2>"$TMP/err" ||
 		{ fail "$mode: record failed: $(tail -3 "$TMP/err")"; continue; }
+	if [ "$mode" != cpu ] && grep -q "task exits cannot be sampled" "$TMP/err"; then
+		# No tracefs to be had (not root, no mount): the recorder says
+		# so, and task mode cannot keep what follows a last sample.
+		echo "skip $mode: $(grep "task exits" "$TMP/err")"
+		continue
+	fi
 	truth=$(sed -n 's/^tree faults=//p' "$TMP/err")
 	got=$("$EVPROF" report "$TMP/c.pb.gz" |
 		sed -n 's/^total:.* page-faults=\([0-9]*\).*/\1/p')
@@ -21,7 +27,5 @@ for mode in auto task cpu; do
 	else
 		fail "$mode: '$got' page faults, rusage of the tree '$truth'"
 	fi
-	grep -q "task exits cannot be sampled" "$TMP/err" &&
-		echo "note: $(grep "task exits" "$TMP/err")"
 done
 finish
