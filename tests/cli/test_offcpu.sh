@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Off-CPU profiling against the workload's own truth: wl_offcpu's threads
+# wait in sleep_short(), sleep_long() and pipe_wait() and measure each wait
+# themselves (elapsed minus their own CPU time); a spinner burns CPU. In
+# task and cpu mode: each function's off-CPU time (voluntary + preempted
+# under it) within 2% of that truth, the spinner's voluntary off-CPU time
+# under 1 ms, every named thread's on-CPU + voluntary + preempted time
+# within 0.5% of its lifetime as it measured it, the voluntary intervals
+# equal to the threads' voluntary_ctxt_switches from /proc; go tool pprof
+# reads both new sample types.
+. "$(dirname "$0")/lib.sh"
+
+# ms of column $2 under function $3 (any frame) in folded file $1
+sum_under() {
+	awk -v f="$2" '{ n = $NF; $NF = ""; if (index($0, ";" f ";") ||
+		substr($0, length($0) - length(f), length(f)) == f) s += n }
+		END { printf "%.3f\n", s / 1e6 }' "$1"
+}
+
+for mode in task cpu; do
+	out="$TMP/$mode"
+	"$EVPROF" record --off-cpu --mode "$mode" -e cpu-clock \
+		-o "$out.pb.gz" -- "$FIXTURES/wl_offcpu" 100 \
+		>/dev/null 2>"$out.err" ||
+		{ fail "$mode: record failed: $(tail -3 "$out.err")"; continue; }
+	for w in off-cpu preempted; do
+		"$EVPROF" report "$out.pb.gz" -o "$out.$w.folded" --weight "$w" \
+			>/dev/null 2>&1 || fail "$mode: no folded --weight $w"
+	done
+	# Each function's waits: voluntary and preempted, within 2%.
+	for f in sleep_short sleep_long pipe_wait; do
+		truth=$(awk -v f="$f" '$1 == "wait" && $2 == f { print $3 / 1e6 }' "$out.err")
+		vol=$(sum_under "$out.off-cpu.folded" "$f")
+		pre=$(sum_under "$out.preempted.folded" "$f")
+		got=$(awk -v a="$vol" -v b="$pre" 'BEGIN { printf "%.3f", a + b }')
+		if [ -n "$truth" ] && within "$got" "$truth" 2; then
+			ok "$mode: $f off-CPU $got ms ($vol voluntary), truth $truth ms"
+		else
+			fail "$mode: $f off-CPU '$got' ms, truth '$truth' ms"
+		fi
+	done
+	# Per thread: on-CPU + voluntary + preempted == lifetime.
+	"$EVPROF" report "$out.pb.gz" --per-thread >"$out.rep" 2>&1
+	for t in sleeper reader spinner; do
+		life=$(sed -n "s/^thread $t .* life=\([0-9]*\) .*/\1/p" "$out.err")
+		line=$(grep -A1 "^== thread $t " "$out.rep" | tail -1)
+		sum=$(echo "$line" | awk '{ for (i = 1; i <= NF; i++) {
+			split($i, kv, "="); if (kv[1] ~ /-ms$/) s += kv[2] } }
+			END { printf "%.3f", s }')
+		vol=$(echo "$line" | sed -n 's/.* off-cpu-ms=\([0-9.]*\).*/\1/p')
+		lifems=$(awk -v l="$life" 'BEGIN { printf "%.3f", l / 1e6 }')
+		if [ -n "$life" ] && within "$sum" "$lifems" 0.5; then
+			ok "$mode: $t on + off CPU $sum ms, lifetime $lifems ms"
+		else
+			fail "$mode: $t on + off CPU '$sum' ms, lifetime '$lifems' ms ($line)"
+		fi
+		if [ "$t" = spinner ]; then
+			if awk -v v="$vol" 'BEGIN { exit !(v < 1) }'; then
+				ok "$mode: spinner waits $vol ms voluntarily"
+			else
+				fail "$mode: spinner waits '$vol' ms voluntarily"
+			fi
+		fi
+	done
+	# Voluntary intervals == voluntary context switches, but for main's
+	# wait to be let go (vol0): it began before recording did.
+	want=$(awk '$1 == "thread" { for (i = 3; i <= NF; i++) {
+		split($i, kv, "="); if (kv[1] == "vol") s += kv[2];
+		if (kv[1] == "vol0") s -= kv[2] } }
+		END { print s }' "$out.err")
+	got=$(sed -n 's/^evprof: off-CPU: \([0-9]*\) voluntary.*/\1/p' "$out.err")
+	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+		ok "$mode: $got voluntary intervals, $want voluntary switches"
+	else
+		fail "$mode: '$got' voluntary intervals, '$want' voluntary switches"
+	fi
+done
+
+# go tool pprof reads both new sample types.
+for t in off-cpu preempted; do
+	if go tool pprof -symbolize=none -sample_index="$t" -top \
+		"$TMP/task.pb.gz" >"$TMP/pp" 2>&1 &&
+		grep -q "^Type: $t\$" "$TMP/pp" && grep -q "schedule" "$TMP/pp"; then
+		ok "go tool pprof -sample_index=$t reads it"
+	else
+		fail "go tool pprof -sample_index=$t: $(head -5 "$TMP/pp")"
+	fi
+done
+finish
