@@ -247,10 +247,9 @@ static bool fall_back(struct evprof_recorder *r, long e, int err,
 			       : "what a task counts after its last sample is "
 				 "lost");
 	} else if (e == MEMBER_CUT && r->off_cpu) {
-		pr_warn("--off-cpu needs every context switch sampled, which "
-			"is counted in the kernel (%s): that takes "
-			"CAP_PERFMON (or CAP_SYS_ADMIN) or "
-			"kernel.perf_event_paranoid <= 1\n",
+		/* No interval without its start: refuse, do not fall back. */
+		pr_warn("--off-cpu samples every context switch, in the "
+			"kernel: %s\n",
 			advice);
 		return false;
 	} else if (e == MEMBER_CUT) {

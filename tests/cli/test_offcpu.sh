@@ -9,8 +9,32 @@
 # under 1 ms, every named thread's on-CPU + voluntary + preempted time
 # within 0.5% of its lifetime as it measured it, the voluntary intervals
 # equal to the threads' voluntary_ctxt_switches from /proc; go tool pprof
-# reads both new sample types.
+# reads both new sample types. Without privileges (user nobody at
+# kernel.perf_event_paranoid 2), --off-cpu is refused naming CAP_PERFMON
+# and perf_event_paranoid.
 . "$(dirname "$0")/lib.sh"
+
+# As user nobody from a directory it can read: refused, and why.
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 0)
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || [ "$paranoid" -lt 2 ]; then
+	echo "skip nobody: needs root, setpriv and perf_event_paranoid >= 2"
+else
+	nb=$(mktemp -d /tmp/evprof-nobody.XXXXXX)
+	chmod 1777 "$nb"
+	cp "$EVPROF" "$FIXTURES/wl_offcpu" "$nb/"
+	chmod 755 "$nb/evprof" "$nb/wl_offcpu"
+	if (cd "$nb" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		./evprof record --off-cpu -e cpu-clock -o "$nb/n.pb.gz" \
+		-- ./wl_offcpu 5 >"$nb/out" 2>"$nb/err"); then
+		fail "nobody: --off-cpu recorded at paranoid $paranoid"
+	elif grep -q "^evprof: --off-cpu .*CAP_PERFMON.*perf_event_paranoid" "$nb/err" &&
+		! grep -q "^thread" "$nb/err"; then
+		ok "nobody: --off-cpu refused: $(grep -- --off-cpu "$nb/err" | cut -c1-60)..."
+	else
+		fail "nobody: not refused as said: $(tail -3 "$nb/err")"
+	fi
+	rm -rf "$nb"
+fi
 
 # ms of column $2 under function $3 (any frame) in folded file $1
 sum_under() {
