@@ -221,6 +221,15 @@ static void summary(struct evprof_recorder *r, const char *path, double secs)
 			(unsigned long long)st.session.deferred_unstitched);
 }
 
+/* True when name is one of p's weight types (ns, e.g. "off-cpu"). */
+static bool is_weight_type(const struct evprof_profile *p, const char *name)
+{
+	for (int i = 0; name && evprof_profile__weight_name(p, i); i++)
+		if (!strcmp(evprof_profile__weight_name(p, i), name))
+			return true;
+	return false;
+}
+
 /* The --weight event, or NULL with a note when nothing counted it. */
 static const char *check_weight(struct evprof_recorder *r,
 				struct evprof_profile *p, const char *weight)
@@ -232,9 +241,8 @@ static const char *check_weight(struct evprof_recorder *r,
 	for (size_t i = 1; i < evprof_recorder__nr_events(r); i++)
 		if (!strcmp(evprof_recorder__event(r, i), weight))
 			return weight;
-	for (int i = 0; evprof_profile__weight_name(p, i); i++)
-		if (!strcmp(evprof_profile__weight_name(p, i), weight))
-			return weight;
+	if (is_weight_type(p, weight))
+		return weight;
 	snprintf(buf, sizeof(buf),
 		 "--weight %s: no such counter in this recording, weighing by "
 		 "samples",
@@ -427,10 +435,19 @@ int cmd_record(int argc, char **argv)
 	}
 	weight = check_weight(r, prof, weight);
 	for (int i = 0; i < nr_outs; i++) {
-		err = out_write_somewhere(prof, outs[i],
-					  fmt < 0 ? out_format_of(outs[i])
-						  : (enum out_format)fmt,
-					  weight, saved, sizeof(saved));
+		enum out_format f = fmt < 0 ? out_format_of(outs[i])
+					    : (enum out_format)fmt;
+		const char *w = weight;
+
+		/* Firefox sample weights are counts: no place for ns sums. */
+		if (f == OUT_FIREFOX && is_weight_type(prof, weight)) {
+			cli_err("--weight %s: %s is weighed by samples (the "
+				"Firefox output has no off-CPU weights)",
+				weight, outs[i]);
+			w = NULL;
+		}
+		err = out_write_somewhere(prof, outs[i], f, w, saved,
+					  sizeof(saved));
 		if (err) {
 			cli_err("cannot write %s: %s", outs[i],
 				evprof_strerror(err));
