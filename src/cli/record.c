@@ -435,15 +435,15 @@ int cmd_record(int argc, char **argv)
 	}
 	weight = check_weight(r, prof, weight);
 	for (int i = 0; i < nr_outs; i++) {
-		enum out_format f = fmt < 0 ? out_format_of(outs[i])
-					    : (enum out_format)fmt;
+		enum out_format f =
+		    fmt < 0 ? out_format_of(outs[i]) : (enum out_format)fmt;
 		const char *w = weight;
 
-		/* Firefox sample weights are counts: no place for ns sums. */
+		/* Firefox thread tracks weigh samples; ns have own tracks. */
 		if (f == OUT_FIREFOX && is_weight_type(prof, weight)) {
-			cli_err("--weight %s: %s is weighed by samples (the "
-				"Firefox output has no off-CPU weights)",
-				weight, outs[i]);
+			cli_err("--weight %s: %s is weighed by samples (its "
+				"%s tracks hold the ns)",
+				weight, outs[i], weight);
 			w = NULL;
 		}
 		err = out_write_somewhere(prof, outs[i], f, w, saved,

@@ -9,7 +9,8 @@
 # under 1 ms, every named thread's on-CPU + voluntary + preempted time
 # within 0.5% of its lifetime as it measured it, the voluntary intervals
 # equal to the threads' voluntary_ctxt_switches from /proc; go tool pprof
-# reads both new sample types. Without privileges (user nobody at
+# reads both new sample types; the Firefox file's off-CPU tracks hold the
+# same truth within 2% and the Firefox Profiler loads them. Without privileges (user nobody at
 # kernel.perf_event_paranoid 2), --off-cpu is refused naming CAP_PERFMON
 # and perf_event_paranoid.
 . "$(dirname "$0")/lib.sh"
@@ -46,12 +47,15 @@ sum_under() {
 for mode in task cpu; do
 	out="$TMP/$mode"
 	"$EVPROF" record --off-cpu --mode "$mode" -e cpu-clock \
-		-o "$out.pb.gz" -- "$FIXTURES/wl_offcpu" 100 \
+		-o "$out.pb.gz" -o "$out.json.gz" -- "$FIXTURES/wl_offcpu" 100 \
 		>/dev/null 2>"$out.err" ||
 		{ fail "$mode: record failed: $(tail -3 "$out.err")"; continue; }
 	for w in off-cpu preempted; do
 		"$EVPROF" report "$out.pb.gz" -o "$out.$w.folded" --weight "$w" \
 			>/dev/null 2>&1 || fail "$mode: no folded --weight $w"
+		"$EVPROF" report "$out.json.gz" -o "$out.fx.$w.folded" \
+			--weight "$w" >/dev/null 2>&1 ||
+			fail "$mode: Firefox file: no folded --weight $w"
 	done
 	# Each function's waits: voluntary and preempted, within 2%.
 	for f in sleep_short sleep_long pipe_wait; do
@@ -63,6 +67,14 @@ for mode in task cpu; do
 			ok "$mode: $f off-CPU $got ms ($vol voluntary), truth $truth ms"
 		else
 			fail "$mode: $f off-CPU '$got' ms, truth '$truth' ms"
+		fi
+		vol=$(sum_under "$out.fx.off-cpu.folded" "$f")
+		pre=$(sum_under "$out.fx.preempted.folded" "$f")
+		got=$(awk -v a="$vol" -v b="$pre" 'BEGIN { printf "%.3f", a + b }')
+		if [ -n "$truth" ] && within "$got" "$truth" 2; then
+			ok "$mode: Firefox: $f off-CPU $got ms, truth $truth ms"
+		else
+			fail "$mode: Firefox: $f off-CPU '$got' ms, truth '$truth' ms"
 		fi
 	done
 	# Per thread: on-CPU + voluntary + preempted == lifetime.
@@ -101,6 +113,16 @@ for mode in task cpu; do
 		fail "$mode: '$got' voluntary intervals, '$want' voluntary switches"
 	fi
 done
+
+# The Firefox Profiler's own loader reads the off-CPU tracks.
+bash "$SRCDIR/tests/tools/fxload.sh" "$TMP/task.json.gz" "sleeper off-cpu" \
+	"wl_offcpu!sleep_long" "reader off-cpu" "wl_offcpu!pipe_wait" \
+	>"$TMP/load" 2>&1
+case $? in
+0) ok "the Firefox Profiler loads the off-CPU tracks" ;;
+77) echo "skip Firefox Profiler: $(tail -1 "$TMP/load")" ;;
+*) fail "Firefox Profiler: $(tail -5 "$TMP/load")" ;;
+esac
 
 # go tool pprof reads both new sample types.
 for t in off-cpu preempted; do
