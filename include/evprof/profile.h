@@ -390,8 +390,12 @@ struct evprof_firefox_opts {
  * main thread first. Samples are the timeline's rows in time order; a
  * profile without a timeline gets one sample per store entry that has
  * samples, at its thread's start (call tree exact, no time axis). Values
- * added only as aggregates to a profile with a timeline, and weight types,
- * are not written (the format has no place for them). Samples carry
+ * added only as aggregates to a profile with a timeline are not written,
+ * but weight types are: each thread's entries with a weight type (e.g.
+ * off-cpu) make a track of their own after the thread's, named "<thread>
+ * <weight>" and marked "evprofWeight": <weight>, one sample per entry at
+ * the thread's start weighing its ns as weightType "tracing-ms" (call
+ * tree exact in ms, no time axis). Samples carry
  * threadCPUDelta (µs; the column is left
  * out when no sample has CPU time) and, when counters are registered,
  * samples.samplyEventDeltas: {counter name: [delta or null per sample]}.
@@ -498,7 +502,9 @@ evprof_profile__write_report(const struct evprof_profile *p, FILE *f,
  * evprof_profile__write_pprof(), gzip-compressed or not (told by the
  * bytes, not the name), into a new profile: libs, frames, stacks,
  * processes, threads, and values. A Firefox profile's samples come back
- * through evprof_profile__add_sample() (a timeline in memory). A pprof
+ * through evprof_profile__add_sample() (a timeline in memory), its
+ * evprofWeight tracks as weight types of their thread through
+ * evprof_profile__add_aggregate(). A pprof
  * profile has no sample times: its Samples become aggregates of the store
  * (no timeline), the sample count their samples/count (each Sample counts
  * 1 in files without that type). Other pprof files load too when their

@@ -16,6 +16,9 @@
  *   since the event exists) cuts each thread's interval: in cpu mode what a
  *   CPU counted goes to the thread that ran, in both modes what a thread
  *   counts after its last sample up to its last switch-out is kept.
+ * - With opts.off_cpu, the cut's samples keep their stacks and the
+ *   sampler's switch records say when each thread comes back: its waits
+ *   as off-CPU intervals.
  * - Task mode: one group per CPU on the target with inherit (an inherited
  *   event cannot be mmapped with cpu -1; inherit with PERF_SAMPLE_READ
  *   needs Linux 6.12). Cpu mode: one group per CPU with pid -1, samples kept
@@ -119,6 +122,17 @@ struct evprof_recorder_opts {
 	size_t ring_pages;   /* data pages per CPU ring, a power of 2; 0: 128 */
 	evprof_recorder_note_fn note;
 	void *note_ctx;
+	/*
+	 * Off-CPU profiling: the cut's switch-out samples keep their stack
+	 * (and DWARF stack copy) and the sampler gets switch records
+	 * (attr.context_switch), so every wait of a recorded thread becomes
+	 * an interval with a stack and a duration: the profile's weight types
+	 * "off-cpu" (voluntary: sleep, I/O, locks) and "preempted", in ns
+	 * (see EVPROF_SESSION_SWITCH_OUT). Needs the cut member, counted in
+	 * the kernel: without CAP_PERFMON and with kernel.perf_event_paranoid
+	 * above 1, evprof_recorder__new() fails with EACCES (or EPERM).
+	 */
+	bool off_cpu;
 };
 
 /*

@@ -54,6 +54,18 @@ struct evprof_session;
  * last switch-out), so each thread's deltas sum to all it counted.
  */
 #define EVPROF_SESSION_CUT (-3)
+/*
+ * A cut member sampling every switch-out (as EVPROF_SESSION_CUT) whose
+ * samples also open their thread's off-CPU interval, with the sample's
+ * stack. PERF_RECORD_SWITCH or SWITCH_CPU_WIDE records (attr.context_switch
+ * on the sampler) close it at the thread's switch-in; an out record with
+ * PERF_RECORD_MISC_SWITCH_OUT_PREEMPT marks it preempted. An interval still
+ * open is closed at the thread's EXIT, else at the end of the recording
+ * (evprof_session__end()). At build, the profile gets the weight types
+ * "off-cpu" (voluntary waits: sleep, I/O, locks) and "preempted", in ns,
+ * summed per (thread, stack) as aggregates.
+ */
+#define EVPROF_SESSION_SWITCH_OUT (-4)
 
 struct evprof_session_opts {
 	size_t sz; /* sizeof(struct evprof_session_opts) */
@@ -96,7 +108,8 @@ EVPROF_API void evprof_session__free(struct evprof_session *s);
 
 /*
  * Declares what kernel event id means: EVPROF_SESSION_SAMPLER,
- * EVPROF_SESSION_CPU_TIME, EVPROF_SESSION_CUT, or a counter index
+ * EVPROF_SESSION_CPU_TIME, EVPROF_SESSION_CUT, EVPROF_SESSION_SWITCH_OUT,
+ * or a counter index
  * (0..nr_counters-1). Call it
  * for every member of every group (each CPU's group has its own ids).
  * Returns 0, -EINVAL or -ENOMEM.
@@ -193,7 +206,23 @@ struct evprof_session_stats {
 	 * garbage from there on. Their stacks keep the frames before it.
 	 */
 	uint64_t stacks_cut;
+	/*
+	 * Off-CPU intervals (EVPROF_SESSION_SWITCH_OUT) of the last build's
+	 * kept threads: voluntary ones, preempted ones, and those that had
+	 * no end to be had (an interval opened again before its switch-in
+	 * came: a lost record), which count in neither.
+	 */
+	uint64_t offcpu_voluntary;
+	uint64_t offcpu_preempted;
+	uint64_t offcpu_unmatched;
 };
+
+/*
+ * Says that recording stopped at time_ns (CLOCK_MONOTONIC, the records'
+ * clock): off-CPU intervals still open at the build are closed there.
+ * Without it, they are closed at the latest time any record carried.
+ */
+EVPROF_API void evprof_session__end(struct evprof_session *s, uint64_t time_ns);
 
 /*
  * Fills *st. Which samples the process tree keeps is decided at build

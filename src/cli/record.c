@@ -25,6 +25,7 @@ const char cli_record_usage[] =
     "usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
     "                     [-o FILE]... [--format firefox|folded|pprof]\n"
     "                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
+    "                     [--off-cpu]\n"
     "                     [-p PID[,PID...] | -a [--include-idle]] [-- CMD ARGS...]\n"
     "\n"
     "  -e, --events LIST   first event samples, the others are counted with\n"
@@ -40,7 +41,10 @@ const char cli_record_usage[] =
     "                      repeat to write several files of one recording\n"
     "      --format F      firefox (default), folded or pprof for every\n"
     "                      output; else each name picks (.folded, .pb.gz)\n"
-    "      --weight EVENT  weigh samples by that event's deltas\n"
+    "      --weight EVENT  weigh samples by that event's deltas (or by\n"
+    "                      off-cpu or preempted ns with --off-cpu)\n"
+    "      --off-cpu       every wait with its stack and duration: weights\n"
+    "                      off-cpu (voluntary) and preempted, in ns\n"
     "      --mode M        auto (default: task where the kernel can), task\n"
     "                      (per-task groups with inherit, Linux 6.12), cpu\n"
     "                      (per-CPU groups filtered to the process tree)\n"
@@ -188,6 +192,14 @@ static void summary(struct evprof_recorder *r, const char *path, double secs)
 				      "unwinds with -g dwarf"
 				    : "");
 	}
+	if (st.session.offcpu_voluntary || st.session.offcpu_preempted ||
+	    st.session.offcpu_unmatched)
+		fprintf(stderr,
+			"evprof: off-CPU: %llu voluntary and %llu preempted "
+			"intervals; %llu lost their end\n",
+			(unsigned long long)st.session.offcpu_voluntary,
+			(unsigned long long)st.session.offcpu_preempted,
+			(unsigned long long)st.session.offcpu_unmatched);
 	if (st.session.throttled)
 		fprintf(stderr,
 			"evprof: the kernel throttled sampling %llu times "
@@ -209,6 +221,15 @@ static void summary(struct evprof_recorder *r, const char *path, double secs)
 			(unsigned long long)st.session.deferred_unstitched);
 }
 
+/* True when name is one of p's weight types (ns, e.g. "off-cpu"). */
+static bool is_weight_type(const struct evprof_profile *p, const char *name)
+{
+	for (int i = 0; name && evprof_profile__weight_name(p, i); i++)
+		if (!strcmp(evprof_profile__weight_name(p, i), name))
+			return true;
+	return false;
+}
+
 /* The --weight event, or NULL with a note when nothing counted it. */
 static const char *check_weight(struct evprof_recorder *r,
 				struct evprof_profile *p, const char *weight)
@@ -220,6 +241,8 @@ static const char *check_weight(struct evprof_recorder *r,
 	for (size_t i = 1; i < evprof_recorder__nr_events(r); i++)
 		if (!strcmp(evprof_recorder__event(r, i), weight))
 			return weight;
+	if (is_weight_type(p, weight))
+		return weight;
 	snprintf(buf, sizeof(buf),
 		 "--weight %s: no such counter in this recording, weighing by "
 		 "samples",
@@ -244,6 +267,7 @@ int cmd_record(int argc, char **argv)
 	    {"pid", required_argument, NULL, 'p'},
 	    {"all-cpus", no_argument, NULL, 'a'},
 	    {"include-idle", no_argument, NULL, 'I'},
+	    {"off-cpu", no_argument, NULL, 'O'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -312,6 +336,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'I':
 			ro.include_idle = true;
+			break;
+		case 'O':
+			ro.off_cpu = true;
 			break;
 		case 'h':
 			fputs(cli_record_usage, stdout);
@@ -408,10 +435,19 @@ int cmd_record(int argc, char **argv)
 	}
 	weight = check_weight(r, prof, weight);
 	for (int i = 0; i < nr_outs; i++) {
-		err = out_write_somewhere(prof, outs[i],
-					  fmt < 0 ? out_format_of(outs[i])
-						  : (enum out_format)fmt,
-					  weight, saved, sizeof(saved));
+		enum out_format f =
+		    fmt < 0 ? out_format_of(outs[i]) : (enum out_format)fmt;
+		const char *w = weight;
+
+		/* Firefox thread tracks weigh samples; ns have own tracks. */
+		if (f == OUT_FIREFOX && is_weight_type(prof, weight)) {
+			cli_err("--weight %s: %s is weighed by samples (its "
+				"%s tracks hold the ns)",
+				weight, outs[i], weight);
+			w = NULL;
+		}
+		err = out_write_somewhere(prof, outs[i], f, w, saved,
+					  sizeof(saved));
 		if (err) {
 			cli_err("cannot write %s: %s", outs[i],
 				evprof_strerror(err));

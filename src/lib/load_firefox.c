@@ -381,10 +381,18 @@ static int thread_counters(struct fx *c, jo *threads)
 	size_t i, n = json_object_array_length(threads);
 
 	for (i = 0; i < n; i++) {
-		jo *ev =
-		    get(get(json_object_array_get_idx(threads, i), "samples"),
-			"samplyEventDeltas");
+		jo *t = json_object_array_get_idx(threads, i);
+		jo *ev = get(get(t, "samples"), "samplyEventDeltas");
+		jo *w = get(t, "evprofWeight");
 
+		/* Our weight tracks (off-cpu, preempted), see out_firefox.c. */
+		if (json_object_is_type(w, json_type_string)) {
+			int err = evprof_profile__add_weight_type(
+			    c->p, json_object_get_string(w));
+
+			if (err < 0)
+				return err;
+		}
 		if (!ev || !json_object_is_type(ev, json_type_object))
 			continue;
 		json_object_object_foreach(ev, key, val)
@@ -456,12 +464,52 @@ static int read_samples(struct fx *c, int thr, jo *s)
 	return 0;
 }
 
+/*
+ * A weight track of thread thr: each sample's weight is ms of weight type
+ * wt on its stack, added to thr's store as an aggregate.
+ */
+static int read_weights(struct fx *c, int thr, const char *wname, jo *s)
+{
+	uint64_t w[EVPROF_PROFILE_MAX_WEIGHTS] = {0};
+	int wt = evprof_profile__add_weight_type(c->p, wname);
+	jo *stack, *weight;
+	int64_t n, v;
+
+	if (wt < 0)
+		return wt;
+	if (!table_len(s, &n))
+		return MALFORMED;
+	stack = col(s, "stack", (size_t)n);
+	weight = col(s, "weight", (size_t)n);
+	if (!stack || !weight)
+		return MALFORMED;
+	for (size_t i = 0; i < (size_t)n; i++) {
+		struct evprof_profile_aggregate a = {
+		    .stack = -1, .has_weights = 1ULL << wt, .weights = w};
+		int err;
+
+		if (int_at(stack, i, &v)) {
+			if (v < 0 || (size_t)v >= c->nr_stacks)
+				return MALFORMED;
+			a.stack = c->stack_of[v];
+		}
+		if (!fixed(json_object_array_get_idx(weight, i), 6, &v) ||
+		    v < 0)
+			return MALFORMED;
+		w[wt] = (uint64_t)v;
+		err = evprof_profile__add_aggregate(c->p, thr, &a);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int read_threads(struct fx *c)
 {
 	struct evprof_profile *p = c->p;
 	jo *threads = col(c->root, "threads", 0);
+	int err, last = 0; /* the latest thread's index + 1 */
 	size_t i, n;
-	int err;
 
 	if (!threads)
 		return MALFORMED;
@@ -472,9 +520,26 @@ static int read_threads(struct fx *c)
 	for (i = 0; i < n; i++) {
 		jo *t = json_object_array_get_idx(threads, i);
 		jo *name = get(t, "name"), *pname = get(t, "processName");
+		jo *wname = get(t, "evprofWeight");
 		int64_t pid, tid;
 		int proc, thr;
 		const char *pn;
+
+		/* A weight track follows its thread (same tid). */
+		if (json_object_is_type(wname, json_type_string)) {
+			struct evprof_profile_thread_info ti;
+
+			if (!last || !int_str(get(t, "tid"), &tid) ||
+			    evprof_profile__thread_info(p, last - 1, &ti) ||
+			    ti.tid != tid)
+				return MALFORMED;
+			err = read_weights(c, last - 1,
+					   json_object_get_string(wname),
+					   get(t, "samples"));
+			if (err)
+				return err;
+			continue;
+		}
 
 		if (!int_str(get(t, "pid"), &pid) ||
 		    !int_str(get(t, "tid"), &tid) || pid < INT32_MIN ||
@@ -494,6 +559,7 @@ static int read_threads(struct fx *c)
 		err = read_samples(c, thr, get(t, "samples"));
 		if (err)
 			return err;
+		last = thr + 1;
 	}
 	return 0;
 }

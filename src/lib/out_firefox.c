@@ -7,6 +7,12 @@
  * else the parent is i - k), resourceTable.lib. The profiler upgrades older
  * versions on load and refuses newer ones, so we claim the version whose
  * layout we write, not the newest.
+ *
+ * Each weight type (off-cpu, preempted: ns no sample carries) of a thread
+ * is a track of its own after the thread's, "<thread> <weight>", marked
+ * evprofWeight for our reader: one sample per store entry at the thread's
+ * start, weighing its ns as "tracing-ms" (the call tree is exact in ms,
+ * the time axis is not: the store keeps no times).
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
@@ -31,6 +37,7 @@ struct fx_ctx {
 	const struct evprof_profile *p;
 	struct evprof__json j;
 	int weight_counter; /* counter index, or -1 */
+	int wtype;	    /* the weight type of the track written, or -1 */
 	bool cpu;	    /* some sample has CPU time */
 	int32_t *source_of; /* per string: source index or -1 */
 	uint32_t *sources;  /* source index -> filename string */
@@ -632,13 +639,22 @@ struct rows {
 	const struct evprof__thread *t;
 	struct evprof_profile_timeline *tl;
 	int64_t entry; /* the next store entry, without a timeline */
+	int wtype;     /* >= 0: that weight type's entries, as weight */
 };
 
-static int rows_open(struct rows *r, const struct evprof_profile *p, int thr)
+/* Store column of what rows of r give: samples, or a weight type. */
+static size_t rows_col(const struct evprof_profile *p, int wtype)
+{
+	return wtype < 0 ? COL_SAMPLES
+			 : COL_COUNTERS + p->nr_counters + (size_t)wtype;
+}
+
+static int rows_open(struct rows *r, const struct evprof_profile *p, int thr,
+		     int wtype)
 {
 	*r = (struct rows){p, &p->threads[thr], NULL,
-			   p->threads[thr].first_entry};
-	if (!p->timeline)
+			   p->threads[thr].first_entry, wtype};
+	if (!p->timeline || wtype >= 0)
 		return 0;
 	r->tl = evprof_profile_timeline__new(p, thr);
 	return r->tl ? 0 : -errno;
@@ -653,12 +669,12 @@ static int rows_next(struct rows *r, struct evprof_profile_sample *s)
 	for (; r->entry >= 0; r->entry = p->store.e[r->entry].next) {
 		const uint64_t *v = evprof__entry_vals(p, (size_t)r->entry);
 
-		if (!v[COL_SAMPLES])
+		if (!v[rows_col(p, r->wtype)])
 			continue;
 		*s = (struct evprof_profile_sample){
 		    .time_ns = r->t->start_ns,
 		    .stack = p->store.e[r->entry].stack,
-		    .weight = v[COL_SAMPLES],
+		    .weight = v[rows_col(p, r->wtype)],
 		    .cpu_delta_ns = v[COL_CPU],
 		    .has_counters = p->store.e[r->entry].has,
 		    .counters = &v[COL_COUNTERS],
@@ -676,19 +692,19 @@ static void rows_close(struct rows *r)
 
 /* How many samples rows_next() gives for thread t. */
 static uint64_t rows_count(const struct evprof_profile *p,
-			   const struct evprof__thread *t)
+			   const struct evprof__thread *t, int wtype)
 {
 	uint64_t n = 0;
 	size_t i;
 	int64_t k;
 
-	if (p->timeline) {
+	if (p->timeline && wtype < 0) {
 		for (i = 0; i < t->nr_runs; i++)
 			n += t->runs[i].n;
 		return n + t->nr_rows;
 	}
 	for (k = t->first_entry; k >= 0; k = p->store.e[k].next)
-		n += evprof__entry_vals(p, (size_t)k)[COL_SAMPLES] != 0;
+		n += evprof__entry_vals(p, (size_t)k)[rows_col(p, wtype)] != 0;
 	return n;
 }
 
@@ -713,7 +729,9 @@ static void put_cell(struct fx_ctx *c, enum col col, uint32_t ci,
 		*prev = s->time_ns;
 		break;
 	case C_WEIGHT:
-		if (wc < 0)
+		if (c->wtype >= 0)
+			evprof__json_fixed(j, (int64_t)s->weight, 6); /* ms */
+		else if (wc < 0)
 			evprof__json_u64(j, s->weight);
 		else
 			evprof__json_u64(
@@ -737,7 +755,7 @@ static int write_col(struct fx_ctx *c, int thr, enum col col, uint32_t ci)
 	struct evprof_profile_sample s;
 	uint64_t prev = c->p->start_mono_ns;
 	struct rows r;
-	int ret = rows_open(&r, c->p, thr);
+	int ret = rows_open(&r, c->p, thr, c->wtype);
 
 	if (ret)
 		return ret;
@@ -756,9 +774,9 @@ static int weights_all_one(struct fx_ctx *c, int thr)
 	struct rows r;
 	int ret;
 
-	if (c->weight_counter >= 0)
+	if (c->weight_counter >= 0 || c->wtype >= 0)
 		return 0;
-	ret = rows_open(&r, c->p, thr);
+	ret = rows_open(&r, c->p, thr, -1);
 	if (ret)
 		return ret;
 	while ((ret = rows_next(&r, &s)) > 0 && s.weight == 1)
@@ -777,9 +795,9 @@ static int write_samples(struct fx_ctx *c, int thr)
 
 	evprof__json_key(j, "samples");
 	evprof__json_obj(j);
-	key_len(j, rows_count(p, &p->threads[thr]));
+	key_len(j, rows_count(p, &p->threads[thr], c->wtype));
 	evprof__json_key(j, "weightType");
-	evprof__json_str(j, "samples");
+	evprof__json_str(j, c->wtype < 0 ? "samples" : "tracing-ms");
 	evprof__json_key(j, "stack");
 	err = write_col(c, thr, C_STACK, 0);
 	evprof__json_key(j, "timeDeltas");
@@ -793,11 +811,11 @@ static int write_samples(struct fx_ctx *c, int thr)
 		evprof__json_null(j);
 	else
 		err = write_col(c, thr, C_WEIGHT, 0);
-	if (!err && c->cpu) {
+	if (!err && c->cpu && c->wtype < 0) {
 		evprof__json_key(j, "threadCPUDelta");
 		err = write_col(c, thr, C_CPU, 0);
 	}
-	if (!err && p->nr_counters) {
+	if (!err && p->nr_counters && c->wtype < 0) {
 		evprof__json_key(j, "samplyEventDeltas");
 		evprof__json_obj(j);
 		for (ci = 0; !err && ci < p->nr_counters; ci++) {
@@ -822,9 +840,19 @@ static int write_thread(struct fx_ctx *c, int thr)
 
 	evprof__json_obj(j);
 	evprof__json_key(j, "name");
-	evprof__json_str(j, t->name);
+	if (c->wtype >= 0) {
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s %s", t->name,
+			 p->weights[c->wtype]);
+		evprof__json_str(j, name);
+		evprof__json_key(j, "evprofWeight");
+		evprof__json_str(j, p->weights[c->wtype]);
+	} else {
+		evprof__json_str(j, t->name);
+	}
 	evprof__json_key(j, "isMainThread");
-	evprof__json_bool(j, t->tid == pr->pid);
+	evprof__json_bool(j, t->tid == pr->pid && c->wtype < 0);
 	evprof__json_key(j, "processType");
 	evprof__json_str(j, "default");
 	evprof__json_key(j, "processName");
@@ -873,11 +901,19 @@ static int write_profile(struct fx_ctx *c)
 	evprof__json_key(j, "threads");
 	evprof__json_arr(j);
 	for (i = 0; i < p->nr_threads; i++) {
-		err = write_thread(c, (int)c->thread_order[i]);
-		if (err)
-			return err;
-		if (j->out->err)
-			return j->out->err;
+		int thr = (int)c->thread_order[i];
+
+		/* The thread, then a track per weight type it has. */
+		for (c->wtype = -1; c->wtype < (int)p->nr_weights; c->wtype++) {
+			if (c->wtype >= 0 &&
+			    !rows_count(p, &p->threads[thr], c->wtype))
+				continue;
+			err = write_thread(c, thr);
+			if (err)
+				return err;
+			if (j->out->err)
+				return j->out->err;
+		}
 	}
 	evprof__json_arr_end(j);
 	evprof__json_key(j, "pages");

@@ -123,6 +123,7 @@ static int set_options(struct evprof_recorder *r,
 			return -EINVAL;
 		r->dwarf_stack = sz & ~7u; /* the kernel wants u64s */
 	}
+	r->off_cpu = EVPROF_OPTS_GET(o, off_cpu, false);
 	r->exclude_kernel = o->user_only;
 	r->include_idle = o->include_idle;
 	r->system_wide = t->system_wide;
@@ -360,6 +361,8 @@ int evprof_recorder__stop(struct evprof_recorder *r)
 		if (e && !err)
 			err = e;
 	}
+	/* Threads still off CPU now wait until the end of the recording. */
+	evprof_session__end(r->session, clock_ns(CLOCK_MONOTONIC));
 	evprof_recorder__consume(r);
 	return err;
 }

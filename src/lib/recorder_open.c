@@ -120,6 +120,8 @@ static size_t build_attrs(struct evprof_recorder *r,
 		a->enable_on_exec = r->child > 0 && !r->per_cpu;
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = 1;
 		a->task = 1;
+		/* Switch records: when each off-CPU interval ends. */
+		a->context_switch = r->off_cpu;
 		set_call_graph(r, a);
 		a->watermark = 1;
 		a->wakeup_watermark = (uint32_t)(r->ring_pages * 4096 / 4);
@@ -150,12 +152,14 @@ static size_t build_attrs(struct evprof_recorder *r,
 		};
 		common_attr(r, c, st);
 		/*
-		 * Its samples are parsed with the sampler's format, but the
-		 * session keeps no stack of a cut: copy 0 bytes of it.
+		 * Its samples are parsed with the sampler's format; the
+		 * session keeps a cut's stack only for off-CPU intervals,
+		 * else copy 0 bytes of it.
 		 */
 		set_call_graph(r, c);
 		evprof_attr__set_bit(c, EVPROF_ATTR_BIT_DEFER_OUTPUT, false);
-		c->sample_stack_user = 0;
+		if (!r->off_cpu)
+			c->sample_stack_user = 0;
 	}
 	if (r->exit_member) {
 		struct perf_event_attr *x = &attrs[n++];
@@ -242,6 +246,12 @@ static bool fall_back(struct evprof_recorder *r, long e, int err,
 				 "goes to the next thread on its CPU"
 			       : "what a task counts after its last sample is "
 				 "lost");
+	} else if (e == MEMBER_CUT && r->off_cpu) {
+		/* No interval without its start: refuse, do not fall back. */
+		pr_warn("--off-cpu samples every context switch, in the "
+			"kernel: %s\n",
+			advice);
+		return false;
 	} else if (e == MEMBER_CUT) {
 		r->cut_member = false;
 		evprof__recorder_note(
@@ -497,6 +507,8 @@ static int declare_ids(struct evprof_recorder *r)
 				int role = e == 0 ? EVPROF_SESSION_SAMPLER
 					   : e == MEMBER_CLOCK
 					       ? EVPROF_SESSION_CPU_TIME
+					   : e == MEMBER_CUT && r->off_cpu
+					       ? EVPROF_SESSION_SWITCH_OUT
 					   : e == MEMBER_CUT || e == MEMBER_EXIT
 					       ? EVPROF_SESSION_CUT
 					       : (int)e - 1;

@@ -35,6 +35,7 @@ struct evprof_recorder {
 	bool cpu_time_member; /* the hidden task/cpu-clock is in the group */
 	bool cut_member;      /* the hidden context-switches cut */
 	bool exit_member;     /* the hidden sched_process_exit cut, last */
+	bool off_cpu;	      /* switch records; the cut opens intervals */
 	struct perf_event_attr exit_attr;
 	bool per_cpu; /* pid -1 groups instead of inherited ones */
 	bool exclude_kernel;

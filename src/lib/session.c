@@ -2,7 +2,8 @@
 /*
  * Sessions, feeding side: decodes each record and hands it to the layers
  * below: reads to deltas (session_delta.c), context-switch cuts to the held
- * deltas (session_cut.c), samples and side-band events (COMM, FORK, EXIT,
+ * deltas (session_cut.c), switch-outs that open off-CPU intervals and the
+ * switch records that end them to session_offcpu.c, samples and side-band events (COMM, FORK, EXIT,
  * MMAP, seeds) to the storage (session_store.c) for the time-ordered
  * replay at build, stack copies and deferred callchains to
  * session_stitch.c. Pure: no syscalls; nothing on the per-sample path
@@ -36,6 +37,7 @@ void evprof_session__free(struct evprof_session *s)
 	evprof__delta_free(&s->delta);
 	evprof__cut_free(&s->cut);
 	evprof__stitch_free(&s->stitch);
+	evprof__offcpu_free(&s->off);
 	evprof__sstore_free(&s->store);
 	free(s);
 }
@@ -109,11 +111,15 @@ int evprof_session__set_id(struct evprof_session *s, uint64_t id, int role)
 	if (!s ||
 	    (role != EVPROF_SESSION_SAMPLER &&
 	     role != EVPROF_SESSION_CPU_TIME && role != EVPROF_SESSION_CUT &&
+	     role != EVPROF_SESSION_SWITCH_OUT &&
 	     (role < 0 || (size_t)role >= s->nr_counters)))
 		return -EINVAL;
 	err = evprof__delta_set_role(&s->delta, id, role);
-	if (!err)
-		s->has_cut |= role == EVPROF_SESSION_CUT;
+	if (!err) {
+		s->has_cut |= role == EVPROF_SESSION_CUT ||
+			      role == EVPROF_SESSION_SWITCH_OUT;
+		s->has_switch |= role == EVPROF_SESSION_SWITCH_OUT;
+	}
 	return err;
 }
 
@@ -142,13 +148,21 @@ static void sample_chain(const struct evprof_session *s,
 	}
 }
 
-static bool is_cut(const struct evprof_session *s,
-		   const struct evprof_sample *smp)
+static bool is_cut_role(int role)
+{
+	return role == EVPROF_SESSION_CUT || role == EVPROF_SESSION_SWITCH_OUT;
+}
+
+/* The role of a cut sample's id, or 0 for a profile sample. */
+static int cut_role(const struct evprof_session *s,
+		    const struct evprof_sample *smp)
 {
 	int role;
 
-	return s->has_cut && evprof__delta_role(&s->delta, smp->id, &role) &&
-	       role == EVPROF_SESSION_CUT;
+	if (s->has_cut && evprof__delta_role(&s->delta, smp->id, &role) &&
+	    is_cut_role(role))
+		return role;
+	return 0;
 }
 
 /* The deltas a sample's reads give, by slot (vals, *has) and CPU time. */
@@ -171,7 +185,7 @@ static void take_deltas(struct evprof_session *s,
 			s->st.unknown_ids++;
 			continue;
 		}
-		if (role == EVPROF_SESSION_CUT ||
+		if (is_cut_role(role) ||
 		    (role == EVPROF_SESSION_SAMPLER && !s->sampler_counter))
 			continue;
 		if (!evprof__delta_take(&s->delta, v->id, tid, v->raw, time,
@@ -215,7 +229,10 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	uint64_t nr;
 	struct ssample *ss;
 	struct tstate *ts = NULL;
-	bool cut = is_cut(s, smp);
+	int role = cut_role(s, smp);
+	bool cut = role != 0;
+	/* A switch-out that opens an off-CPU interval keeps its own stack. */
+	bool off = role == EVPROF_SESSION_SWITCH_OUT;
 	/* Per-CPU values must follow every read, the idle task's too. */
 	bool idle = s->exclude_idle && (s->fmt.sample_type & PERF_SAMPLE_TID) &&
 		    smp->pid == 0;
@@ -244,11 +261,11 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	}
 	/* A cut's stack is kept while its thread has no sample. */
 	if (!err && !idle &&
-	    (!cut || (ts->last == NO_SAMPLE && !ts->has_chain))) {
+	    (!cut || off || (ts->last == NO_SAMPLE && !ts->has_chain))) {
 		sample_chain(s, r, one, &ips, &nr);
 		err = evprof__sstore_chain(&s->store, ips, nr, &chain);
 	}
-	if (!err && !idle && !cut)
+	if (!err && !idle && (!cut || off))
 		err = evprof__sstore_sample_reserve(&s->store);
 	if (err)
 		return err;
@@ -270,6 +287,19 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		}
 		evprof__cut_hold(&s->cut, &s->store, ts, sd.vals, sd.has,
 				 sd.cpu, sd.has_cpu);
+		if (off) {
+			ss = evprof__sstore_sample(&s->store,
+						   &(struct ssample){
+						       .time = smp->time,
+						       .pid = smp->pid,
+						       .tid = tid,
+						       .chain = chain,
+						       .flags = SS_OFFCPU,
+						   },
+						   NULL);
+			evprof__stitch_sample(&s->stitch, smp, ss);
+			s->nr_offcpu++;
+		}
 		return 0;
 	}
 	if (ts) {
@@ -335,6 +365,26 @@ static int feed_task(struct evprof_session *s, const struct evprof_record *r)
 	return 0;
 }
 
+/*
+ * A switch record: the switch-out starts its thread's off-CPU interval
+ * (and says whether it was preempted), the switch-in ends it. The sample
+ * id names the task switching (out: the one leaving, in: the one coming),
+ * in both record types.
+ */
+static int feed_switch(struct evprof_session *s, const struct evprof_record *r)
+{
+	uint32_t tid = r->sid.tid;
+
+	if (!r->sid.present || !(s->fmt.sample_type & PERF_SAMPLE_TID) ||
+	    !(s->fmt.sample_type & PERF_SAMPLE_TIME))
+		return 0;
+	/* The idle task and dead tasks (tid -1) have no interval to end. */
+	if (!tid || tid == UINT32_MAX)
+		return 0;
+	return evprof__offcpu_switch(&s->off, tid, r->sid.time, !r->sw.out,
+				     r->sw.preempt);
+}
+
 static int feed_mmap(struct evprof_session *s, const struct evprof_record *r)
 {
 	const struct evprof_record_mmap *m = &r->mmap;
@@ -382,9 +432,22 @@ int evprof_session__feed(struct evprof_session *s, const void *rec, size_t size)
 		s->st.malformed++;
 		return err;
 	}
+	if (s->has_switch) {
+		uint64_t t = r.type == PERF_RECORD_SAMPLE ? r.sample.time
+			     : r.sid.present		  ? r.sid.time
+							  : 0;
+
+		if (t > s->off.last_time)
+			s->off.last_time = t;
+	}
 	switch (r.type) {
 	case PERF_RECORD_SAMPLE:
 		err = feed_sample(s, &r);
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (s->has_switch)
+			err = feed_switch(s, &r);
 		break;
 	case PERF_RECORD_COMM:
 		err = feed_comm(s, &r);
@@ -492,6 +555,12 @@ int evprof_session__seed(struct evprof_session *s,
 
 /* ---- queries ------------------------------------------------------------ */
 
+void evprof_session__end(struct evprof_session *s, uint64_t time_ns)
+{
+	if (s)
+		s->off.end_time = time_ns;
+}
+
 void evprof_session__stats(const struct evprof_session *s,
 			   struct evprof_session_stats *st)
 {
@@ -499,12 +568,13 @@ void evprof_session__stats(const struct evprof_session *s,
 	st->counter_resets = s->delta.counter_resets;
 	st->reads_rejected = s->delta.reads_rejected;
 	st->stacks_dropped = s->stitch.stacks_dropped;
+	st->offcpu_unmatched = s->off.unmatched;
 	st->deferred_samples = s->stitch.deferred_samples;
 	st->deferred_unstitched = s->stitch.deferred_unstitched;
 	st->first_time = s->store.first_time;
 	st->last_time = s->store.last_time;
 	if (!s->built) {
-		st->samples = s->store.samples.n;
+		st->samples = s->store.samples.n - s->nr_offcpu;
 		st->samples_filtered = s->idle;
 	}
 }

@@ -5,6 +5,7 @@
  * see the maps and process tree of its own time) through session_tasks.c,
  * turns each sample's chain into a profile stack through session_stacks.c,
  * decides which samples the process tree keeps and fills the profile.
+ * Off-CPU intervals (session_offcpu.c) become aggregates of two weights.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ struct build {
 	struct sess_tasks t;
 	struct sess_stacks sk;
 	int slot_counter[EVPROF_PROFILE_MAX_COUNTERS];
+	int w_off, w_pre; /* weight types "off-cpu" and "preempted" */
 };
 
 static int cmp_order(const void *pa, const void *pb)
@@ -129,6 +131,27 @@ static int emit_sample(struct build *b, const struct ssample *x,
 	return evprof_profile__add_sample(b->p, th->prof, &ps);
 }
 
+/* An off-CPU interval: its length on its stack, as one of two weights. */
+static int emit_offcpu(struct build *b, const struct ssample *x,
+		       const struct bthread *th, int stack)
+{
+	bool pre = x->flags & SS_PREEMPT;
+	uint64_t w[EVPROF_PROFILE_MAX_WEIGHTS] = {0};
+	int k = pre ? b->w_pre : b->w_off;
+
+	if (!x->cpu_delta)
+		return 0; /* no interval: see evprof__offcpu_resolve() */
+	w[k] = x->cpu_delta;
+	if (pre)
+		b->s->st.offcpu_preempted++;
+	else
+		b->s->st.offcpu_voluntary++;
+	return evprof_profile__add_aggregate(
+	    b->p, th->prof,
+	    &(struct evprof_profile_aggregate){
+		.stack = stack, .has_weights = 1ULL << k, .weights = w});
+}
+
 /* Merges the two time orders, side-band first at equal times. */
 static int replay(struct build *b, const struct order *so,
 		  const struct order *eo, uint32_t *thr, int *stacks)
@@ -185,6 +208,17 @@ static int build(struct build *b)
 			return c;
 		b->slot_counter[i] = c;
 	}
+	if (s->has_switch) {
+		b->w_off = evprof_profile__add_weight_type(b->p, "off-cpu");
+		if (b->w_off < 0)
+			return b->w_off;
+		b->w_pre = evprof_profile__add_weight_type(b->p, "preempted");
+		if (b->w_pre < 0)
+			return b->w_pre;
+		err = evprof__offcpu_resolve(&s->off, &s->store);
+		if (err)
+			return err;
+	}
 	err = evprof__stitch_resolve(&s->stitch, &s->store);
 	if (err)
 		return err;
@@ -214,22 +248,25 @@ static int build(struct build *b)
 		x->flags |= SS_KEPT;
 		th->kept++;
 		evprof__tasks_proc(&b->t, th->proc)->kept++;
-		kept++;
+		kept += !(x->flags & SS_OFFCPU);
 	}
 	s->st.processes = s->st.threads = 0;
+	s->st.offcpu_voluntary = s->st.offcpu_preempted = 0;
 	err = emit_tasks(b);
 	for (size_t i = 0; !err && i < ns; i++) {
 		const struct ssample *x =
 		    evprof__sstore_samplep(&s->store, so[i].idx);
+		const struct bthread *th = evprof__tasks_thr(&b->t, thr[i]);
 
-		if (x->flags & SS_KEPT)
-			err = emit_sample(
-			    b, x, evprof__tasks_thr(&b->t, thr[i]), stacks[i]);
+		if (!(x->flags & SS_KEPT))
+			continue;
+		err = x->flags & SS_OFFCPU ? emit_offcpu(b, x, th, stacks[i])
+					   : emit_sample(b, x, th, stacks[i]);
 	}
 	if (!err) {
 		s->built = true;
 		s->st.samples = kept;
-		s->st.samples_filtered = s->idle + (ns - kept);
+		s->st.samples_filtered = s->idle + (ns - s->nr_offcpu) - kept;
 	}
 out:
 	free(so);

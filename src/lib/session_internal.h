@@ -6,10 +6,11 @@
  * only layers below it (lower ones get what they need as arguments):
  *
  *   session_proc.c: /proc reader, on the public API only
- *   session.c ----------> delta, cut, stitch, store
- *   session_build.c ----> stacks, tasks, cut, stitch, store
+ *   session.c ----------> delta, cut, offcpu, stitch, store
+ *   session_build.c ----> stacks, tasks, cut, offcpu, stitch, store
  *   session_stacks.c ---> tasks, stitch, store (+ unwind, profile)
- *   session_cut.c, session_stitch.c, session_tasks.c ---> store
+ *   session_cut.c, session_offcpu.c, session_stitch.c,
+ *   session_tasks.c ---> store
  *   session_delta.c, session_store.c ---> util
  */
 #ifndef EVPROF_LIB_SESSION_INTERNAL_H
@@ -23,6 +24,7 @@
 
 #include "session_cut.h"
 #include "session_delta.h"
+#include "session_offcpu.h"
 #include "session_stitch.h"
 #include "session_store.h"
 #include "util.h"
@@ -37,12 +39,15 @@ struct evprof_session {
 	size_t nr_pids;
 	bool exclude_idle;
 	bool per_cpu;
-	bool has_cut; /* an id has role EVPROF_SESSION_CUT */
+	bool has_cut;	 /* an id has role EVPROF_SESSION_CUT or SWITCH_OUT */
+	bool has_switch; /* an id has role EVPROF_SESSION_SWITCH_OUT */
 
 	struct sess_store store;
 	struct sess_delta delta;
 	struct sess_cut cut;
 	struct sess_stitch stitch;
+	struct sess_offcpu off;
+	uint64_t nr_offcpu; /* stored SS_OFFCPU samples, no profile samples */
 
 	uint64_t idle; /* samples of pid 0 dropped by exclude_idle */
 	/* Deltas taken from reads that no stored sample carries (idle). */

@@ -18,6 +18,12 @@
 #define SS_HAS_CPU 0x1 /* cpu_delta is known */
 #define SS_KEPT	   0x2 /* the last build kept it */
 #define SS_UNWOUND 0x4 /* chain holds the user part unwound from ustack */
+/*
+ * A switch-out that opens an off-CPU interval, no profile sample: its
+ * cpu_delta is the interval's length in ns once resolved at build.
+ */
+#define SS_OFFCPU  0x8
+#define SS_PREEMPT 0x10 /* with SS_OFFCPU: the thread was preempted */
 
 #define NO_SAMPLE UINT32_MAX
 

@@ -207,7 +207,7 @@ static void test_new_rejects(void **state)
 	assert_null(evprof_session__new(NULL));
 	s = new_session(NULL, 0);
 	assert_int_equal(evprof_session__set_id(s, 1, 2), -EINVAL);
-	assert_int_equal(evprof_session__set_id(s, 1, -4), -EINVAL);
+	assert_int_equal(evprof_session__set_id(s, 1, -5), -EINVAL);
 	evprof_session__free(s);
 	evprof_session__free(NULL);
 }
@@ -954,6 +954,126 @@ static void test_feed_throughput(void **state)
 	evprof_session__free(s);
 }
 
+/* A switch record (SWITCH, task mode) of tid at time. */
+static int feed_switch(struct evprof_session *s, uint32_t tid, uint64_t time,
+		       bool out, bool preempt)
+{
+	struct rb b;
+
+	rb_begin(&b, PERF_RECORD_SWITCH,
+		 (out ? PERF_RECORD_MISC_SWITCH_OUT : 0) |
+		     (preempt ? PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0));
+	rb_trailer(&b, 100, tid, time);
+	return rb_feed(s, &b);
+}
+
+/* A switch-out cut of tid at time with chain (the cut's id X0). */
+static int feed_out(struct evprof_session *s, uint32_t tid, uint64_t time,
+		    const uint64_t *chain)
+{
+	return feed_sample(s, 100, tid, time,
+			   (struct val[]){{X0, time}, {L0, 1}, {C0, time}}, 3,
+			   chain, 2);
+}
+
+struct offcpu_sums {
+	int w_off, w_pre;
+	uint64_t off[4], pre[4]; /* by profile thread */
+};
+
+static int sum_offcpu(const struct evprof_profile_entry *e, void *ctx)
+{
+	struct offcpu_sums *o = ctx;
+
+	assert_true(e->thread >= 0 && e->thread < 4);
+	o->off[e->thread] += e->weights[o->w_off];
+	o->pre[e->thread] += e->weights[o->w_pre];
+	return 0;
+}
+
+/*
+ * Off-CPU intervals from switch-out cuts and switch records fed out of
+ * order (records of different rings): each starts at its out record (at
+ * its cut without one), ends at its switch-in, at its thread's EXIT, or at
+ * the recording's end; a cut after the EXIT opens none.
+ */
+static void test_offcpu(void **state)
+{
+	static const uint64_t chain_b[] = {UCTX, 0x2020};
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS,
+		    .read_format = RF_BITS,
+		    .sample_id_all = true},
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct offcpu_sums sums = {.w_off = -1};
+	struct evprof_profile_thread_info ti;
+	struct evprof_session_stats st;
+	int thr[4];
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(p);
+	assert_int_equal(evprof_session__set_id(s, L0, EVPROF_SESSION_SAMPLER),
+			 0);
+	assert_int_equal(evprof_session__set_id(s, C0, EVPROF_SESSION_CPU_TIME),
+			 0);
+	assert_int_equal(
+	    evprof_session__set_id(s, X0, EVPROF_SESSION_SWITCH_OUT), 0);
+	/* 101: switch-in fed before its cut (another ring): 1110 - 110. */
+	assert_int_equal(feed_switch(s, 101, 1110, false, false), 0);
+	assert_int_equal(feed_out(s, 101, 100, chain_a), 0);
+	assert_int_equal(feed_switch(s, 101, 110, true, false), 0);
+	/* 101 again, preempted: 2505 - 2005, on another stack. */
+	assert_int_equal(feed_out(s, 101, 2000, chain_b), 0);
+	assert_int_equal(feed_switch(s, 101, 2005, true, true), 0);
+	assert_int_equal(feed_switch(s, 101, 2505, false, false), 0);
+	/* 102: exits while out (400 - 305); its cut after the exit opens
+	 * nothing. */
+	assert_int_equal(feed_out(s, 102, 300, chain_a), 0);
+	assert_int_equal(feed_switch(s, 102, 305, true, false), 0);
+	assert_int_equal(
+	    feed_task(s, PERF_RECORD_EXIT, 100, 100, 102, 102, 400), 0);
+	assert_int_equal(feed_out(s, 102, 450, chain_a), 0);
+	/* 103: never back, closed at the end: 5000 - 3010. */
+	assert_int_equal(feed_out(s, 103, 3000, chain_a), 0);
+	assert_int_equal(feed_switch(s, 103, 3010, true, false), 0);
+	/* 104: no out record: from its cut, 80 - 50. */
+	assert_int_equal(feed_out(s, 104, 50, chain_a), 0);
+	assert_int_equal(feed_switch(s, 104, 80, false, false), 0);
+	evprof_session__end(s, 5000);
+
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	sums.w_off = evprof_profile__add_weight_type(p, "off-cpu");
+	sums.w_pre = evprof_profile__add_weight_type(p, "preempted");
+	assert_true(sums.w_off >= 0 && sums.w_pre >= 0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(evprof_profile__thread_info(p, i, &ti), 0);
+		thr[i] = ti.tid;
+	}
+	assert_int_equal(
+	    evprof_profile__for_each_entry(p, -1, sum_offcpu, &sums), 0);
+	for (int i = 0; i < 4; i++) {
+		uint64_t off = thr[i] == 101   ? 1000
+			       : thr[i] == 102 ? 95
+			       : thr[i] == 103 ? 1990
+					       : 30;
+
+		assert_int_equal(sums.off[i], off);
+		assert_int_equal(sums.pre[i], thr[i] == 101 ? 500 : 0);
+	}
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.offcpu_voluntary, 4);
+	assert_int_equal(st.offcpu_preempted, 1);
+	assert_int_equal(st.offcpu_unmatched, 0);
+	/* Cuts are no profile samples: only each thread's flushed tail. */
+	assert_int_equal(st.samples, 4);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -967,6 +1087,7 @@ int main(void)
 	    cmocka_unit_test(test_per_cpu_cuts),
 	    cmocka_unit_test(test_per_cpu_exit_tail),
 	    cmocka_unit_test(test_per_cpu_backwards),
+	    cmocka_unit_test(test_offcpu),
 	    cmocka_unit_test(test_build_symbols),
 	    cmocka_unit_test(test_maps_override),
 	    cmocka_unit_test(test_feed_throughput),

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Off-CPU profiling against the workload's own truth: wl_offcpu's threads
+# wait in sleep_short(), sleep_long() and pipe_wait() and measure each wait
+# themselves (elapsed minus their own CPU time); a spinner burns CPU. In
+# task and cpu mode: each function's off-CPU time (voluntary + preempted
+# under it) within 2% of that truth, the spinner's voluntary off-CPU time
+# under 1 ms, every named thread's on-CPU + voluntary + preempted time
+# within 0.5% of its lifetime as it measured it, the voluntary intervals
+# equal to the threads' voluntary_ctxt_switches from /proc; go tool pprof
+# reads both new sample types; the Firefox file's off-CPU tracks hold the
+# same truth within 2% and the Firefox Profiler loads them. Without privileges (user nobody at
+# kernel.perf_event_paranoid 2), --off-cpu is refused naming CAP_PERFMON
+# and perf_event_paranoid.
+. "$(dirname "$0")/lib.sh"
+
+# As user nobody from a directory it can read: refused, and why.
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 0)
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || [ "$paranoid" -lt 2 ]; then
+	echo "skip nobody: needs root, setpriv and perf_event_paranoid >= 2"
+else
+	nb=$(mktemp -d /tmp/evprof-nobody.XXXXXX)
+	chmod 1777 "$nb"
+	cp "$EVPROF" "$FIXTURES/wl_offcpu" "$nb/"
+	chmod 755 "$nb/evprof" "$nb/wl_offcpu"
+	if (cd "$nb" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		./evprof record --off-cpu -e cpu-clock -o "$nb/n.pb.gz" \
+		-- ./wl_offcpu 5 >"$nb/out" 2>"$nb/err"); then
+		fail "nobody: --off-cpu recorded at paranoid $paranoid"
+	elif grep -q "^evprof: --off-cpu .*CAP_PERFMON.*perf_event_paranoid" "$nb/err" &&
+		! grep -q "^thread" "$nb/err"; then
+		ok "nobody: --off-cpu refused: $(grep -- --off-cpu "$nb/err" | cut -c1-60)..."
+	else
+		fail "nobody: not refused as said: $(tail -3 "$nb/err")"
+	fi
+	rm -rf "$nb"
+fi
+
+# ms of column $2 under function $3 (any frame) in folded file $1
+sum_under() {
+	awk -v f="$2" '{ n = $NF; $NF = ""; if (index($0, ";" f ";") ||
+		substr($0, length($0) - length(f), length(f)) == f) s += n }
+		END { printf "%.3f\n", s / 1e6 }' "$1"
+}
+
+for mode in task cpu; do
+	out="$TMP/$mode"
+	"$EVPROF" record --off-cpu --mode "$mode" -e cpu-clock \
+		-o "$out.pb.gz" -o "$out.json.gz" -- "$FIXTURES/wl_offcpu" 100 \
+		>/dev/null 2>"$out.err" ||
+		{ fail "$mode: record failed: $(tail -3 "$out.err")"; continue; }
+	for w in off-cpu preempted; do
+		"$EVPROF" report "$out.pb.gz" -o "$out.$w.folded" --weight "$w" \
+			>/dev/null 2>&1 || fail "$mode: no folded --weight $w"
+		"$EVPROF" report "$out.json.gz" -o "$out.fx.$w.folded" \
+			--weight "$w" >/dev/null 2>&1 ||
+			fail "$mode: Firefox file: no folded --weight $w"
+	done
+	# Each function's waits: voluntary and preempted, within 2%.
+	for f in sleep_short sleep_long pipe_wait; do
+		truth=$(awk -v f="$f" '$1 == "wait" && $2 == f { print $3 / 1e6 }' "$out.err")
+		vol=$(sum_under "$out.off-cpu.folded" "$f")
+		pre=$(sum_under "$out.preempted.folded" "$f")
+		got=$(awk -v a="$vol" -v b="$pre" 'BEGIN { printf "%.3f", a + b }')
+		if [ -n "$truth" ] && within "$got" "$truth" 2; then
+			ok "$mode: $f off-CPU $got ms ($vol voluntary), truth $truth ms"
+		else
+			fail "$mode: $f off-CPU '$got' ms, truth '$truth' ms"
+		fi
+		vol=$(sum_under "$out.fx.off-cpu.folded" "$f")
+		pre=$(sum_under "$out.fx.preempted.folded" "$f")
+		got=$(awk -v a="$vol" -v b="$pre" 'BEGIN { printf "%.3f", a + b }')
+		if [ -n "$truth" ] && within "$got" "$truth" 2; then
+			ok "$mode: Firefox: $f off-CPU $got ms, truth $truth ms"
+		else
+			fail "$mode: Firefox: $f off-CPU '$got' ms, truth '$truth' ms"
+		fi
+	done
+	# Per thread: on-CPU + voluntary + preempted == lifetime.
+	"$EVPROF" report "$out.pb.gz" --per-thread >"$out.rep" 2>&1
+	for t in sleeper reader spinner; do
+		life=$(sed -n "s/^thread $t .* life=\([0-9]*\) .*/\1/p" "$out.err")
+		line=$(grep -A1 "^== thread $t " "$out.rep" | tail -1)
+		sum=$(echo "$line" | awk '{ for (i = 1; i <= NF; i++) {
+			split($i, kv, "="); if (kv[1] ~ /-ms$/) s += kv[2] } }
+			END { printf "%.3f", s }')
+		vol=$(echo "$line" | sed -n 's/.* off-cpu-ms=\([0-9.]*\).*/\1/p')
+		lifems=$(awk -v l="$life" 'BEGIN { printf "%.3f", l / 1e6 }')
+		if [ -n "$life" ] && within "$sum" "$lifems" 0.5; then
+			ok "$mode: $t on + off CPU $sum ms, lifetime $lifems ms"
+		else
+			fail "$mode: $t on + off CPU '$sum' ms, lifetime '$lifems' ms ($line)"
+		fi
+		if [ "$t" = spinner ]; then
+			if awk -v v="$vol" 'BEGIN { exit !(v < 1) }'; then
+				ok "$mode: spinner waits $vol ms voluntarily"
+			else
+				fail "$mode: spinner waits '$vol' ms voluntarily"
+			fi
+		fi
+	done
+	# Voluntary intervals == voluntary context switches, but for main's
+	# wait to be let go (vol0): it began before recording did.
+	want=$(awk '$1 == "thread" { for (i = 3; i <= NF; i++) {
+		split($i, kv, "="); if (kv[1] == "vol") s += kv[2];
+		if (kv[1] == "vol0") s -= kv[2] } }
+		END { print s }' "$out.err")
+	got=$(sed -n 's/^evprof: off-CPU: \([0-9]*\) voluntary.*/\1/p' "$out.err")
+	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+		ok "$mode: $got voluntary intervals, $want voluntary switches"
+	else
+		fail "$mode: '$got' voluntary intervals, '$want' voluntary switches"
+	fi
+done
+
+# The Firefox Profiler's own loader reads the off-CPU tracks.
+bash "$SRCDIR/tests/tools/fxload.sh" "$TMP/task.json.gz" "sleeper off-cpu" \
+	"wl_offcpu!sleep_long" "reader off-cpu" "wl_offcpu!pipe_wait" \
+	>"$TMP/load" 2>&1
+case $? in
+0) ok "the Firefox Profiler loads the off-CPU tracks" ;;
+77) echo "skip Firefox Profiler: $(tail -1 "$TMP/load")" ;;
+*) fail "Firefox Profiler: $(tail -5 "$TMP/load")" ;;
+esac
+
+# go tool pprof reads both new sample types.
+for t in off-cpu preempted; do
+	if go tool pprof -symbolize=none -sample_index="$t" -top \
+		"$TMP/task.pb.gz" >"$TMP/pp" 2>&1 &&
+		grep -q "^Type: $t\$" "$TMP/pp" && grep -q "schedule" "$TMP/pp"; then
+		ok "go tool pprof -sample_index=$t reads it"
+	else
+		fail "go tool pprof -sample_index=$t: $(head -5 "$TMP/pp")"
+	fi
+done
+finish
