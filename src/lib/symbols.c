@@ -156,7 +156,8 @@ static bool mapkey_equal(long a, long b, void *ctx)
 	return x->start == y->start && x->end == y->end &&
 	       x->pgoff == y->pgoff && x->inode == y->inode &&
 	       x->pid == y->pid && x->build_id_len == y->build_id_len &&
-	       !memcmp(x->build_id, y->build_id, x->build_id_len) &&
+	       (!x->build_id_len ||
+		!memcmp(x->build_id, y->build_id, x->build_id_len)) &&
 	       !strcmp(x->path, y->path);
 }
 
