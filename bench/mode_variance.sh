@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-10}
-iter=${2:-2500000000}
+iter=${2:-8000000000}
 evprof=${EVPROF:-build/evprof}
 out=$(mktemp -d /tmp/evprof-bench.XXXXXX)
 busy=
