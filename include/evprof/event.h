@@ -203,6 +203,13 @@ EVPROF_API int evprof_group_set__disable(struct evprof_group_set *set);
 EVPROF_API const char *evprof_open_advice(int err, const char *name, char *buf,
 					  size_t len);
 
+/*
+ * True for perf_event_open errnos that mean "this machine has no such event
+ * or cannot combine it" (ENOENT, ENODEV, ENXIO, EOPNOTSUPP, EINVAL), as
+ * opposed to "not allowed" or "out of resources": a fallback may drop it.
+ */
+EVPROF_API bool evprof_open_unsupported(int err);
+
 /* ---- kernel feature probes ---------------------------------------------- */
 
 enum evprof_feature {

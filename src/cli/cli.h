@@ -4,6 +4,7 @@
 #define EVPROF_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 int cmd_stat(int argc, char **argv);
@@ -20,11 +21,8 @@ extern const char cli_report_usage[];
 /* The kernel feature probes, one line each (info and --version). */
 void cli_print_features(void);
 
-/*
- * True for perf_event_open errnos that mean "this machine has no such event
- * or cannot combine it", as opposed to "not allowed" or "out of resources".
- */
-bool cli_unsupported(int err);
+/* CLOCK_MONOTONIC in ns. */
+uint64_t cli_now_ns(void);
 
 struct evprof_profile;
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* What every command says the same way. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -18,8 +19,10 @@ void cli_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-bool cli_unsupported(int err)
+uint64_t cli_now_ns(void)
 {
-	return err == ENOENT || err == ENODEV || err == ENXIO ||
-	       err == EOPNOTSUPP || err == EINVAL;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

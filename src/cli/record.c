@@ -61,14 +61,6 @@ static void on_sigint(int sig)
 	interrupted = 1;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void print_note(const char *note, void *ctx)
 {
 	(void)ctx;
@@ -119,7 +111,7 @@ static int parse_call_graph(struct evprof_recorder_opts *o, const char *arg)
 static int record_loop(struct evprof_recorder *r, double duration)
 {
 	uint64_t end =
-	    duration > 0 ? mono_ns() + (uint64_t)(duration * 1e9) : 0;
+	    duration > 0 ? cli_now_ns() + (uint64_t)(duration * 1e9) : 0;
 	uint64_t stop_deadline = 0;
 	pid_t child = evprof_recorder__pid(r);
 	bool stopping = false;
@@ -131,7 +123,7 @@ static int record_loop(struct evprof_recorder *r, double duration)
 		evprof_recorder__poll(r, 100);
 		if (evprof_recorder__done(r))
 			break; /* the command, or every attached process, exited */
-		now = mono_ns();
+		now = cli_now_ns();
 		if (child <= 0) {
 			/* Attached or system-wide: never signal anyone. */
 			if (end && now >= end)
@@ -163,11 +155,13 @@ static int record_loop(struct evprof_recorder *r, double duration)
 	return status;
 }
 
-static void summary(struct evprof_recorder *r, const char *path, double secs)
+static void summary(struct evprof_recorder *r, const char *path)
 {
 	struct evprof_recorder_stats st;
+	double secs;
 
 	evprof_recorder__stats(r, &st);
+	secs = (double)(cli_now_ns() - st.start_mono_ns) / 1e9;
 	fprintf(stderr,
 		"evprof: %llu samples of %s, %u threads in %u processes, "
 		"%.3f s; lost %llu records (%llu LOST records), %llu samples; "
@@ -285,7 +279,6 @@ int cmd_record(int argc, char **argv)
 	double duration = 0;
 	int fmt = -1, nr_outs = 0;
 	int c, err, status, ret = 1;
-	uint64_t t0;
 	long v;
 
 	while ((c = getopt_long(argc, argv, "+e:F:c:g:o:p:ah", opts, NULL)) !=
@@ -415,7 +408,6 @@ int cmd_record(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	t0 = mono_ns();
 	err = evprof_recorder__start(r);
 	if (err && argc) {
 		cli_err("cannot run '%s': %s", argv[0], strerror(-err));
@@ -454,7 +446,7 @@ int cmd_record(int argc, char **argv)
 			ret = ret ? ret : 1;
 		}
 	}
-	summary(r, saved, (double)(mono_ns() - t0) / 1e9);
+	summary(r, saved);
 out:
 	evprof_profile__free(prof);
 	evprof_recorder__free(r);

@@ -83,14 +83,6 @@ static void on_sigint(int sig)
 	interrupted = 1;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void report_open_error(const struct evprof_event_spec *spec, int err)
 {
 	char advice[512];
@@ -165,7 +157,7 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 			st->user_only = true;
 			continue;
 		}
-		if (ii == 0 && cli_unsupported(errno)) {
+		if (ii == 0 && evprof_open_unsupported(errno)) {
 			struct stat_event *e = &st->ev[g->member[failed]];
 
 			e->supported = false;
@@ -550,7 +542,7 @@ static int wait_targets(struct stat *st, const pid_t *pids, size_t nr_pids,
 		int timeout = -1, r;
 
 		if (interval_ms > 0) {
-			uint64_t now = now_ns();
+			uint64_t now = cli_now_ns();
 
 			timeout =
 			    now >= next ? 0 : (int)((next - now) / 1000000);
@@ -565,7 +557,7 @@ static int wait_targets(struct stat *st, const pid_t *pids, size_t nr_pids,
 		r = poll(pfd, (nfds_t)nfd, timeout);
 		if (r < 0 && errno != EINTR)
 			break;
-		if (interval_ms > 0 && now_ns() >= next) {
+		if (interval_ms > 0 && cli_now_ns() >= next) {
 			print_interval(st, (double)(next - t0) / 1e9);
 			next += (uint64_t)interval_ms * 1000000ull;
 		}
@@ -586,7 +578,7 @@ static int wait_targets(struct stat *st, const pid_t *pids, size_t nr_pids,
 		waitpid(st->child, &status, 0);
 	/* The last, partial interval: the intervals then add up to the total. */
 	if (interval_ms > 0)
-		print_interval(st, (double)(now_ns() - t0) / 1e9);
+		print_interval(st, (double)(cli_now_ns() - t0) / 1e9);
 	return status;
 }
 
@@ -746,7 +738,7 @@ int cmd_stat(int argc, char **argv)
 
 	/* Ctrl-C ends counting (or reaches the command), then we print. */
 	sigaction(SIGINT, &sa, NULL);
-	t0 = now_ns();
+	t0 = cli_now_ns();
 	if (st.launched) {
 		if (st.system_wide)
 			for (size_t gi = 0; gi < st.list->nr_groups; gi++)
@@ -764,7 +756,7 @@ int cmd_stat(int argc, char **argv)
 	status = wait_targets(&st, pid_v, nr_pids > 0 ? (size_t)nr_pids : 0,
 			      interval_ms, t0);
 	getrusage(RUSAGE_CHILDREN, &ru);
-	print_final(&st, (double)(now_ns() - t0), st.launched ? &ru : NULL);
+	print_final(&st, (double)(cli_now_ns() - t0), st.launched ? &ru : NULL);
 	ret = st.launched ? evprof_exit_code(status) : 0;
 	goto out;
 

@@ -18,18 +18,6 @@
 
 #include "dso.h"
 
-static void hex(char *out, const uint8_t *b, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 void evprof__dso_file_close(struct evprof__dso_file *f)
 {
 	elf_end(f->elf);
@@ -73,7 +61,7 @@ static int take_fd(const struct evprof__dso_want *w, int fd, const char *what,
 	if (bid_len > 0) {
 		memcpy(f->build_id, bid, (size_t)bid_len);
 		memcpy(f->key, "b:", 2);
-		hex(f->key + 2, f->build_id, f->build_id_len);
+		evprof__hex(f->key + 2, f->build_id, f->build_id_len, false);
 	} else {
 		snprintf(f->key, sizeof(f->key), "f:%llx:%llx:%lld.%09ld:%lld",
 			 (unsigned long long)st.st_dev,

@@ -21,11 +21,4 @@
 EVPROF_HIDDEN int evprof__load_process(struct evprof_profile *p, int pid,
 				       const char *name);
 
-/*
- * Decodes the hex digits of hex (either case, even count) into out.
- * Returns the byte count, or -1 when hex is not that or needs more than
- * max bytes.
- */
-EVPROF_HIDDEN int evprof__unhex(const char *hex, uint8_t *out, size_t max);
-
 #endif /* EVPROF_LIB_LOAD_COMMON_H */

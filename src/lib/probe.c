@@ -159,6 +159,12 @@ const char *evprof_open_advice(int err, const char *name, char *buf, size_t len)
 	return buf;
 }
 
+bool evprof_open_unsupported(int err)
+{
+	return err == ENOENT || err == ENODEV || err == ENXIO ||
+	       err == EOPNOTSUPP || err == EINVAL;
+}
+
 /* ---- probes ------------------------------------------------------------- */
 
 struct probe_target {

@@ -21,17 +21,6 @@ struct cur {
 	const char *end;
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Parses 1..16 hex digits (base 16) or 1..20 decimal digits (base 10). */
 static bool cur_num(struct cur *c, int base, uint64_t *out)
 {
@@ -39,7 +28,7 @@ static bool cur_num(struct cur *c, int base, uint64_t *out)
 	int n = 0, d;
 
 	while (c->p < c->end) {
-		d = hexval(*c->p);
+		d = evprof__hexval(*c->p);
 		if (d < 0 || d >= base)
 			break;
 		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)

@@ -344,18 +344,6 @@ int evprof_profile__frame_info(const struct evprof_profile *p, int fr,
 	return 0;
 }
 
-void evprof__hex(char *out, const uint8_t *b, size_t n, bool upper)
-{
-	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * n] = 0;
-}
-
 void evprof_profile__stats(const struct evprof_profile *p,
 			   struct evprof_profile_stats *st)
 {

@@ -12,10 +12,6 @@
 
 #include "profile_model.h"
 
-/* Writes n bytes of b as 2 * n hex digits and a NUL into out. */
-EVPROF_HIDDEN void evprof__hex(char *out, const uint8_t *b, size_t n,
-			       bool upper);
-
 /* Index of the registered counter name, or -ENOENT. */
 EVPROF_HIDDEN int evprof__profile_counter(const struct evprof_profile *p,
 					  const char *name);

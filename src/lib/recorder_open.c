@@ -34,13 +34,6 @@ void evprof__recorder_note(struct evprof_recorder *r, const char *fmt, ...)
 		r->nr_notes++;
 }
 
-/* perf_event_open errnos that mean "no such event, or not together". */
-static bool unsupported(int err)
-{
-	return err == ENOENT || err == ENODEV || err == ENXIO ||
-	       err == EOPNOTSUPP || err == EINVAL;
-}
-
 /* The sampler's callchain bits beyond PERF_SAMPLE_CALLCHAIN. */
 static void set_call_graph(const struct evprof_recorder *r,
 			   struct perf_event_attr *a)
@@ -220,6 +213,14 @@ static bool is_cpu_clock(const struct evprof_event_spec *s)
 	       s->attr.config == PERF_COUNT_SW_CPU_CLOCK;
 }
 
+/* What a recording without the exit member loses. */
+static const char *exit_loss(const struct evprof_recorder *r)
+{
+	return r->per_cpu ? "what a task counts after its last switch-out goes "
+			    "to the next thread on its CPU"
+			  : "what a task counts after its last sample is lost";
+}
+
 /*
  * Takes one step down the fallback ladder after member m failed to open
  * with err. Returns false when there is no step left.
@@ -240,12 +241,9 @@ static bool fall_back(struct evprof_recorder *r, long e, int err,
 		    advice);
 	} else if (e == MEMBER_EXIT) {
 		r->exit_member = false;
-		evprof__recorder_note(
-		    r, "task exits cannot be sampled (%s): %s", advice,
-		    r->per_cpu ? "what a task counts after its last switch-out "
-				 "goes to the next thread on its CPU"
-			       : "what a task counts after its last sample is "
-				 "lost");
+		evprof__recorder_note(r,
+				      "task exits cannot be sampled (%s): %s",
+				      advice, exit_loss(r));
 	} else if (e == MEMBER_CUT && r->off_cpu) {
 		/* No interval without its start: refuse, do not fall back. */
 		pr_warn("--off-cpu samples every context switch, in the "
@@ -267,21 +265,22 @@ static bool fall_back(struct evprof_recorder *r, long e, int err,
 		    "kernel samples are not allowed (%s): recording user "
 		    "space only",
 		    advice);
-	} else if (e == MEMBER_CLOCK && unsupported(err)) {
+	} else if (e == MEMBER_CLOCK && evprof_open_unsupported(err)) {
 		r->cpu_time_member = false;
 		evprof__recorder_note(
 		    r,
 		    "%s cannot be counted (%s): CPU time per sample is "
 		    "unknown",
 		    member_name(r, e), advice);
-	} else if (e > 0 && unsupported(err)) {
+	} else if (e > 0 && evprof_open_unsupported(err)) {
 		evprof__recorder_note(
 		    r,
 		    "%s cannot be counted with %s (%s): recording without "
 		    "it",
 		    r->events[e].name, r->events[0].name, advice);
 		drop_event(r, (size_t)e);
-	} else if (e == 0 && unsupported(err) && !is_cpu_clock(&r->events[0])) {
+	} else if (e == 0 && evprof_open_unsupported(err) &&
+		   !is_cpu_clock(&r->events[0])) {
 		evprof__recorder_note(
 		    r,
 		    "%s cannot sample (%s): sampling cpu-clock, keeping "
@@ -573,11 +572,7 @@ bool evprof__recorder_find_exit(struct evprof_recorder *r)
 		    r,
 		    "task exits cannot be sampled (sched:sched_process_exit: "
 		    "%s; tracefs is needed): %s",
-		    evprof_strerror(err),
-		    r->per_cpu ? "what a task counts after its last switch-out "
-				 "goes to the next thread on its CPU"
-			       : "what a task counts after its last sample is "
-				 "lost");
+		    evprof_strerror(err), exit_loss(r));
 		return false;
 	}
 	r->exit_attr = spec.attr;

@@ -63,12 +63,8 @@ static int frames_from(struct sess_stacks *b, const struct evprof_sym_result *r,
 		 * Named as addr2line -e LIB takes it: the linked address when
 		 * the image was read, else the file offset.
 		 */
-		const char *base = strrchr(r->lib_path, '/');
-
 		snprintf(unnamed, sizeof(unnamed), "%s+0x%" PRIx64,
-			 r->lib_name ? r->lib_name
-			 : base	     ? base + 1
-				     : r->lib_path,
+			 r->lib_name ? r->lib_name : r->lib_path,
 			 r->image_found ? r->elf_addr : r->rel_addr);
 		f.function = unnamed;
 	}
@@ -124,8 +120,11 @@ static int symbolize(struct sess_stacks *b, const struct bproc *pr,
 			err = evprof_symbolizer__user(b->sym, &sm, look, &r);
 		if (err == -EINVAL) {
 			/* No symbolizer: the mapping names the frame. */
+			const char *base = strrchr(sm.path, '/');
+
 			r = (struct evprof_sym_result){
 			    .lib_path = sm.path,
+			    .lib_name = base ? base + 1 : sm.path,
 			    .rel_addr = look - m->start + m->pgoff,
 			};
 			err = 0;

@@ -202,3 +202,32 @@ int evprof__vec_grow(void **p, size_t *cap, size_t elem_sz, size_t need,
 	*cap = ncap;
 	return 0;
 }
+
+void evprof__hex(char *out, const uint8_t *b, size_t n, bool upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+int evprof__unhex(const char *hex, uint8_t *out, size_t max)
+{
+	size_t n = strlen(hex), i;
+
+	if (n % 2 || n / 2 > max)
+		return -1;
+	for (i = 0; i < n; i += 2) {
+		int hi = evprof__hexval(hex[i]),
+		    lo = evprof__hexval(hex[i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		out[i / 2] = (uint8_t)(hi << 4 | lo);
+	}
+	return (int)(n / 2);
+}

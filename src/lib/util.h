@@ -45,6 +45,28 @@ EVPROF_HIDDEN int evprof__read_all(const char *path, size_t max, char **out,
  */
 EVPROF_HIDDEN int evprof__parse_cpu_list(const char *s, int *cpus, int max);
 
+/* The value of hex digit c, or -1. */
+static inline int evprof__hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Writes n bytes of b as 2 * n hex digits and a NUL into out. */
+EVPROF_HIDDEN void evprof__hex(char *out, const uint8_t *b, size_t n,
+			       bool upper);
+/*
+ * Decodes the hex digits of hex (either case, even count) into out.
+ * Returns the byte count, or -1 when hex is not that or needs more than
+ * max bytes.
+ */
+EVPROF_HIDDEN int evprof__unhex(const char *hex, uint8_t *out, size_t max);
+
 /* Unaligned little helpers for untrusted bytes. */
 static inline uint64_t evprof__load_u64(const void *p)
 {

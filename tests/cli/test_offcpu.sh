@@ -136,6 +136,7 @@ case $? in
 esac
 
 # go tool pprof reads both new sample types.
+command -v go >/dev/null || { echo "skip: no go for go tool pprof"; finish; }
 for t in off-cpu preempted; do
 	if go tool pprof -symbolize=none -sample_index="$t" -top \
 		"$TMP/task.pb.gz" >"$TMP/pp" 2>&1 &&
