@@ -196,7 +196,7 @@ static int build(struct build *b)
 	struct order *so = NULL, *eo = NULL;
 	uint32_t *thr = NULL;
 	int *stacks = NULL;
-	uint64_t kept = 0;
+	uint64_t kept = 0, cut = 0;
 	int err = -ENOMEM;
 
 	for (size_t i = 0; i < s->nr_slots; i++) {
@@ -232,7 +232,6 @@ static int build(struct build *b)
 	err = replay(b, so, eo, thr, stacks);
 	s->st.stacks_unwound += b->sk.unwound;
 	s->st.stacks_truncated += b->sk.truncated;
-	s->st.stacks_cut = b->sk.cut;
 	if (err)
 		goto out;
 
@@ -249,6 +248,7 @@ static int build(struct build *b)
 		th->kept++;
 		evprof__tasks_proc(&b->t, th->proc)->kept++;
 		kept += !(x->flags & SS_OFFCPU);
+		cut += (x->flags & (SS_OFFCPU | SS_CUT)) == SS_CUT;
 	}
 	s->st.processes = s->st.threads = 0;
 	s->st.offcpu_voluntary = s->st.offcpu_preempted = 0;
@@ -266,6 +266,7 @@ static int build(struct build *b)
 	if (!err) {
 		s->built = true;
 		s->st.samples = kept;
+		s->st.stacks_cut = cut;
 		s->st.samples_filtered = s->idle + (ns - s->nr_offcpu) - kept;
 	}
 out:

@@ -292,12 +292,12 @@ static int chain_frames(struct sess_stacks *b, const struct bproc *pr,
 #define STACK_CUT (1ull << 32)
 
 static int stack_for(struct sess_stacks *b, const struct bproc *pr,
-		     uint32_t chain, int *stack)
+		     uint32_t chain, int *stack, bool *was_cut)
 {
 	const uint64_t *words = b->st->chains.a;
 	long key = (long)((uint64_t)pr->epoch << 32 | chain), v;
 	int st = -1, err;
-	bool cut;
+	bool cut = false;
 
 	if (!b->stacks) {
 		b->stacks = evprof__hashmap_new(
@@ -307,7 +307,7 @@ static int stack_for(struct sess_stacks *b, const struct bproc *pr,
 	}
 	if (evprof__hashmap_find(b->stacks, key, &v)) {
 		*stack = (int)(uint32_t)v;
-		b->cut += ((uint64_t)v & STACK_CUT) != 0;
+		*was_cut = ((uint64_t)v & STACK_CUT) != 0;
 		return 0;
 	}
 	err = chain_frames(b, pr, words + chain + 1, words[chain], &cut);
@@ -329,7 +329,7 @@ static int stack_for(struct sess_stacks *b, const struct bproc *pr,
 		}
 	}
 	*stack = st;
-	b->cut += cut;
+	*was_cut = cut;
 	v = (long)((uint32_t)st | (cut ? STACK_CUT : 0));
 	return evprof__hashmap_add(b->stacks, key, v) ? -ENOMEM : 0;
 }
@@ -412,6 +412,7 @@ static int unwind_sample(struct sess_stacks *b, const struct bproc *pr,
 int evprof__stacks_sample(struct sess_stacks *sk, const struct bproc *pr,
 			  struct ssample *x, int *stack)
 {
+	bool cut = false;
 	int err;
 
 	if (x->ustack && !(x->flags & SS_UNWOUND)) {
@@ -419,7 +420,9 @@ int evprof__stacks_sample(struct sess_stacks *sk, const struct bproc *pr,
 		if (err)
 			return err;
 	}
-	return stack_for(sk, pr, x->chain, stack);
+	err = stack_for(sk, pr, x->chain, stack, &cut);
+	x->flags = (x->flags & ~(uint32_t)SS_CUT) | (cut ? SS_CUT : 0);
+	return err;
 }
 
 void evprof__stacks_free(struct sess_stacks *sk)

@@ -43,15 +43,15 @@ struct sess_stacks {
 	EVPROF_VEC(struct frame_key) frame_keys;
 	struct evprof_hashmap *stacks; /* epoch << 32 | chain -> stack */
 	uint64_t unwound, truncated;   /* stack copies this build unwound */
-	uint64_t cut; /* samples whose user chain ended in garbage */
 };
 
 EVPROF_HIDDEN void evprof__stacks_free(struct sess_stacks *sk);
 
 /*
  * The profile stack of sample x of process pr (-1: empty), its stack copy
- * unwound first (once: x->chain then holds the result). Returns 0 or a
- * negative error of the profile (-ENOMEM).
+ * unwound first (once: x->chain then holds the result); SS_CUT in x->flags
+ * tells whether its user chain was cut. Returns 0 or a negative error of
+ * the profile (-ENOMEM).
  */
 EVPROF_HIDDEN int evprof__stacks_sample(struct sess_stacks *sk,
 					const struct bproc *pr,

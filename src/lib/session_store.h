@@ -24,6 +24,7 @@
  */
 #define SS_OFFCPU  0x8
 #define SS_PREEMPT 0x10 /* with SS_OFFCPU: the thread was preempted */
+#define SS_CUT	   0x20 /* the last build cut its user chain (garbage) */
 
 #define NO_SAMPLE UINT32_MAX
 
