@@ -75,19 +75,22 @@ static double pct(double v, double total)
 	return total > 0 ? 100.0 * v / total : 0.0;
 }
 
-static void label(const struct evprof_profile_diff_column *c, char *buf,
-		  size_t len)
+/* A column's name in the table; returns the width of its fields. */
+static int label(const struct evprof_profile_diff_column *c, char *buf,
+		 size_t len)
 {
-	snprintf(buf, len, c->ns ? "%s-ms" : "%s", c->name);
+	int n = snprintf(buf, len, c->ns ? "%s-ms" : "%s", c->name);
+
+	return n + 5 > 14 ? n + 5 : 14; /* room for "<name>:base" */
 }
 
-static void print_value(const struct evprof_profile_diff_column *c, double v,
-			bool sign)
+static void print_value(const struct evprof_profile_diff_column *c, int w,
+			double v, bool sign)
 {
 	if (c->ns)
-		printf(sign ? " %+14.3f" : " %14.3f", v / 1e6);
+		printf(sign ? " %+*.3f" : " %*.3f", w, v / 1e6);
 	else
-		printf(sign ? " %+14.0f" : " %14.0f", v);
+		printf(sign ? " %+*.0f" : " %*.0f", w, v);
 }
 
 /*
@@ -124,11 +127,13 @@ static void print_table(const struct table *t, size_t *rows, size_t limit)
 		static const char *const parts[] = {"base", "new", "diff",
 						    "pp"};
 
+		int w;
+
 		evprof_profile_diff__column(t->d, col, &c);
-		label(&c, name, sizeof(name));
+		w = label(&c, name, sizeof(name));
 		for (size_t p = 0; p < 4; p++) {
 			snprintf(head, sizeof(head), "%s:%s", name, parts[p]);
-			printf(" %14s", head);
+			printf(" %*s", w, head);
 		}
 	}
 	printf("  function [lib]\n");
@@ -141,13 +146,16 @@ static void print_table(const struct table *t, size_t *rows, size_t limit)
 		for (k = 0; k < t->nc; k++) {
 			size_t col =
 			    k ? k - (k <= (size_t)t->sort) : (size_t)t->sort;
+			int w;
 
 			evprof_profile_diff__column(t->d, col, &c);
-			print_value(&c, v[0][col], false);
-			print_value(&c, v[1][col], false);
-			print_value(&c, v[1][col] - v[0][col], true);
-			printf(" %+14.2f", pct(v[1][col], c.new_total) -
-					       pct(v[0][col], c.base_total));
+			w = label(&c, name, sizeof(name));
+			print_value(&c, w, v[0][col], false);
+			print_value(&c, w, v[1][col], false);
+			print_value(&c, w, v[1][col] - v[0][col], true);
+			printf(" %+*.2f", w,
+			       pct(v[1][col], c.new_total) -
+				   pct(v[0][col], c.base_total));
 		}
 		printf(*f.lib == '[' ? "  %s %s\n" : "  %s [%s]\n", f.name,
 		       f.lib);
