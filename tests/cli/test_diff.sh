@@ -31,27 +31,32 @@ near() {
 		exit !(a != "" && d <= t) }'
 }
 
-rec base cpu-clock,page-faults 3 1 400
-rec new cpu-clock,page-faults 1 3 400
-rec long cpu-clock,context-switches 1 3 800
+rec base cpu-clock,page-faults 3 1 800
+rec new cpu-clock,page-faults 1 3 800
+rec long cpu-clock,context-switches 1 3 1600
 
-# 1. The table: each function's share moves by 50 +/- 2 points, and by the
-# workload's own measured change within 2 points; the two lead the table.
+# 1. The table: each function's share of the total moves by 50 +/- 2
+# points, and by the workload's own measured change within 2 points; the
+# two lead the table. The workload's CPU time includes the interrupts and
+# preemptions taken inside its loops, which a profile shows as kernel frames
+# on top of spin_a or spin_b: in their total, not their self value, which a
+# loaded machine lowers by several points (held to 50 +/- 8).
 "$EVPROF" diff base.json.gz 2>/dev/null && fail "diff with one file accepted"
 "$EVPROF" diff -n 0 "$TMP/base.json.gz" "$TMP/new.json.gz" >"$TMP/t" 2>"$TMP/e" ||
 	fail "diff: $(cat "$TMP/e")"
 for f in spin_a spin_b; do
 	sign=$([ $f = spin_a ] && echo -1 || echo 1)
 	want=$(awk -v a="$(truth new $f)" -v b="$(truth base $f)" 'BEGIN { print a - b }')
-	for t in 1 2; do
-		for c in cpu-ms:pp samples:pp; do
-			got=$(col "$TMP/t" $t $f $c)
-			if near "$got" $((sign * 50)) 2 && near "$got" "$want" 2; then
-				ok "table $t $f $c $got (workload: $want)"
-			else
-				fail "table $t $f $c '$got', want $((sign * 50)) +/- 2 and $want"
-			fi
-		done
+	for c in cpu-ms:pp samples:pp; do
+		got=$(col "$TMP/t" 2 $f $c)
+		if near "$got" $((sign * 50)) 2 && near "$got" "$want" 2; then
+			ok "by total: $f $c $got (workload: $want)"
+		else
+			fail "by total: $f $c '$got', want $((sign * 50)) +/- 2 and $want"
+		fi
+		got=$(col "$TMP/t" 1 $f $c)
+		near "$got" $((sign * 50)) 8 && ok "by self: $f $c $got" ||
+			fail "by self: $f $c '$got', want $((sign * 50)) +/- 8"
 	done
 done
 first=$(awk '/^by self/ { getline; getline; r = $(NF-1) " " $NF
@@ -85,11 +90,12 @@ nz=$(awk '/^by (self|total)/ { on = 1; getline; n = NF - 2; next }
 # 3. pprof output: as pprof's own -diff_base sees the same two files.
 if command -v go >/dev/null 2>&1; then
 	export HOME=${HOME:-$TMP} GOCACHE=$TMP/gocache
-	top() { # pprof args...: "FUNC FLAT" lines in ms, and "total T"
+	top() { # pprof args...: "FUNC FLAT CUM" lines in ms, and "total T"
 		go tool pprof -symbolize=none -top -unit=ms -nodecount=1000 \
 			-sample_index=cpu "$@" 2>/dev/null |
 			awk '/^Showing nodes/ { t = $(NF-1); sub(/ms$/, "", t); print "total", t }
-				on { v = $1; sub(/ms$/, "", v); print $NF, v }
+				on { v = $1; c = $4; sub(/ms$/, "", v); sub(/ms$/, "", c)
+					print $NF, v, c }
 				$1 == "flat" { on = 1 }'
 	}
 	"$EVPROF" diff -o "$TMP/d.pb.gz" "$TMP/base.pb.gz" "$TMP/new.json.gz" ||
@@ -97,19 +103,21 @@ if command -v go >/dev/null 2>&1; then
 	top "$TMP/d.pb.gz" | sort >"$TMP/ours"
 	top -diff_base "$TMP/base.pb.gz" "$TMP/new.pb.gz" | sort >"$TMP/theirs"
 	for f in spin_a spin_b; do
-		o=$(awk -v f=$f '$1 == f { print $2 }' "$TMP/ours")
-		t=$(awk -v f=$f '$1 == f { print $2 }' "$TMP/theirs")
-		near "$o" "$t" 0.01 && ok "pprof flat $f: ours $o ms, pprof -diff_base $t ms" ||
-			fail "pprof flat $f: ours '$o', pprof -diff_base '$t'"
+		o=$(awk -v f=$f '$1 == f { print $2, $3 }' "$TMP/ours")
+		t=$(awk -v f=$f '$1 == f { print $2, $3 }' "$TMP/theirs")
+		near "${o% *}" "${t% *}" 0.01 && near "${o#* }" "${t#* }" 0.01 &&
+			ok "pprof flat, cum $f: ours $o ms, pprof -diff_base $t ms" ||
+			fail "pprof flat, cum $f: ours '$o', pprof -diff_base '$t'"
 	done
 	go tool pprof -raw "$TMP/d.pb.gz" 2>/dev/null | grep -q 'pprof::base:\[true\]' &&
 		ok "base samples labelled pprof::base=true" || fail "no pprof::base label"
-	# Normalized, pprof's percentages are of equal totals: the change of share.
+	# Normalized, pprof's percentages are of equal totals: cum is the change
+	# of the total share.
 	"$EVPROF" diff -N -o "$TMP/dn.pb.gz" "$TMP/base.pb.gz" "$TMP/new.pb.gz" ||
 		fail "diff -N -o"
 	top "$TMP/dn.pb.gz" >"$TMP/ours"
 	for f in spin_a spin_b; do
-		pp=$(awk -v f=$f '$1 == "total" { t = $2 } $1 == f { print 100 * $2 / t }' "$TMP/ours")
+		pp=$(awk -v f=$f '$1 == "total" { t = $2 } $1 == f { print 100 * $3 / t }' "$TMP/ours")
 		sign=$([ $f = spin_a ] && echo -1 || echo 1)
 		near "$pp" $((sign * 50)) 2 && ok "pprof $f: $pp points of the total" ||
 			fail "pprof $f: '$pp' points, want $((sign * 50)) +/- 2"
@@ -127,19 +135,19 @@ fi
 	fail "diff -N long"
 ns() { sed -n "s/.*$2_ns=\([0-9]*\).*/\1/p" "$TMP/$1.truth"; }
 want=$(awk -v a="$(ns long spin_a)" -v b="$(ns base spin_a)" 'BEGIN { print (a - b) / 1e6 }')
-got=$(col "$TMP/plain" 1 spin_a cpu-ms:diff)
+got=$(col "$TMP/plain" 2 spin_a cpu-ms:diff)
 near "$got" "$want" "$(awk -v w="$want" 'BEGIN { print (w < 0 ? -w : w) * 0.03 + 3 }')" &&
-	ok "plain spin_a self cpu change $got ms (workload: $want)" ||
+	ok "plain spin_a total cpu change $got ms (workload: $want)" ||
 	fail "plain spin_a change '$got' ms, workload $want"
 tot=$(sed -n 's/.* cpu-ms=\([0-9.]*\)->\([0-9.]*\).*/\1 \2/p' "$TMP/norm")
 near "${tot% *}" "${tot#* }" 0.01 && ok "normalized totals equal: $tot" ||
 	fail "normalized totals: $tot"
-got=$(col "$TMP/norm" 1 spin_a cpu-ms:diff)
+got=$(col "$TMP/norm" 2 spin_a cpu-ms:diff)
 pp=$(awk -v d="$got" -v t="${tot#* }" 'BEGIN { print 100 * d / t }')
 near "$pp" -50 2 && ok "normalized spin_a change: $got ms = $pp% of NEW" ||
 	fail "normalized spin_a change '$got' ms = $pp%"
 for t in plain norm; do
-	got=$(col "$TMP/$t" 1 spin_b cpu-ms:pp)
+	got=$(col "$TMP/$t" 2 spin_b cpu-ms:pp)
 	near "$got" 50 2 && ok "$t: spin_b share $got points" || fail "$t: spin_b '$got'"
 done
 grep -q "'page-faults' is only in $TMP/base.pb.gz: not compared" "$TMP/e" &&
