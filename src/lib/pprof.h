@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Field numbers of google/pprof proto/profile.proto (package
- * perftools.profiles), shared by the pprof writer and reader.
+ * perftools.profiles), shared by the pprof writer and reader, and the
+ * writer's entry for differential profiles.
  */
 #ifndef EVPROF_LIB_PPROF_H
 #define EVPROF_LIB_PPROF_H
