@@ -1,18 +1,22 @@
 # bash completion for evprof. Commands and options are read from evprof's
 # own help text, so completion follows whatever the installed binary takes.
+_evprof_commands()
+{
+	evprof --help 2>/dev/null |
+		awk '/^commands:/ { on = 1; next } on && NF { print $1 }'
+}
+
 _evprof()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]:-} words
 
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		words="$(evprof --help 2>/dev/null |
-			awk '/^commands:/ { on = 1; next } on && NF { print $1 }')
-			help --version"
+		words="$(_evprof_commands) help --version"
 		mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
 		return
 	fi
 	if [ "$cmd" = help ]; then
-		mapfile -t COMPREPLY < <(compgen -W "record report stat info" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "$(_evprof_commands)" -- "$cur")
 		return
 	fi
 	case $cur in

@@ -112,6 +112,8 @@ struct pp {
 	struct pb extra;   /* extra string_table entries, encoded */
 	struct pb m, sub;  /* scratch messages */
 	uint64_t key_pid, key_tid, key_thread; /* label key strings */
+	size_t first_base;		       /* threads of a diff's base */
+	uint64_t key_base, str_true;	       /* "pprof::base", "true" */
 	int32_t *lf;			       /* location frames */
 	size_t nr_lf, cap_lf;
 	struct loc *locs;
@@ -229,6 +231,10 @@ static void write_header(struct pp *c, const char *def)
 	c->key_pid = extra_str(c, "pid");
 	c->key_tid = extra_str(c, "tid");
 	c->key_thread = extra_str(c, "thread");
+	if (c->first_base < p->nr_threads) {
+		c->key_base = extra_str(c, "pprof::base");
+		c->str_true = extra_str(c, "true");
+	}
 	for (i = 0; i < p->nr_notes; i++)
 		pb_u64(&c->m, PROFILE_COMMENT, extra_str(c, p->notes[i]));
 	evprof__sink_write(c->out, c->m.b, c->m.len);
@@ -239,6 +245,7 @@ static int write_thread(struct pp *c, const struct evprof__thread *t)
 {
 	const struct evprof_profile *p = c->p;
 	uint64_t name = extra_str(c, t->name);
+	bool base = (size_t)(t - p->threads) >= c->first_base;
 	uint32_t i;
 	int64_t k;
 
@@ -257,7 +264,7 @@ static int write_thread(struct pp *c, const struct evprof__thread *t)
 		pb_msg(&c->m, SAMPLE_LOCATION_ID, &c->sub);
 		c->sub.len = 0;
 		for (i = 0; i < c->nv; i++)
-			pb_varint(&c->sub, a[i]);
+			pb_varint(&c->sub, base ? -a[i] : a[i]);
 		pb_msg(&c->m, SAMPLE_VALUE, &c->sub);
 
 		c->sub.len = 0;
@@ -273,6 +280,12 @@ static int write_thread(struct pp *c, const struct evprof__thread *t)
 		pb_u64(&c->sub, LABEL_KEY, c->key_thread);
 		pb_u64(&c->sub, LABEL_STR, name);
 		pb_msg(&c->m, SAMPLE_LABEL, &c->sub);
+		if (base) {
+			c->sub.len = 0;
+			pb_u64(&c->sub, LABEL_KEY, c->key_base);
+			pb_u64(&c->sub, LABEL_STR, c->str_true);
+			pb_msg(&c->m, SAMPLE_LABEL, &c->sub);
+		}
 		if (c->m.oom || c->sub.oom)
 			return -ENOMEM;
 		emit(c->out, PROFILE_SAMPLE, &c->m);
@@ -438,13 +451,13 @@ static int write_pprof(struct pp *c, const char *def)
 	return c->out->err;
 }
 
-int evprof_profile__write_pprof(const struct evprof_profile *p,
-				const char *path,
-				const struct evprof_pprof_opts *opts)
+int evprof__write_pprof_diff(const struct evprof_profile *p, const char *path,
+			     const struct evprof_pprof_opts *opts,
+			     size_t first_base)
 {
 	const char *def = EVPROF_OPTS_GET(opts, default_type, NULL);
 	struct evprof__sink out;
-	struct pp c = {.p = p, .out = &out};
+	struct pp c = {.p = p, .out = &out, .first_base = first_base};
 	int err, cerr;
 
 	if (!p || !path || !EVPROF_OPTS_VALID(opts, true))
@@ -471,4 +484,11 @@ int evprof_profile__write_pprof(const struct evprof_profile *p,
 	free(c.scratch);
 	free(c.maps);
 	return err ? err : cerr;
+}
+
+int evprof_profile__write_pprof(const struct evprof_profile *p,
+				const char *path,
+				const struct evprof_pprof_opts *opts)
+{
+	return evprof__write_pprof_diff(p, path, opts, SIZE_MAX);
 }

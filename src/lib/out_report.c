@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile_funcs.h"
 #include "profile_internal.h"
 
 /* A ratio column: num / den * scale, from self values. */
@@ -22,105 +23,14 @@ struct ratio {
 struct rep {
 	const struct evprof_profile *p;
 	FILE *f;
-	uint32_t nv;	     /* value columns */
-	int sort;	     /* value column sorted by */
-	uint32_t *group_of;  /* per func: function group */
-	uint32_t *group_rep; /* per group: a func of it */
-	bool *group_kernel;
-	size_t nr_groups;
-	uint64_t *self, *total; /* nr_groups * nv */
-	uint64_t *all;		/* nv: every sample */
-	uint32_t *mark;		/* per group: sample stamp */
-	uint32_t stamp;
+	uint32_t nv;		 /* value columns */
+	int sort;		 /* value column sorted by */
+	struct evprof__funcs fs; /* per-function sums */
 	struct ratio ratios[EVPROF_PROFILE_MAX_COUNTERS + 1];
 	char weight_label[EVPROF_PROFILE_MAX_WEIGHTS][48]; /* "<name>-ms" */
 	size_t nr_ratios;
 	uint32_t *order;
 };
-
-static int cmp_func(const void *a, const void *b, void *ctx)
-{
-	const struct evprof_profile *p = ctx;
-	const struct evprof__func *x = &p->funcs[*(const uint32_t *)a];
-	const struct evprof__func *y = &p->funcs[*(const uint32_t *)b];
-	int c = strcmp(evprof__pstr(p, x->name), evprof__pstr(p, y->name));
-
-	if (c)
-		return c;
-	return x->lib < y->lib ? -1 : x->lib > y->lib;
-}
-
-/* Functions that differ only by source file are one (name, lib). */
-static int build_groups(struct rep *r)
-{
-	const struct evprof_profile *p = r->p;
-	size_t n = p->nr_funcs, i;
-	uint32_t *idx = malloc((n + 1) * sizeof(*idx));
-
-	r->group_of = malloc((n + 1) * sizeof(*r->group_of));
-	r->group_rep = malloc((n + 1) * sizeof(*r->group_rep));
-	r->group_kernel = calloc(n + 1, sizeof(*r->group_kernel));
-	if (!idx || !r->group_of || !r->group_rep || !r->group_kernel) {
-		free(idx);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++)
-		idx[i] = (uint32_t)i;
-	qsort_r(idx, n, sizeof(*idx), cmp_func, (void *)p);
-	for (i = 0; i < n; i++) {
-		if (!i || cmp_func(&idx[i - 1], &idx[i], (void *)p))
-			r->group_rep[r->nr_groups++] = idx[i];
-		r->group_of[idx[i]] = (uint32_t)r->nr_groups - 1;
-	}
-	for (i = 0; i < p->nr_frames; i++)
-		if (p->frames[i].kernel)
-			r->group_kernel[r->group_of[p->frames[i].func]] = true;
-	free(idx);
-	r->self = calloc((r->nr_groups + 1) * r->nv, sizeof(uint64_t));
-	r->total = calloc((r->nr_groups + 1) * r->nv, sizeof(uint64_t));
-	r->all = calloc(r->nv, sizeof(uint64_t));
-	r->mark = calloc(r->nr_groups + 1, sizeof(uint32_t));
-	r->order = malloc((r->nr_groups + 1) * sizeof(uint32_t));
-	if (!r->self || !r->total || !r->all || !r->mark || !r->order)
-		return -ENOMEM;
-	return 0;
-}
-
-/* Adds thread t's store entries: self to the leaf, total once per stack. */
-static void add_thread(struct rep *r, const struct evprof__thread *t)
-{
-	const struct evprof_profile *p = r->p;
-	uint32_t nv = r->nv, i;
-	int64_t k;
-
-	for (k = t->first_entry; k >= 0; k = p->store.e[k].next) {
-		const uint64_t *v = evprof__entry_vals(p, (size_t)k);
-		int32_t st = p->store.e[k].stack;
-		bool leaf = true;
-
-		for (i = 0; i < nv; i++)
-			r->all[i] += v[i];
-		/* A function counts once per stack, however deep it recurses.
-		 */
-		if (!++r->stamp) {
-			memset(r->mark, 0, r->nr_groups * sizeof(*r->mark));
-			r->stamp = 1;
-		}
-		for (; st >= 0; st = p->stacks[st].parent, leaf = false) {
-			uint32_t g =
-			    r->group_of[p->frames[p->stacks[st].frame].func];
-
-			if (leaf)
-				for (i = 0; i < nv; i++)
-					r->self[g * nv + i] += v[i];
-			if (r->mark[g] == r->stamp)
-				continue;
-			r->mark[g] = r->stamp;
-			for (i = 0; i < nv; i++)
-				r->total[g * nv + i] += v[i];
-		}
-	}
-}
 
 struct sort_ctx {
 	const struct rep *r;
@@ -135,14 +45,13 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 	size_t nv = c->r->nv, s = (size_t)c->r->sort;
 	uint64_t bx = c->by[x * nv + s], by = c->by[y * nv + s];
 	uint64_t tx = c->then[x * nv + s], ty = c->then[y * nv + s];
-	const struct evprof_profile *p = c->r->p;
 
 	if (bx != by)
 		return bx > by ? -1 : 1;
 	if (tx != ty)
 		return tx > ty ? -1 : 1;
-	return strcmp(evprof__pstr(p, p->funcs[c->r->group_rep[x]].name),
-		      evprof__pstr(p, p->funcs[c->r->group_rep[y]].name));
+	return strcmp(evprof__funcs_name(&c->r->fs, x),
+		      evprof__funcs_name(&c->r->fs, y));
 }
 
 /* Whether column c is a time in ns, printed in ms. */
@@ -180,16 +89,16 @@ static void print_pct(const struct rep *r, uint64_t v, uint64_t all)
 static void print_table(struct rep *r, const char *title, bool by_total,
 			unsigned top)
 {
-	const struct evprof_profile *p = r->p;
-	struct sort_ctx sc = {r, by_total ? r->total : r->self,
-			      by_total ? r->self : r->total};
-	uint64_t all = r->all[r->sort];
+	const struct evprof__funcs *fs = &r->fs;
+	struct sort_ctx sc = {r, by_total ? fs->total : fs->self,
+			      by_total ? fs->self : fs->total};
+	uint64_t all = fs->all[r->sort];
 	size_t n = 0, i, k;
 	uint32_t c;
 
-	for (i = 0; i < r->nr_groups; i++)
-		if (r->total[i * r->nv + COL_SAMPLES] ||
-		    r->total[i * r->nv + (size_t)r->sort])
+	for (i = 0; i < fs->n; i++)
+		if (fs->total[i * r->nv + COL_SAMPLES] ||
+		    fs->total[i * r->nv + (size_t)r->sort])
 			r->order[n++] = (uint32_t)i;
 	qsort_r(r->order, n, sizeof(*r->order), cmp_rows, &sc);
 	if (top && n > top)
@@ -203,10 +112,9 @@ static void print_table(struct rep *r, const char *title, bool by_total,
 	fprintf(r->f, "  function [lib]\n");
 	for (i = 0; i < n; i++) {
 		uint32_t g = r->order[i];
-		const uint64_t *s = &r->self[g * r->nv];
-		const uint64_t *t = &r->total[g * r->nv];
-		const struct evprof__func *fn = &p->funcs[r->group_rep[g]];
-		const char *lib;
+		const uint64_t *s = &fs->self[g * r->nv];
+		const uint64_t *t = &fs->total[g * r->nv];
+		const char *lib = evprof__funcs_lib(fs, g);
 
 		print_pct(r, s[r->sort], all);
 		print_value(r, r->sort, s[r->sort]);
@@ -224,11 +132,8 @@ static void print_table(struct rep *r, const char *title, bool by_total,
 			else
 				fprintf(r->f, " %14s", "-");
 		}
-		lib = fn->lib >= 0 ? evprof__pstr(p, p->libs[fn->lib].name)
-		      : r->group_kernel[g] ? "[kernel]"
-					   : "[?]";
 		fprintf(r->f, *lib == '[' ? "  %s %s\n" : "  %s [%s]\n",
-			evprof__pstr(p, fn->name), lib);
+			evprof__funcs_name(fs, g), lib);
 	}
 }
 
@@ -268,24 +173,15 @@ static void find_ratios(struct rep *r, bool cpu)
 	}
 }
 
-static void reset(struct rep *r)
-{
-	size_t n = (r->nr_groups + 1) * r->nv;
-
-	memset(r->self, 0, n * sizeof(*r->self));
-	memset(r->total, 0, n * sizeof(*r->total));
-	memset(r->all, 0, r->nv * sizeof(*r->all));
-}
-
 static void print_head(struct rep *r)
 {
 	fprintf(r->f, "total:");
 	for (uint32_t c = 0; c < r->nv; c++) {
 		fprintf(r->f, " %s=", col_name(r, (int)c));
 		if (is_time(r, (int)c))
-			fprintf(r->f, "%.3f", (double)r->all[c] / 1e6);
+			fprintf(r->f, "%.3f", (double)r->fs.all[c] / 1e6);
 		else
-			fprintf(r->f, "%" PRIu64, r->all[c]);
+			fprintf(r->f, "%" PRIu64, r->fs.all[c]);
 	}
 	fputc('\n', r->f);
 }
@@ -295,17 +191,20 @@ static int report(struct rep *r, const struct evprof_report_opts *opts)
 	const struct evprof_profile *p = r->p;
 	unsigned top = EVPROF_OPTS_GET(opts, top, 0);
 	size_t i;
-	int err = build_groups(r);
+	int err = evprof__funcs_init(&r->fs, p);
 
 	if (err)
 		return err;
+	r->order = malloc((r->fs.n + 1) * sizeof(*r->order));
+	if (!r->order)
+		return -ENOMEM;
 	fprintf(r->f, "# evprof report: %zu threads, sorted by %s\n",
 		p->nr_threads, col_name(r, r->sort));
 	for (i = 0; i < p->nr_notes; i++)
 		fprintf(r->f, "# note: %s\n", p->notes[i]);
 	if (!EVPROF_OPTS_GET(opts, per_thread, false)) {
 		for (i = 0; i < p->nr_threads; i++)
-			add_thread(r, &p->threads[i]);
+			evprof__funcs_add_thread(&r->fs, i);
 		print_head(r);
 		print_table(r, "by self", false, top);
 		print_table(r, "by total", true, top);
@@ -314,8 +213,8 @@ static int report(struct rep *r, const struct evprof_report_opts *opts)
 	for (i = 0; i < p->nr_threads; i++) {
 		const struct evprof__thread *t = &p->threads[i];
 
-		reset(r);
-		add_thread(r, t);
+		evprof__funcs_reset(&r->fs);
+		evprof__funcs_add_thread(&r->fs, i);
 		fprintf(r->f, "\n== thread %s pid=%d tid=%d\n", t->name,
 			p->procs[t->proc].pid, t->tid);
 		print_head(r);
@@ -349,13 +248,7 @@ int evprof_profile__write_report(const struct evprof_profile *p, FILE *f,
 		return -ENOENT;
 	find_ratios(&r, cpu);
 	err = report(&r, opts);
-	free(r.group_of);
-	free(r.group_rep);
-	free(r.group_kernel);
-	free(r.self);
-	free(r.total);
-	free(r.all);
-	free(r.mark);
+	evprof__funcs_fini(&r.fs);
 	free(r.order);
 	if (!err && (fflush(f) || ferror(f)))
 		err = -EIO;

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Field numbers of google/pprof proto/profile.proto (package
- * perftools.profiles), shared by the pprof writer and reader.
+ * perftools.profiles), shared by the pprof writer and reader, and the
+ * writer's entry for differential profiles.
  */
 #ifndef EVPROF_LIB_PPROF_H
 #define EVPROF_LIB_PPROF_H
+
+#include <stddef.h>
+
+#include <evprof/profile.h>
+
+#include "util.h"
 
 /* Protobuf wire types used by the format. */
 enum { PB_VARINT = 0, PB_I64 = 1, PB_LEN = 2, PB_I32 = 5 };
@@ -55,5 +62,16 @@ enum {
 	FUNCTION_FILENAME = 4,
 	FUNCTION_START_LINE = 5,
 };
+
+/*
+ * evprof_profile__write_pprof() of a differential profile (diff.c): the
+ * samples of threads from first_base on are the base's, written with their
+ * values negated (two's complement: protobuf's int64) and the label
+ * pprof::base=true, as pprof -diff_base marks a base.
+ */
+EVPROF_HIDDEN int evprof__write_pprof_diff(const struct evprof_profile *p,
+					   const char *path,
+					   const struct evprof_pprof_opts *opts,
+					   size_t first_base);
 
 #endif /* EVPROF_LIB_PPROF_H */

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 BUILD=$(dirname "$EVPROF")
-cmds="record report stat info"
+cmds="record report diff stat info"
 
 # 1. --version
 "$EVPROF" --version >"$TMP/v" || fail "--version exit status"
@@ -41,6 +41,7 @@ declare -A opts=(
 	[record]="--events --freq --count --call-graph --output --format --weight --mode --duration --pid --all-cpus --include-idle --off-cpu"
 	[stat]="--events --interval --per-thread --pid --all-cpus"
 	[report]="--sort --top --per-thread --output --weight"
+	[diff]="--normalize --weight --limit --output"
 	[info]=""
 )
 for c in $cmds; do
@@ -82,10 +83,14 @@ if [ -f "$comp" ]; then
 		COMP_WORDS=(evprof rec); COMP_CWORD=1; _evprof; echo "${COMPREPLY[*]}"
 		COMP_WORDS=(evprof record --form); COMP_CWORD=2; _evprof; echo "${COMPREPLY[*]}"
 		COMP_WORDS=(evprof stat --per); COMP_CWORD=2; _evprof; echo "${COMPREPLY[*]}"
+		COMP_WORDS=(evprof diff --norm); COMP_CWORD=2; _evprof; echo "${COMPREPLY[*]}"
+		COMP_WORDS=(evprof help di); COMP_CWORD=2; _evprof; echo "${COMPREPLY[*]}"
 	' _ "$comp")
 	[ "$got" = "record
 --format
---per-thread" ] && ok "completion: record, --format, --per-thread" ||
+--per-thread
+--normalize
+diff" ] && ok "completion: record, --format, --per-thread, diff --normalize, help diff" ||
 		fail "completion gave: $got"
 else
 	fail "no bash completion installed"
