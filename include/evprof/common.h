@@ -37,6 +37,7 @@ enum evprof_errc {
 	EVPROF_ERR_NOT_COUNTED,	  /* time_running == 0: no value exists */
 	EVPROF_ERR_BAD_ELF,	  /* unreadable or malformed ELF file */
 	EVPROF_ERR_BAD_PERFDATA,  /* malformed perf.data */
+	EVPROF_ERR_NEGATIVE,	  /* negative values: a difference profile */
 	EVPROF_ERR_LAST
 };
 

@@ -512,7 +512,8 @@ evprof_profile__write_report(const struct evprof_profile *p, FILE *f,
  * cpu/nanoseconds become weight types, the others counters. Returns a profile freed with
  * evprof_profile__free(), or NULL with errno set: ENOENT, EACCES... from
  * the file, EVPROF_ERR_MALFORMED for bytes that are neither (or a type named both
- * as a count and in ns), E2BIG beyond EVPROF_PROFILE_MAX_COUNTERS or
+ * as a count and in ns), EVPROF_ERR_NEGATIVE for a pprof file with negative
+ * values (a difference profile), E2BIG beyond EVPROF_PROFILE_MAX_COUNTERS or
  * EVPROF_PROFILE_MAX_WEIGHTS, ENOMEM.
  */
 EVPROF_API struct evprof_profile *evprof_profile__load(const char *path);

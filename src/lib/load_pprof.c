@@ -627,6 +627,10 @@ static int read_sample(struct rd *r, struct span s)
 		uint64_t v = r->vals_tmp.v[k];
 		int to = r->val_to[k];
 
+		/* A diff (evprof diff, pprof -diff_base) has negated
+		 * samples; the model's sums are unsigned. */
+		if ((int64_t)v < 0)
+			return -EVPROF_ERR_NEGATIVE;
 		if (to == VAL_SAMPLES) {
 			smp.samples += v;
 		} else if (to == VAL_CPU) {

@@ -41,6 +41,8 @@ static const char *const errc_text[] = {
     [EVPROF_ERR_NOT_COUNTED - EVPROF_ERR_FIRST] = "not counted",
     [EVPROF_ERR_BAD_ELF - EVPROF_ERR_FIRST] = "unreadable or malformed ELF",
     [EVPROF_ERR_BAD_PERFDATA - EVPROF_ERR_FIRST] = "malformed perf.data",
+    [EVPROF_ERR_NEGATIVE - EVPROF_ERR_FIRST] =
+	"negative values: a difference profile (view it with pprof)",
 };
 
 const char *evprof_strerror(int err)

@@ -111,6 +111,13 @@ if command -v go >/dev/null 2>&1; then
 	done
 	go tool pprof -raw "$TMP/d.pb.gz" 2>/dev/null | grep -q 'pprof::base:\[true\]' &&
 		ok "base samples labelled pprof::base=true" || fail "no pprof::base label"
+	# Its negated base samples are not a profile to report on: a clear refusal.
+	if "$EVPROF" report "$TMP/d.pb.gz" >/dev/null 2>"$TMP/e"; then
+		fail "report read a difference profile"
+	else
+		grep -q "difference profile" "$TMP/e" && ok "report refuses the diff: $(cat "$TMP/e")" ||
+			fail "report on a diff: '$(cat "$TMP/e")'"
+	fi
 	# Normalized, pprof's percentages are of equal totals: cum is the change
 	# of the total share.
 	"$EVPROF" diff -N -o "$TMP/dn.pb.gz" "$TMP/base.pb.gz" "$TMP/new.pb.gz" ||

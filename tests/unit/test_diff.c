@@ -229,60 +229,14 @@ static void test_normalize(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
-/* Leaf function name of stack st in p. */
-static const char *leaf(const struct evprof_profile *p, int st)
+/* The file's values are checked against pprof's own -diff_base in
+ * tests/cli/test_diff.sh; here, that our reader refuses the negated base
+ * samples instead of summing them as huge unsigned values. */
+static void refused_by_reader(const char *path)
 {
-	struct evprof_profile_frame f;
-	int fr;
-
-	assert_int_equal(evprof_profile__stack_info(p, st, NULL, &fr), 0);
-	assert_int_equal(evprof_profile__frame_info(p, fr, &f), 0);
-	return f.function;
-}
-
-struct sums {
-	const struct evprof_profile *p;
-	int cs;			     /* counter index in the read profile */
-	int64_t samples[5], cs_v[5]; /* per leaf: f g h k main */
-};
-
-static int sum_entry(const struct evprof_profile_entry *e, void *ctx)
-{
-	static const char *const names[] = {"f", "g", "h", "k", "main"};
-	struct sums *s = ctx;
-	const char *name = leaf(s->p, e->stack);
-
-	for (int i = 0; i < 5; i++)
-		if (!strcmp(name, names[i])) {
-			/* The reader sums u64: negated base values wrap. */
-			s->samples[i] += (int64_t)e->samples;
-			s->cs_v[i] += (int64_t)e->counters[s->cs];
-		}
-	return 0;
-}
-
-static void read_back(const char *path, const int64_t samples[5],
-		      const int64_t cs[5])
-{
-	struct evprof_profile *r = evprof_profile__load(path);
-	struct sums s = {.p = r, .cs = -1};
-	const char *name;
-
-	assert_non_null(r);
-	for (int i = 0; (name = evprof_profile__counter_name(r, i)); i++) {
-		assert_string_not_equal(name, "page-faults");
-		if (!strcmp(name, "cs"))
-			s.cs = i;
-	}
-	assert_true(s.cs >= 0);
-	assert_string_equal(evprof_profile__weight_name(r, 0), "off-cpu");
-	assert_int_equal(evprof_profile__for_each_entry(r, -1, sum_entry, &s),
-			 0);
-	for (int i = 0; i < 5; i++) {
-		assert_int_equal(s.samples[i], samples[i]);
-		assert_int_equal(s.cs_v[i], cs[i]);
-	}
-	evprof_profile__free(r);
+	errno = 0;
+	assert_null(evprof_profile__load(path));
+	assert_int_equal(errno, EVPROF_ERR_NEGATIVE);
 }
 
 static void test_pprof(void **state)
@@ -307,17 +261,13 @@ static void test_pprof(void **state)
 	assert_int_equal(evprof_profile_diff__write_pprof(d, path, &po),
 			 -ENOENT);
 	assert_int_equal(evprof_profile_diff__write_pprof(d, path, NULL), 0);
-	/* Per leaf f g h k main: new - base. */
-	read_back(path, (const int64_t[5]){40, 20, -20, 60, 0},
-		  (const int64_t[5]){0, 0, -2, 4, 0});
+	refused_by_reader(path);
 	evprof_profile_diff__free(d);
 
-	/* Normalized: base samples x2, cs x5/3 rounded per entry (2 -> 3). */
 	d = evprof_profile_diff__new(b.p, n.p, &o);
 	assert_non_null(d);
 	assert_int_equal(evprof_profile_diff__write_pprof(d, path, NULL), 0);
-	read_back(path, (const int64_t[5]){-30, 10, -40, 60, 0},
-		  (const int64_t[5]){1 - 2, 0, -3, 4, 0});
+	refused_by_reader(path);
 	evprof_profile_diff__free(d);
 	unlink(path);
 	evprof_profile__free(b.p);
