@@ -24,7 +24,9 @@
 struct share {
 	const struct evprof_core_pmu *pmu; /* NULL: no core PMU known */
 	struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
-	size_t nr;
+	size_t nr;	       /* attrs[] kept for the trial */
+	size_t members;	       /* hardware members, kept or not */
+	unsigned int free;     /* fixed counters not yet taken */
 	unsigned int on_fixed; /* members on fixed counters */
 	unsigned int general;  /* members that need a general counter */
 	unsigned int pushed;   /* cycles off fixed counter 1: the watchdog */
@@ -123,30 +125,26 @@ static unsigned int fixed_class(const struct evprof_core_pmu *p,
 			    : 0;
 }
 
-/* Places s's members on fixed and general counters as the tables say. */
-static void place(struct share *s)
+/* Places member a of s on a fixed or a general counter, as the tables say. */
+static void place(struct share *s, const struct perf_event_attr *a)
 {
 	const struct evprof_core_pmu *p = s->pmu;
-	unsigned int free = p ? p->fixed & ~p->watchdog_fixed : 0;
+	unsigned int c = p ? fixed_class(p, a) : 0;
 
-	for (size_t i = 0; i < s->nr; i++) {
-		unsigned int c = p ? fixed_class(p, &s->attrs[i]) : 0;
-
-		s->precise += s->attrs[i].precise_ip > 0;
-		if (c && (free & c)) {
-			free &= ~c;
-			s->on_fixed++;
-			continue;
-		}
-		/* 0x0300 is a pseudo-encoding: fixed counter 2 or nothing. */
-		if (c == EVPROF_FIXED_REF_CYCLES) {
-			s->ref_stuck = true;
-			continue;
-		}
-		s->general++;
-		if (c == EVPROF_FIXED_CYCLES && (p->watchdog_fixed & c))
-			s->pushed++;
+	s->precise += a->precise_ip > 0;
+	if (c && (s->free & c)) {
+		s->free &= ~c;
+		s->on_fixed++;
+		return;
 	}
+	/* 0x0300 is a pseudo-encoding: fixed counter 2 or nothing. */
+	if (c == EVPROF_FIXED_REF_CYCLES) {
+		s->ref_stuck = true;
+		return;
+	}
+	s->general++;
+	if (c == EVPROF_FIXED_CYCLES && (p->watchdog_fixed & c))
+		s->pushed++;
 }
 
 static unsigned int general_free(const struct evprof_core_pmu *p)
@@ -212,9 +210,13 @@ static int decide(const struct share *s, const char *members)
 {
 	const char *name = s->pmu ? s->pmu->name : "the PMU";
 	char msg[MSG_MAX];
-	int err = 0;
-	enum evprof_trial t = evprof__pmu_trial_cached(
-	    s->attrs, s->nr, s->pmu && s->pmu->hybrid, &err);
+	int err = E2BIG;
+	/* A group larger than a read can hold is not tried: it never opens. */
+	enum evprof_trial t =
+	    s->members > s->nr
+		? EVPROF_TRIAL_CANNOT
+		: evprof__pmu_trial_cached(s->attrs, s->nr,
+					   s->pmu && s->pmu->hybrid, &err);
 
 	if (t == EVPROF_TRIAL_FITS)
 		return 0;
@@ -251,8 +253,10 @@ static size_t split(const struct evprof_event_spec *specs, size_t nr,
 	size_t nr_shares = n > 0 ? (size_t)n : 1;
 
 	for (size_t i = 0; i < nr_shares; i++) {
-		shares[i].pmu = n > 0 ? &pmus[i] : NULL;
-		shares[i].nr = 0;
+		const struct evprof_core_pmu *p = n > 0 ? &pmus[i] : NULL;
+
+		shares[i].pmu = p;
+		shares[i].free = p ? p->fixed & ~p->watchdog_fixed : 0;
 	}
 	for (size_t i = 0; i < nr; i++) {
 		int at;
@@ -262,19 +266,18 @@ static size_t split(const struct evprof_event_spec *specs, size_t nr,
 		at = n > 0 ? pmu_of(pmus, n, &specs[i].attr) : 0;
 		for (size_t k = 0; k < nr_shares; k++) {
 			struct share *s = &shares[k];
-			struct perf_event_attr *a;
+			struct perf_event_attr a = specs[i].attr;
 
-			if ((at >= 0 && (size_t)at != k) ||
-			    s->nr == EVPROF_SNAPSHOT_MAX)
+			if (at >= 0 && (size_t)at != k)
 				continue;
-			a = &s->attrs[s->nr++];
-			*a = specs[i].attr;
 			if (at < 0) /* as evprof_event_spec__on_pmu() */
-				a->config |= (uint64_t)pmus[k].type << 32;
+				a.config |= (uint64_t)pmus[k].type << 32;
+			place(s, &a);
+			if (s->nr < EVPROF_SNAPSHOT_MAX)
+				s->attrs[s->nr++] = a;
+			s->members++;
 		}
 	}
-	for (size_t i = 0; i < nr_shares; i++)
-		place(&shares[i]);
 	return nr_shares;
 }
 
@@ -322,7 +325,7 @@ int evprof_group__validate(const struct evprof_event_spec *specs, size_t nr)
 	nr_shares = split(specs, nr, pmus, n, shares);
 	group_names(specs, nr, members, sizeof(members));
 	for (size_t i = 0; i < nr_shares && !err; i++)
-		if (shares[i].nr)
+		if (shares[i].members)
 			err = decide(&shares[i], members);
 	free(shares);
 	return err ? err : (int)slots;
