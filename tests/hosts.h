@@ -61,13 +61,13 @@ static bool test_host_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf,
 
 static enum evprof_trial test_host_trial(void *ctx,
 					 const struct perf_event_attr *attrs,
-					 size_t nr, bool hybrid, int *err)
+					 size_t nr, const char *pmu, int *err)
 {
 	struct test_host *t = ctx;
 
 	(void)attrs;
 	(void)nr;
-	(void)hybrid;
+	(void)pmu;
 	t->nr_trials++;
 	*err = t->trial_err;
 	return t->trial;

@@ -42,12 +42,12 @@ enum evprof_trial {
 
 /*
  * Opens the nr attrs as one group pinned on the calling thread, runs it a
- * little and reads it. hybrid: the PMU covers only some CPUs, so a group
- * that never ran is undecided rather than refused. *err gets the open's
- * errno for EVPROF_TRIAL_CANNOT.
+ * little and reads it. pmu: the core PMU of a hybrid machine the group is
+ * for, which counts only on some CPUs (NULL where there is one core PMU).
+ * *err gets the open's errno for EVPROF_TRIAL_CANNOT.
  */
 typedef enum evprof_trial (*evprof_trial_fn)(
-    void *ctx, const struct perf_event_attr *attrs, size_t nr, bool hybrid,
+    void *ctx, const struct perf_event_attr *attrs, size_t nr, const char *pmu,
     int *err);
 
 struct evprof_host {

@@ -25,10 +25,14 @@ EVPROF_HIDDEN bool evprof__pmu_is_cpu(const char *name);
  */
 EVPROF_HIDDEN unsigned int evprof__pmu_cpuid_counters(const char **source);
 
-/* The real trial open (evprof_trial_fn): see host.h. */
+/*
+ * The real trial open (evprof_trial_fn, see host.h). For a hybrid core
+ * PMU it runs on a thread of its own bound to the PMU's CPUs (sysfs
+ * <pmu>/cpus), so that the group meets its PMU.
+ */
 EVPROF_HIDDEN enum evprof_trial
 evprof__pmu_trial(void *ctx, const struct perf_event_attr *attrs, size_t nr,
-		  bool hybrid, int *err);
+		  const char *pmu, int *err);
 
 /*
  * What a trial's read says: rc from evprof_group__read() and its snapshot.
@@ -46,7 +50,7 @@ evprof__pmu_trial_verdict(int rc, const struct evprof_snapshot *snap,
  */
 EVPROF_HIDDEN enum evprof_trial
 evprof__pmu_trial_cached(const struct perf_event_attr *attrs, size_t nr,
-			 bool hybrid, int *err);
+			 const char *pmu, int *err);
 
 /* Drops the cached trials: the host changed (evprof__host_set()). */
 EVPROF_HIDDEN void evprof__pmu_trial_forget(void);

@@ -215,8 +215,9 @@ static int decide(const struct share *s, const char *members)
 	enum evprof_trial t =
 	    s->members > s->nr
 		? EVPROF_TRIAL_CANNOT
-		: evprof__pmu_trial_cached(s->attrs, s->nr,
-					   s->pmu && s->pmu->hybrid, &err);
+		: evprof__pmu_trial_cached(
+		      s->attrs, s->nr,
+		      s->pmu && s->pmu->hybrid ? s->pmu->name : NULL, &err);
 
 	if (t == EVPROF_TRIAL_FITS)
 		return 0;

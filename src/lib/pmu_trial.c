@@ -5,9 +5,13 @@
  * read. A pinned group the kernel cannot schedule goes into error state
  * instead of multiplexing. The answer is cached per group shape.
  */
+#define _GNU_SOURCE /* pthread_attr_setaffinity_np */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -99,8 +103,8 @@ static bool opens_alone(const struct perf_event_attr *from)
 	return g != NULL;
 }
 
-enum evprof_trial evprof__pmu_trial(void *ctx,
-				    const struct perf_event_attr *attrs,
+/* The trial on the calling thread; hybrid: it may run on another PMU. */
+static enum evprof_trial trial_here(const struct perf_event_attr *attrs,
 				    size_t nr, bool hybrid, int *err)
 {
 	struct perf_event_attr a[EVPROF_SNAPSHOT_MAX];
@@ -112,7 +116,6 @@ enum evprof_trial evprof__pmu_trial(void *ctx,
 	    .failed_member = &failed,
 	};
 
-	(void)ctx;
 	*err = 0;
 	if (!nr || nr > EVPROF_SNAPSHOT_MAX) {
 		*err = EINVAL;
@@ -144,6 +147,74 @@ enum evprof_trial evprof__pmu_trial(void *ctx,
 	return evprof__pmu_trial_verdict(rc, &snap, hybrid);
 }
 
+struct trial_run {
+	const struct perf_event_attr *attrs;
+	size_t nr;
+	int err;
+	enum evprof_trial verdict;
+};
+
+static void *trial_thread(void *arg)
+{
+	struct trial_run *t = arg;
+
+	/* Bound to the PMU's CPUs: a group that never ran did not fit. */
+	t->verdict = trial_here(t->attrs, t->nr, false, &t->err);
+	return NULL;
+}
+
+/* The CPUs core PMU pmu counts on (sysfs <pmu>/cpus); false: unknown. */
+static bool pmu_cpus(const char *pmu, cpu_set_t *set)
+{
+	char path[PATH_MAX], buf[4096];
+	int cpus[CPU_SETSIZE], n;
+
+	snprintf(path, sizeof(path), "%s/%s/cpus", evprof__host()->pmu_root,
+		 pmu);
+	if (evprof__read_file(path, buf, sizeof(buf)) <= 0)
+		return false;
+	n = evprof__parse_cpu_list(buf, cpus, CPU_SETSIZE);
+	if (n <= 0)
+		return false;
+	CPU_ZERO(set);
+	for (int i = 0; i < n && i < CPU_SETSIZE; i++)
+		if (cpus[i] < CPU_SETSIZE)
+			CPU_SET(cpus[i], set);
+	return true;
+}
+
+enum evprof_trial evprof__pmu_trial(void *ctx,
+				    const struct perf_event_attr *attrs,
+				    size_t nr, const char *pmu, int *err)
+{
+	struct trial_run t = {.attrs = attrs, .nr = nr};
+	pthread_attr_t pa;
+	pthread_t th;
+	cpu_set_t set;
+	bool done = false;
+
+	(void)ctx;
+	if (!pmu)
+		return trial_here(attrs, nr, false, err);
+	/*
+	 * A hybrid core PMU counts only on its core type: a thread bound to
+	 * those CPUs meets it. Where the binding fails (a cpuset without
+	 * them), the calling thread tries, and may never meet it.
+	 */
+	if (pmu_cpus(pmu, &set) && !pthread_attr_init(&pa)) {
+		if (!pthread_attr_setaffinity_np(&pa, sizeof(set), &set) &&
+		    !pthread_create(&th, &pa, trial_thread, &t)) {
+			pthread_join(th, NULL);
+			done = true;
+		}
+		pthread_attr_destroy(&pa);
+	}
+	if (!done)
+		return trial_here(attrs, nr, true, err);
+	*err = t.err;
+	return t.verdict;
+}
+
 /* ---- the cache ------------------------------------------------------------
  */
 
@@ -168,11 +239,12 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 /* The group's shape: what the PMU's scheduler looks at. */
 static uint64_t shape_key(const struct perf_event_attr *attrs, size_t nr,
-			  bool hybrid)
+			  const char *pmu)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 
-	h = fnv(h, &hybrid, sizeof(hybrid));
+	if (pmu)
+		h = fnv(h, pmu, strlen(pmu) + 1);
 	h = fnv(h, &nr, sizeof(nr));
 	for (size_t i = 0; i < nr; i++) {
 		uint64_t v[5] = {attrs[i].type, attrs[i].config,
@@ -185,10 +257,10 @@ static uint64_t shape_key(const struct perf_event_attr *attrs, size_t nr,
 }
 
 enum evprof_trial evprof__pmu_trial_cached(const struct perf_event_attr *attrs,
-					   size_t nr, bool hybrid, int *err)
+					   size_t nr, const char *pmu, int *err)
 {
 	const struct evprof_host *host = evprof__host();
-	uint64_t key = shape_key(attrs, nr, hybrid);
+	uint64_t key = shape_key(attrs, nr, pmu);
 	enum evprof_trial v;
 
 	pthread_mutex_lock(&cache_lock);
@@ -202,7 +274,7 @@ enum evprof_trial evprof__pmu_trial_cached(const struct perf_event_attr *attrs,
 	}
 	pthread_mutex_unlock(&cache_lock);
 	/* Outside the lock: a trial takes a while; two may race, harmless. */
-	v = host->trial(host->trial_ctx, attrs, nr, hybrid, err);
+	v = host->trial(host->trial_ctx, attrs, nr, pmu, err);
 	pthread_mutex_lock(&cache_lock);
 	if (nr_cache < CACHE_MAX)
 		cache[nr_cache++] = (struct shape){key, v, *err};

@@ -490,7 +490,7 @@ static void test_trial_software(void **state)
 		a[i].type = PERF_TYPE_SOFTWARE;
 		a[i].config = sw[i];
 	}
-	t = evprof__pmu_trial(NULL, a, 3, false, &err);
+	t = evprof__pmu_trial(NULL, a, 3, NULL, &err);
 	if (t == EVPROF_TRIAL_CANNOT &&
 	    (err == EACCES || err == EPERM || err == ENOSYS))
 		skip(); /* perf_event_open forbidden here (seccomp?) */
@@ -498,9 +498,38 @@ static void test_trial_software(void **state)
 	assert_int_equal(err, 0);
 	/* A type no kernel has: cannot, with the open's errno. */
 	a[1].type = 0x7ffffff0;
-	assert_int_equal(evprof__pmu_trial(NULL, a, 3, false, &err),
+	assert_int_equal(evprof__pmu_trial(NULL, a, 3, NULL, &err),
 			 EVPROF_TRIAL_CANNOT);
 	assert_true(err == ENOENT || err == EINVAL);
+}
+
+/*
+ * A hybrid core PMU's trial runs on a thread bound to the PMU's CPUs
+ * (recorded: cpu_core 0-15, cpu_atom 16-23), or here where none of them is
+ * online; software events schedule either way.
+ */
+static void test_trial_hybrid(void **state)
+{
+	struct perf_event_attr a[2];
+	const char *pmus[] = {"cpu_core", "cpu_atom", "nosuch"};
+	int err = -1;
+
+	(void)state;
+	memset(a, 0, sizeof(a));
+	for (int i = 0; i < 2; i++) {
+		a[i].size = sizeof(a[i]);
+		a[i].type = PERF_TYPE_SOFTWARE;
+		a[i].config =
+		    i ? PERF_COUNT_SW_PAGE_FAULTS : PERF_COUNT_SW_TASK_CLOCK;
+	}
+	if (evprof__pmu_trial(NULL, a, 2, NULL, &err) != EVPROF_TRIAL_FITS)
+		skip(); /* as test_trial_software says */
+	test_host_use(&adl, "adl");
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(evprof__pmu_trial(NULL, a, 2, pmus[i], &err),
+				 EVPROF_TRIAL_FITS);
+		assert_int_equal(err, 0);
+	}
 }
 
 /* This machine's core PMUs are the core PMU directories sysfs lists. */
@@ -542,6 +571,7 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_trial_software, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_trial_hybrid, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_real_host, setup, teardown),
 	};
 
