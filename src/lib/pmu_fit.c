@@ -189,7 +189,7 @@ static void explain(const struct share *s, char *buf, size_t len)
 		append(buf, len,
 		       "; cycles takes a general counter because the NMI "
 		       "watchdog holds the fixed cycles counter");
-	if (p->watchdog == EVPROF_WATCHDOG_PERF)
+	if (p->watchdog_general || s->pushed)
 		append(buf, len,
 		       " (free it with 'sysctl kernel.nmi_watchdog=0'; %s)",
 		       p->watchdog_from);
@@ -236,8 +236,11 @@ static int decide(const struct share *s, const char *members)
 		if (s->precise)
 			pr_debug("group %s: %u precise events on %s, whose "
 				 "counter constraints the tables do not "
-				 "know (no trial open: %s)\n",
-				 members, s->precise, name, strerror(err));
+				 "know (no trial decided: %s)\n",
+				 members, s->precise, name,
+				 t == EVPROF_TRIAL_UNDECIDED
+				     ? "it never ran here"
+				     : strerror(err));
 		return 0;
 	}
 	snprintf(msg, sizeof(msg), "group %s does not fit %s", members, name);
