@@ -213,6 +213,10 @@ static void test_intel_watchdog(void **state)
 	expect_msg("the NMI watchdog holds the fixed cycles counter");
 	expect_msg("sysctl kernel.nmi_watchdog=0");
 	expect_fit("instructions,ref-cycles," GENERIC4, true);
+	/* Refused without cycles: the watchdog is not the reason. */
+	expect_fit("instructions,ref-cycles," GENERIC4 ",LLC-load-misses",
+		   false);
+	assert_null(strstr(msgs, "nmi_watchdog"));
 
 	/* The buddy detector, from a gzip'd config as /proc/config.gz. */
 	test_host_watchdog(&client, "on", "kconfig_buddy.gz");
