@@ -61,6 +61,15 @@ struct evprof_core_pmu {
 EVPROF_API int evprof_core_pmus(struct evprof_core_pmu *pmus, int max);
 
 /*
+ * Fills cpus[] with the CPUs core PMU pmu counts on (sysfs <name>/cpus, as
+ * hybrid PMUs have it), ascending. Returns how many (may exceed max: call
+ * again with a larger array), -ENOENT where sysfs does not say (a PMU of
+ * every CPU), or -errno.
+ */
+EVPROF_API int evprof_core_pmu__cpus(const struct evprof_core_pmu *pmu,
+				     int *cpus, int max);
+
+/*
  * Whether spec is a generic hardware or cache event (PERF_TYPE_HARDWARE or
  * PERF_TYPE_HW_CACHE without a PMU type in config bits 32-63), which on a
  * hybrid machine counts only on the core type the kernel picks (the first

@@ -69,6 +69,7 @@ struct stat_event {
 struct stat_group {
 	size_t range;		    /* the list's group it opens */
 	size_t slot;		    /* its core PMU, 0 when not split */
+	bool planned;		    /* members chosen: it opened once */
 	size_t nr;		    /* members opened */
 	size_t *member;		    /* event index of each opened member */
 	struct evprof_group **inst; /* one per instance; NULL if it vanished */
@@ -81,6 +82,8 @@ struct stat {
 	size_t nr_grp;
 	/* Core PMUs generic events open on: nslot > 1 on a hybrid machine. */
 	struct evprof_core_pmu pmus[MAX_PMUS];
+	int *cpus[MAX_PMUS]; /* each one's CPUs, ncpus[k] < 0: every CPU */
+	int ncpus[MAX_PMUS];
 	size_t nslot;
 	struct counts *slots; /* [event * nslot + slot], from read_totals() */
 	struct instance *inst;
@@ -108,11 +111,6 @@ static void report_open_error(const struct evprof_event_spec *spec, int err)
 }
 
 /*
- * Opens group gi on instance ii. The first instance decides which members
- * are supported; later instances open the same members. Returns 0, 1 when
- * the instance's thread vanished (skipped), or -1 after an error message.
- */
-/*
  * Whether event i belongs to the copy of its group on slot: every copy
  * has the generic events; other events go with their own core PMU's copy,
  * or the first.
@@ -132,6 +130,24 @@ static bool in_slot(const struct stat *st, const struct stat_group *g, size_t i)
 	return g->slot == 0;
 }
 
+/* Whether the core PMU of slot counts on cpu (-1: a task, anywhere). */
+static bool slot_has_cpu(const struct stat *st, size_t slot, int cpu)
+{
+	if (cpu < 0 || st->nslot == 1 || st->ncpus[slot] < 0)
+		return true;
+	for (int i = 0; i < st->ncpus[slot]; i++)
+		if (st->cpus[slot][i] == cpu)
+			return true;
+	return false;
+}
+
+/*
+ * Opens group gi on instance ii. The first instance it opens on decides
+ * which members are supported; later instances open the same members. A
+ * copy for one core PMU of a hybrid machine opens on that PMU's CPUs only.
+ * Returns 0, 1 when the instance's thread vanished or the CPU is not the
+ * PMU's (skipped), or -1 after an error message.
+ */
 static int open_group(struct stat *st, size_t gi, size_t ii)
 {
 	struct stat_group *g = &st->grp[gi];
@@ -139,6 +155,8 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 	const struct instance *in = &st->inst[ii];
 	struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
 
+	if (!slot_has_cpu(st, g->slot, in->cpu))
+		return 1;
 	for (;;) {
 		int failed = -1;
 		struct evprof_group_opts opts = {
@@ -147,7 +165,7 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 		};
 		size_t n = 0;
 
-		if (ii == 0) {
+		if (!g->planned) {
 			g->nr = 0;
 			for (size_t i = r->first; i < r->first + r->nr; i++)
 				if (st->ev[i].supported && in_slot(st, g, i))
@@ -182,8 +200,10 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 		}
 		g->inst[ii] =
 		    evprof_group__open(attrs, n, in->pid, in->cpu, &opts);
-		if (g->inst[ii])
+		if (g->inst[ii]) {
+			g->planned = true;
 			return 0;
+		}
 		if (errno == ESRCH && !st->launched && in->pid > 0)
 			return 1;
 		if (failed < 0 || failed >= (int)n)
@@ -201,7 +221,7 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 			st->user_only = true;
 			continue;
 		}
-		if (ii == 0 && evprof_open_unsupported(errno)) {
+		if (!g->planned && evprof_open_unsupported(errno)) {
 			struct stat_event *e = &st->ev[g->member[failed]];
 
 			e->supported = false;
@@ -224,6 +244,19 @@ static int plan_groups(struct stat *st)
 	int n = evprof_core_pmus(st->pmus, MAX_PMUS);
 
 	st->nslot = n > 1 ? (n < MAX_PMUS ? (size_t)n : MAX_PMUS) : 1;
+	for (size_t k = 0; k < st->nslot && n > 1; k++) {
+		int c = evprof_core_pmu__cpus(&st->pmus[k], NULL, 0), got;
+
+		st->ncpus[k] = -1;
+		if (c <= 0)
+			continue;
+		st->cpus[k] = calloc((size_t)c, sizeof(int));
+		if (!st->cpus[k])
+			return -ENOMEM;
+		/* A list grown between the two reads is cut to the first. */
+		got = evprof_core_pmu__cpus(&st->pmus[k], st->cpus[k], c);
+		st->ncpus[k] = got < 0 ? -1 : got < c ? got : c;
+	}
 	st->ev = calloc(nev, sizeof(*st->ev));
 	st->grp = calloc(st->list->nr_groups * st->nslot, sizeof(*st->grp));
 	st->slots = calloc(nev * st->nslot, sizeof(*st->slots));
@@ -267,6 +300,8 @@ static void close_all(struct stat *st)
 	}
 	free(st->grp);
 	free(st->slots);
+	for (size_t k = 0; k < MAX_PMUS; k++)
+		free(st->cpus[k]);
 	free(st->ev);
 	free(st->inst);
 	evprof_event_list__free(st->list);

@@ -7,7 +7,6 @@
  */
 #define _GNU_SOURCE /* pthread_attr_setaffinity_np */
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -166,14 +165,11 @@ static void *trial_thread(void *arg)
 /* The CPUs core PMU pmu counts on (sysfs <pmu>/cpus); false: unknown. */
 static bool pmu_cpus(const char *pmu, cpu_set_t *set)
 {
-	char path[PATH_MAX], buf[4096];
+	struct evprof_core_pmu p = {.type = 0};
 	int cpus[CPU_SETSIZE], n;
 
-	snprintf(path, sizeof(path), "%s/%s/cpus", evprof__host()->pmu_root,
-		 pmu);
-	if (evprof__read_file(path, buf, sizeof(buf)) <= 0)
-		return false;
-	n = evprof__parse_cpu_list(buf, cpus, CPU_SETSIZE);
+	snprintf(p.name, sizeof(p.name), "%s", pmu);
+	n = evprof_core_pmu__cpus(&p, cpus, CPU_SETSIZE);
 	if (n <= 0)
 		return false;
 	CPU_ZERO(set);

@@ -135,6 +135,9 @@ static void test_intel_fixed(void **state)
 						 EVPROF_FIXED_CYCLES |
 						 EVPROF_FIXED_REF_CYCLES);
 		assert_string_equal(p[0].fixed_from, "cpuid leaf 0xa edx[4:0]");
+		/* Not hybrid: sysfs has no cpus file, the PMU is every CPU's. */
+		assert_int_equal(evprof_core_pmu__cpus(&p[0], NULL, 0),
+				 -ENOENT);
 		/* No nmi_watchdog file recorded: no hard-lockup detector. */
 		assert_int_equal(p[0].watchdog, EVPROF_WATCHDOG_OFF);
 		assert_int_equal(p[0].watchdog_fixed, 0);
@@ -305,6 +308,18 @@ static void test_hybrid(void **state)
 	assert_int_equal(p[1].general, 6);
 	assert_string_equal(p[1].general_from, "cpuid leaf 0xa");
 	assert_true(p[0].hybrid && p[1].hybrid);
+	/* Their CPUs, from the recorded <pmu>/cpus. */
+	{
+		int cpus[32];
+
+		assert_int_equal(evprof_core_pmu__cpus(&p[0], cpus, 32), 16);
+		assert_int_equal(cpus[0], 0);
+		assert_int_equal(cpus[15], 15);
+		assert_int_equal(evprof_core_pmu__cpus(&p[1], cpus, 4), 8);
+		assert_int_equal(cpus[0], 16);
+		assert_int_equal(cpus[3], 19);
+		assert_int_equal(evprof_core_pmu__cpus(&p[1], NULL, 0), 8);
+	}
 
 	expect_fit("cycles,instructions," GENERIC4 ",L1-dcache-load-misses,"
 		   "dTLB-load-misses",
