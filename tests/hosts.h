@@ -7,6 +7,7 @@
 #ifndef EVPROF_TEST_HOSTS_H
 #define EVPROF_TEST_HOSTS_H
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,12 @@ struct test_host {
 	char dir[PATH_MAX / 2];
 	char pmu_root[PATH_MAX];
 	char tracefs[PATH_MAX];
+	char nmi_watchdog[PATH_MAX];
+	char kconfig[PATH_MAX];
+	/* The trial open's answer (a recorded host has no PMU to try). */
+	enum evprof_trial trial;
+	int trial_err;
+	unsigned int nr_trials; /* trials asked for */
 	size_t nr_leaves;
 	struct {
 		uint32_t leaf, subleaf;
@@ -52,6 +59,20 @@ static bool test_host_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf,
 	return true;
 }
 
+static enum evprof_trial test_host_trial(void *ctx,
+					 const struct perf_event_attr *attrs,
+					 size_t nr, const char *pmu, int *err)
+{
+	struct test_host *t = ctx;
+
+	(void)attrs;
+	(void)nr;
+	(void)pmu;
+	t->nr_trials++;
+	*err = t->trial_err;
+	return t->trial;
+}
+
 /* tests/fixtures/hosts/<name>, from where this header is. */
 static void test_host_path(char *buf, size_t len, const char *name)
 {
@@ -76,6 +97,10 @@ static void test_host_use(struct test_host *t, const char *name)
 	test_host_path(t->dir, sizeof(t->dir), name);
 	snprintf(t->pmu_root, sizeof(t->pmu_root), "%s/devices", t->dir);
 	snprintf(t->tracefs, sizeof(t->tracefs), "%s/tracing", t->dir);
+	/* Absent files: no hard-lockup detector, kernel config unknown. */
+	snprintf(t->nmi_watchdog, sizeof(t->nmi_watchdog), "%s/nmi_watchdog",
+		 t->dir);
+	snprintf(t->kconfig, sizeof(t->kconfig), "%s/kconfig", t->dir);
 	snprintf(path, sizeof(path), "%s/cpuid", t->dir);
 	f = fopen(path, "r");
 	if (!f)
@@ -101,6 +126,29 @@ static void test_host_use(struct test_host *t, const char *name)
 	t->h.tracefs[0] = t->tracefs;
 	t->h.cpuid = test_host_cpuid;
 	t->h.cpuid_ctx = t;
+	t->h.nmi_watchdog = t->nmi_watchdog;
+	t->h.kconfig[0] = t->kconfig;
+	t->h.trial = test_host_trial;
+	t->h.trial_ctx = t;
+	t->trial = EVPROF_TRIAL_CANNOT;
+	t->trial_err = ENOENT;
+	evprof__host_set(&t->h);
+}
+
+/*
+ * Points the host's watchdog facts at tests/fixtures/hosts/watchdog/<state>
+ * ("on", "off") and <kconfig> ("kconfig_perf", "kconfig_buddy"; NULL:
+ * none readable), then makes the library read them anew.
+ */
+static inline void test_host_watchdog(struct test_host *t, const char *state,
+				      const char *kconfig)
+{
+	char dir[PATH_MAX / 2];
+
+	test_host_path(dir, sizeof(dir), "watchdog");
+	snprintf(t->nmi_watchdog, sizeof(t->nmi_watchdog), "%s/%s", dir, state);
+	snprintf(t->kconfig, sizeof(t->kconfig), "%s/%s", dir,
+		 kconfig ? kconfig : "absent");
 	evprof__host_set(&t->h);
 }
 

@@ -101,10 +101,15 @@ EVPROF_API const char *evprof_attr__type_name(uint32_t type);
 EVPROF_API unsigned int evprof_pmu_counters(const char **source);
 
 /*
- * Checks that the nr events of a group fit the PMU: hardware, cache and raw
- * events take one slot each, software and tracepoint events none. Returns
- * the number of slots used, or -EVPROF_ERR_GROUP_TOO_BIG after a message
- * naming the group and both numbers.
+ * Checks that the nr events of a group fit the PMU, per core PMU (a
+ * generic event on a hybrid machine on each, see evprof/pmu.h): a trial
+ * open of the group pinned on the calling thread decides, once per group
+ * shape; where none can be made, the counters of evprof_core_pmus() (fixed
+ * counters first, less what the NMI watchdog holds); with
+ * EVPROF_MAX_GROUP_EVENTS set, that many hardware events. Software and
+ * tracepoint events take no counter. Returns the number of hardware
+ * events, or -EVPROF_ERR_GROUP_TOO_BIG after a message naming the group
+ * and the numbers, or -EINVAL / -ENOMEM.
  */
 EVPROF_API int evprof_group__validate(const struct evprof_event_spec *specs,
 				      size_t nr);

@@ -6,6 +6,7 @@
 #include <evprof/common.h>
 #include <evprof/read.h>
 #include <evprof/event.h>
+#include <evprof/pmu.h>
 #include <evprof/ring.h>
 #include <evprof/record.h>
 #include <evprof/proc.h>

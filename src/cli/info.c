@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* evprof info: what this kernel and machine allow, and what to do. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -11,8 +12,10 @@
 const char cli_info_usage[] =
     "usage: evprof info\n"
     "\n"
-    "Prints the kernel version, perf_event_paranoid, the PMU and its\n"
-    "counters, each kernel feature probe's answer and why, and advice.\n";
+    "Prints the kernel version, perf_event_paranoid, each core PMU with its\n"
+    "general and fixed counters, what the NMI watchdog holds and where each\n"
+    "number came from, what decides whether a group fits, each kernel\n"
+    "feature probe's answer and why, and advice.\n";
 
 void cli_print_features(void)
 {
@@ -66,11 +69,94 @@ static void print_advice(void)
 		printf("  - nothing blocks profiling here.\n");
 }
 
+/* "instructions, cycles, ref-cycles" for EVPROF_FIXED_* bits. */
+static const char *fixed_names(unsigned int mask, char *buf, size_t len)
+{
+	static const char *const names[] = {"instructions", "cycles",
+					    "ref-cycles"};
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < 3; i++)
+		if (mask & 1u << i)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s",
+						off ? ", " : "", names[i]);
+	return off ? buf : "none";
+}
+
+static const char *watchdog_holds(const struct evprof_core_pmu *p, char *buf,
+				  size_t len)
+{
+	if (p->watchdog == EVPROF_WATCHDOG_OFF)
+		return "off, holds no counter";
+	if (p->watchdog == EVPROF_WATCHDOG_BUDDY)
+		return "buddy detector, holds no counter";
+	if (p->watchdog_fixed)
+		snprintf(buf, len,
+			 "perf detector, holds the fixed cycles counter "
+			 "(user cycles take a general one; free it with "
+			 "'sysctl kernel.nmi_watchdog=0')");
+	else
+		snprintf(buf, len,
+			 "perf detector, holds %u general counter (free it "
+			 "with 'sysctl kernel.nmi_watchdog=0')",
+			 p->watchdog_general);
+	return buf;
+}
+
+/* Per core PMU its counters and their sources; which path decides. */
+static void print_pmus(void)
+{
+	const struct evprof_probe_result *hw = evprof_probe(EVPROF_FEAT_HW_PMU);
+	struct evprof_core_pmu pmus[8];
+	const char *env = getenv("EVPROF_MAX_GROUP_EVENTS");
+	int n = evprof_core_pmus(pmus, 8);
+	char buf[256];
+
+	if (n <= 0) {
+		printf("hardware PMU:         none: sysfs lists no core PMU "
+		       "(cpu, cpu_core, cpu_atom, armv*) and %s\n",
+		       hw->why);
+	} else {
+		printf("hardware PMU:         %d core PMU%s%s\n", n,
+		       n > 1 ? "s" : "",
+		       n > 1 ? " (hybrid: generic events open on each)" : "");
+	}
+	for (int i = 0; i < n && i < 8; i++) {
+		const struct evprof_core_pmu *p = &pmus[i];
+
+		printf("  %s (type %u):\n", p->name, p->type);
+		if (p->general)
+			printf("    general counters: %u (from %s)\n",
+			       p->general, p->general_from);
+		else
+			printf("    general counters: %s\n", p->general_from);
+		printf("    fixed counters:   %s (from %s)\n",
+		       fixed_names(p->fixed, buf, sizeof(buf)), p->fixed_from);
+		printf("    NMI watchdog:     %s\n",
+		       watchdog_holds(p, buf, sizeof(buf)));
+		printf("                      (from %s)\n", p->watchdog_from);
+	}
+	if (env)
+		printf("group fit:            EVPROF_MAX_GROUP_EVENTS=%.32s "
+		       "decides (it overrides the trial and the tables)\n",
+		       env);
+	else if (hw->yes)
+		printf("group fit:            decided by a trial open of each "
+		       "group pinned on this thread; the counts above explain "
+		       "refusals\n");
+	else if (n > 0)
+		printf("group fit:            decided by the counts above (a "
+		       "trial open cannot be made: %s)\n",
+		       hw->why);
+	else
+		printf("group fit:            nothing to check: without a "
+		       "hardware PMU, hardware events are <not supported>\n");
+}
+
 int cmd_info(int argc, char **argv)
 {
 	struct utsname u;
-	const char *src;
-	unsigned int counters;
 
 	if (argc > 1 &&
 	    (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -85,10 +171,7 @@ int cmd_info(int argc, char **argv)
 	printf("kernel:               %s %s %s\n", u.sysname, u.release,
 	       u.machine);
 	printf("perf_event_paranoid:  %d\n", evprof_paranoid());
-	counters = evprof_pmu_counters(&src);
-	printf("hardware PMU:         %s\n",
-	       evprof_probe(EVPROF_FEAT_HW_PMU)->yes ? "yes" : "no");
-	printf("counters per group:   %u (from %s)\n", counters, src);
+	print_pmus();
 	printf("\n");
 	cli_print_features();
 	print_advice();

@@ -6,6 +6,10 @@
  * command (pid, cpu -1, inherit), every thread of -p processes, or every
  * online CPU with -a. Events that this machine lacks are dropped from their
  * group and shown as <not supported>; the rest of the group still counts.
+ * On a hybrid machine (several core PMUs) a group with generic hardware
+ * events is opened once per core PMU, as perf does: each event's count is
+ * the sum of its per-PMU counts, each scaled on its own, and the split is
+ * shown under it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -53,11 +57,19 @@ struct counts {
 struct stat_event {
 	const struct evprof_event_spec *spec;
 	bool supported;
-	int err;		   /* open errno when not supported */
-	struct counts total, prev; /* over instances; prev for -I deltas */
+	bool split; /* opened once per core PMU */
+	int err;    /* open errno when not supported */
+	/* over instances (per-PMU counts summed); prev for -I deltas */
+	struct counts total, prev;
 };
 
+/* The core PMUs a hybrid machine opens generic events on, at most. */
+#define MAX_PMUS 4
+
 struct stat_group {
+	size_t range;		    /* the list's group it opens */
+	size_t slot;		    /* its core PMU, 0 when not split */
+	bool planned;		    /* members chosen: it opened once */
 	size_t nr;		    /* members opened */
 	size_t *member;		    /* event index of each opened member */
 	struct evprof_group **inst; /* one per instance; NULL if it vanished */
@@ -67,6 +79,13 @@ struct stat {
 	struct evprof_event_list *list;
 	struct stat_event *ev;
 	struct stat_group *grp;
+	size_t nr_grp;
+	/* Core PMUs generic events open on: nslot > 1 on a hybrid machine. */
+	struct evprof_core_pmu pmus[MAX_PMUS];
+	int *cpus[MAX_PMUS]; /* each one's CPUs, ncpus[k] < 0: every CPU */
+	int ncpus[MAX_PMUS];
+	size_t nslot;
+	struct counts *slots; /* [event * nslot + slot], from read_totals() */
 	struct instance *inst;
 	size_t ninst;
 	bool per_thread, system_wide, launched;
@@ -92,17 +111,52 @@ static void report_open_error(const struct evprof_event_spec *spec, int err)
 }
 
 /*
- * Opens group gi on instance ii. The first instance decides which members
- * are supported; later instances open the same members. Returns 0, 1 when
- * the instance's thread vanished (skipped), or -1 after an error message.
+ * Whether event i belongs to the copy of its group on slot: every copy
+ * has the generic events; other events go with their own core PMU's copy,
+ * or the first.
+ */
+static bool in_slot(const struct stat *st, const struct stat_group *g, size_t i)
+{
+	const struct perf_event_attr *a = &st->ev[i].spec->attr;
+	uint32_t type = a->type;
+
+	if (st->ev[i].split)
+		return true;
+	if (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE)
+		type = (uint32_t)(a->config >> 32);
+	for (size_t k = 0; k < st->nslot; k++)
+		if (st->pmus[k].type == type)
+			return g->slot == k;
+	return g->slot == 0;
+}
+
+/* Whether the core PMU of slot counts on cpu (-1: a task, anywhere). */
+static bool slot_has_cpu(const struct stat *st, size_t slot, int cpu)
+{
+	if (cpu < 0 || st->nslot == 1 || st->ncpus[slot] < 0)
+		return true;
+	for (int i = 0; i < st->ncpus[slot]; i++)
+		if (st->cpus[slot][i] == cpu)
+			return true;
+	return false;
+}
+
+/*
+ * Opens group gi on instance ii. The first instance it opens on decides
+ * which members are supported; later instances open the same members. A
+ * copy for one core PMU of a hybrid machine opens on that PMU's CPUs only.
+ * Returns 0, 1 when the instance's thread vanished or the CPU is not the
+ * PMU's (skipped), or -1 after an error message.
  */
 static int open_group(struct stat *st, size_t gi, size_t ii)
 {
-	const struct evprof_event_group_range *r = &st->list->groups[gi];
 	struct stat_group *g = &st->grp[gi];
+	const struct evprof_event_group_range *r = &st->list->groups[g->range];
 	const struct instance *in = &st->inst[ii];
 	struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
 
+	if (!slot_has_cpu(st, g->slot, in->cpu))
+		return 1;
 	for (;;) {
 		int failed = -1;
 		struct evprof_group_opts opts = {
@@ -111,10 +165,10 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 		};
 		size_t n = 0;
 
-		if (ii == 0) {
+		if (!g->planned) {
 			g->nr = 0;
 			for (size_t i = r->first; i < r->first + r->nr; i++)
-				if (st->ev[i].supported)
+				if (st->ev[i].supported && in_slot(st, g, i))
 					g->member[g->nr++] = i;
 		}
 		if (g->nr == 0)
@@ -123,6 +177,14 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 			struct perf_event_attr *a = &attrs[n++];
 
 			*a = st->ev[g->member[m]].spec->attr;
+			if (st->ev[g->member[m]].split) {
+				struct evprof_event_spec on;
+
+				evprof_event_spec__on_pmu(
+				    &on, st->ev[g->member[m]].spec,
+				    &st->pmus[g->slot]);
+				a->config = on.attr.config;
+			}
 			if (st->user_only) {
 				a->exclude_kernel = 1;
 				a->exclude_hv = 1;
@@ -138,8 +200,10 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 		}
 		g->inst[ii] =
 		    evprof_group__open(attrs, n, in->pid, in->cpu, &opts);
-		if (g->inst[ii])
+		if (g->inst[ii]) {
+			g->planned = true;
 			return 0;
+		}
 		if (errno == ESRCH && !st->launched && in->pid > 0)
 			return 1;
 		if (failed < 0 || failed >= (int)n)
@@ -157,7 +221,7 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 			st->user_only = true;
 			continue;
 		}
-		if (ii == 0 && evprof_open_unsupported(errno)) {
+		if (!g->planned && evprof_open_unsupported(errno)) {
 			struct stat_event *e = &st->ev[g->member[failed]];
 
 			e->supported = false;
@@ -169,15 +233,75 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 	}
 }
 
+/*
+ * The groups to open: one per group of the list, or on a hybrid machine
+ * one per core PMU for a group with generic hardware events. Returns 0 or
+ * -ENOMEM.
+ */
+static int plan_groups(struct stat *st)
+{
+	size_t nev = st->list->nr_events;
+	int n = evprof_core_pmus(st->pmus, MAX_PMUS);
+
+	st->nslot = n > 1 ? (n < MAX_PMUS ? (size_t)n : MAX_PMUS) : 1;
+	for (size_t k = 0; k < st->nslot && n > 1; k++) {
+		int c = evprof_core_pmu__cpus(&st->pmus[k], NULL, 0), got;
+
+		st->ncpus[k] = -1;
+		if (c <= 0)
+			continue;
+		st->cpus[k] = calloc((size_t)c, sizeof(int));
+		if (!st->cpus[k])
+			return -ENOMEM;
+		/* A list grown between the two reads is cut to the first. */
+		got = evprof_core_pmu__cpus(&st->pmus[k], st->cpus[k], c);
+		st->ncpus[k] = got < 0 ? -1 : got < c ? got : c;
+	}
+	st->ev = calloc(nev, sizeof(*st->ev));
+	st->grp = calloc(st->list->nr_groups * st->nslot, sizeof(*st->grp));
+	st->slots = calloc(nev * st->nslot, sizeof(*st->slots));
+	if (!st->ev || !st->grp || !st->slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < nev; i++) {
+		st->ev[i].spec = &st->list->events[i];
+		st->ev[i].supported = true;
+		st->ev[i].split = st->nslot > 1 &&
+				  evprof_event_spec__is_generic(st->ev[i].spec);
+	}
+	for (size_t gi = 0; gi < st->list->nr_groups; gi++) {
+		const struct evprof_event_group_range *r =
+		    &st->list->groups[gi];
+		size_t copies = 1;
+
+		for (size_t i = r->first; i < r->first + r->nr; i++)
+			if (st->ev[i].split)
+				copies = st->nslot;
+		for (size_t k = 0; k < copies; k++) {
+			struct stat_group *g = &st->grp[st->nr_grp++];
+
+			g->range = gi;
+			g->slot = k;
+			g->member = calloc(r->nr, sizeof(size_t));
+			g->inst = calloc(st->ninst, sizeof(void *));
+			if (!g->member || !g->inst)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static void close_all(struct stat *st)
 {
-	for (size_t gi = 0; st->grp && gi < st->list->nr_groups; gi++) {
+	for (size_t gi = 0; st->grp && gi < st->nr_grp; gi++) {
 		for (size_t ii = 0; ii < st->ninst; ii++)
 			evprof_group__close(st->grp[gi].inst[ii]);
 		free(st->grp[gi].inst);
 		free(st->grp[gi].member);
 	}
 	free(st->grp);
+	free(st->slots);
+	for (size_t k = 0; k < MAX_PMUS; k++)
+		free(st->cpus[k]);
 	free(st->ev);
 	free(st->inst);
 	evprof_event_list__free(st->list);
@@ -255,12 +379,12 @@ static int add_cpu_instances(struct stat *st)
 	return 0;
 }
 
-/* Reads instance ii of every group, adding into c[event]. */
-static void read_instance(struct stat *st, size_t ii, struct counts *c)
+/* Reads instance ii of every group, adding into s[event * nslot + slot]. */
+static void read_instance(struct stat *st, size_t ii, struct counts *s)
 {
 	struct evprof_snapshot snap;
 
-	for (size_t gi = 0; gi < st->list->nr_groups; gi++) {
+	for (size_t gi = 0; gi < st->nr_grp; gi++) {
 		struct stat_group *g = &st->grp[gi];
 		struct evprof_group *grp = g->inst[ii];
 
@@ -270,7 +394,8 @@ static void read_instance(struct stat *st, size_t ii, struct counts *c)
 			const struct evprof_counter_value *v =
 			    evprof_snapshot__find(&snap,
 						  evprof_group__id(grp, m));
-			struct counts *t = &c[g->member[m]];
+			struct counts *t =
+			    &s[g->member[m] * st->nslot + g->slot];
 
 			if (!v)
 				continue;
@@ -281,6 +406,34 @@ static void read_instance(struct stat *st, size_t ii, struct counts *c)
 	}
 }
 
+/*
+ * c[i] from event i's per-PMU counts s: one as it is; several summed, each
+ * scaled on its own, as running all the time (or never, when none ran).
+ */
+static void combine(const struct stat *st, const struct counts *s,
+		    struct counts *c)
+{
+	for (size_t i = 0; i < st->list->nr_events; i++) {
+		const struct counts *e = &s[i * st->nslot];
+		uint64_t v;
+
+		if (st->nslot == 1) {
+			c[i] = e[0];
+			continue;
+		}
+		memset(&c[i], 0, sizeof(c[i]));
+		for (size_t k = 0; k < st->nslot; k++) {
+			c[i].ena += e[k].ena;
+			if (evprof_scale(e[k].raw, e[k].ena, e[k].run, &v) < 0)
+				continue;
+			c[i].raw += v;
+			c[i].run = 1;
+		}
+		c[i].run = c[i].run ? c[i].ena : 0;
+	}
+}
+
+/* Reads every instance into st->slots and the events' totals. */
 static void read_totals(struct stat *st)
 {
 	size_t n = st->list->nr_events;
@@ -288,11 +441,38 @@ static void read_totals(struct stat *st)
 
 	if (!c)
 		return;
+	memset(st->slots, 0, n * st->nslot * sizeof(*st->slots));
 	for (size_t ii = 0; ii < st->ninst; ii++)
-		read_instance(st, ii, c);
+		read_instance(st, ii, st->slots);
+	combine(st, st->slots, c);
 	for (size_t i = 0; i < n; i++)
 		st->ev[i].total = c[i];
 	free(c);
+}
+
+/* Event i's count on each core PMU, under its summed line. */
+static void print_split(const struct stat *st, size_t i, const char *prefix)
+{
+	const struct counts *e = &st->slots[i * st->nslot];
+	char name[200], num[32], pct[32] = "";
+	uint64_t v;
+
+	if (!st->ev[i].split || !st->ev[i].supported)
+		return;
+	for (size_t k = 0; k < st->nslot; k++) {
+		snprintf(name, sizeof(name), "%s/%s/", st->pmus[k].name,
+			 st->ev[i].spec->name);
+		if (evprof_scale(e[k].raw, e[k].ena, e[k].run, &v) < 0) {
+			printf("%s%18s        %s\n", prefix, "<not counted>",
+			       name);
+			continue;
+		}
+		snprintf(num, sizeof(num), "%18" PRIu64, v);
+		if (e[k].run < e[k].ena)
+			snprintf(pct, sizeof(pct), "  (%.2f%%)",
+				 100.0 * (double)e[k].run / (double)e[k].ena);
+		printf("%s%s        %s%s\n", prefix, num, name, pct);
+	}
 }
 
 static bool is_event(const struct evprof_event_spec *s, uint32_t type,
@@ -485,12 +665,16 @@ static void print_final(struct stat *st, double wall_ns,
 		for (size_t ii = 0; c && ii < st->ninst; ii++) {
 			char prefix[64];
 
-			memset(c, 0, n * sizeof(*c));
-			read_instance(st, ii, c);
+			memset(st->slots, 0,
+			       n * st->nslot * sizeof(*st->slots));
+			read_instance(st, ii, st->slots);
+			combine(st, st->slots, c);
 			snprintf(prefix, sizeof(prefix), "%24s ",
 				 st->inst[ii].label);
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < n; i++) {
 				print_event(st, c, i, wall_ns, prefix);
+				print_split(st, i, prefix);
+			}
 		}
 		free(c);
 	} else {
@@ -499,8 +683,10 @@ static void print_final(struct stat *st, double wall_ns,
 		read_totals(st);
 		for (size_t i = 0; c && i < n; i++)
 			c[i] = st->ev[i].total;
-		for (size_t i = 0; c && i < n; i++)
+		for (size_t i = 0; c && i < n; i++) {
 			print_event(st, c, i, wall_ns, "");
+			print_split(st, i, "");
+		}
 		free(c);
 	}
 	printf("\n%17.9f seconds time elapsed\n", wall_ns / 1e9);
@@ -716,23 +902,10 @@ int cmd_stat(int argc, char **argv)
 	if (err)
 		goto out;
 
-	st.ev = calloc(st.list->nr_events, sizeof(*st.ev));
-	st.grp = calloc(st.list->nr_groups, sizeof(*st.grp));
-	if (!st.ev || !st.grp)
+	if (plan_groups(&st))
 		goto out;
-	for (size_t i = 0; i < st.list->nr_events; i++) {
-		st.ev[i].spec = &st.list->events[i];
-		st.ev[i].supported = true;
-	}
-	for (size_t gi = 0; gi < st.list->nr_groups; gi++) {
-		st.grp[gi].member =
-		    calloc(st.list->groups[gi].nr, sizeof(size_t));
-		st.grp[gi].inst = calloc(st.ninst, sizeof(void *));
-		if (!st.grp[gi].member || !st.grp[gi].inst)
-			goto out;
-	}
 	for (size_t ii = 0; ii < st.ninst; ii++)
-		for (size_t gi = 0; gi < st.list->nr_groups; gi++)
+		for (size_t gi = 0; gi < st.nr_grp; gi++)
 			if (open_group(&st, gi, ii) < 0)
 				goto out;
 
@@ -741,7 +914,7 @@ int cmd_stat(int argc, char **argv)
 	t0 = cli_now_ns();
 	if (st.launched) {
 		if (st.system_wide)
-			for (size_t gi = 0; gi < st.list->nr_groups; gi++)
+			for (size_t gi = 0; gi < st.nr_grp; gi++)
 				for (size_t ii = 0; ii < st.ninst; ii++)
 					if (st.grp[gi].inst[ii])
 						evprof_group__enable(

@@ -6,6 +6,7 @@
 #endif
 
 #include "host.h"
+#include "pmu.h"
 
 static bool real_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf,
 		       struct evprof_cpuid *out)
@@ -39,6 +40,10 @@ static const struct evprof_host real_host = {
 	},
     .cpuid = real_cpuid,
     .cpuid_ctx = NULL,
+    .nmi_watchdog = "/proc/sys/kernel/nmi_watchdog",
+    .kconfig = {"/boot/config-", "/proc/config.gz"},
+    .trial = evprof__pmu_trial,
+    .trial_ctx = NULL,
 };
 
 static const struct evprof_host *current_host = &real_host;
@@ -52,4 +57,6 @@ void evprof__host_set(const struct evprof_host *host)
 {
 	__atomic_store_n(&current_host, host ? host : &real_host,
 			 __ATOMIC_RELEASE);
+	/* Trials answered for the old host's PMU. */
+	evprof__pmu_trial_forget();
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* PMU facts: type names, counter counts, and whether a group fits. */
+/* PMU type names, and which PMUs are the CPU's own. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -13,7 +13,6 @@
 #include "host.h"
 #include "pmu.h"
 
-#define DEFAULT_COUNTERS 4
 /* Names cached for types sysfs does not know; a bound against garbage. */
 #define MAX_UNNAMED 1024
 
@@ -160,154 +159,4 @@ const char *evprof_attr__type_name(uint32_t type)
 	}
 	pthread_mutex_unlock(&names_lock);
 	return name ? name : "pmu-unknown";
-}
-
-/* ---- counters --------------------------------------------------------------
- */
-
-/* CPUID leaf 0 names the vendor in EBX, EDX, ECX. */
-static bool cpuid_vendor(const struct evprof_cpuid *r, const char *want)
-{
-	char v[12];
-
-	memcpy(v, &r->ebx, 4);
-	memcpy(v + 4, &r->edx, 4);
-	memcpy(v + 8, &r->ecx, 4);
-	return !memcmp(v, want, sizeof(v));
-}
-
-/*
- * AMD (and Hygon, its licensee) as Linux's amd_core_pmu_init() reads it:
- * PerfMonV2 (CPUID 0x80000022 EAX bit 0, Zen 4) gives the count in EBX[3:0];
- * before it, PerfCtrExtCore (0x80000001 ECX bit 23, family 15h on) means
- * 6 counters. Without either the PMU is the legacy 4 or absent (VMs clear
- * both): we do not know, the caller's default applies.
- */
-static unsigned int amd_counters(const struct evprof_host *h,
-				 const char **source)
-{
-	struct evprof_cpuid r;
-
-	if (h->cpuid(h->cpuid_ctx, 0x80000022, 0, &r) && (r.eax & 1) &&
-	    (r.ebx & 0xf)) {
-		*source = "cpuid leaf 0x80000022";
-		return r.ebx & 0xf;
-	}
-	if (h->cpuid(h->cpuid_ctx, 0x80000001, 0, &r) && (r.ecx & 1u << 23)) {
-		*source = "cpuid leaf 0x80000001";
-		return 6;
-	}
-	return 0;
-}
-
-/*
- * Intel architectural perfmon (also what other x86 vendors implement):
- * CPUID.0AH:EAX[7:0] is its version (0 = none, as in most VMs) and
- * EAX[15:8] the number of general purpose counters per logical CPU. Fixed
- * counters (cycles, instructions, ref-cycles) are not counted: a group
- * that uses them is judged conservatively.
- */
-static unsigned int arch_perfmon_counters(const struct evprof_host *h,
-					  const char **source)
-{
-	struct evprof_cpuid r;
-
-	if (!h->cpuid(h->cpuid_ctx, 0xa, 0, &r) || (r.eax & 0xff) == 0)
-		return 0;
-	*source = "cpuid leaf 0xa";
-	return (r.eax >> 8) & 0xff;
-}
-
-/* Counters CPUID tells of, or 0 when it tells nothing. */
-static unsigned int cpuid_counters(const char **source)
-{
-	const struct evprof_host *h = evprof__host();
-	struct evprof_cpuid r;
-
-	if (!h->cpuid(h->cpuid_ctx, 0, 0, &r))
-		return 0; /* not x86 */
-	if (cpuid_vendor(&r, "AuthenticAMD") ||
-	    cpuid_vendor(&r, "HygonGenuine"))
-		return amd_counters(h, source);
-	return arch_perfmon_counters(h, source);
-}
-
-unsigned int evprof_pmu_counters(const char **source)
-{
-	const char *env = getenv("EVPROF_MAX_GROUP_EVENTS");
-	const char *from = NULL;
-	unsigned int n;
-
-	if (env) {
-		char *end;
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(env, &end, 10);
-		if (!errno && end != env && !*end && env[0] != '-' && v > 0 &&
-		    v <= INT_MAX) {
-			if (source)
-				*source = "EVPROF_MAX_GROUP_EVENTS";
-			return (unsigned int)v;
-		}
-		pr_warn("ignoring EVPROF_MAX_GROUP_EVENTS='%.32s': not a "
-			"positive integer\n",
-			env);
-	}
-	n = cpuid_counters(&from);
-	if (!n) {
-		n = DEFAULT_COUNTERS;
-		from = "default";
-	}
-	if (source)
-		*source = from;
-	return n;
-}
-
-/* ---- group validation ------------------------------------------------------
- */
-
-/* Writes "{a,b,c}" to buf (len > 8), ending in ",...}" when it is full. */
-static void group_names(const struct evprof_event_spec *specs, size_t nr,
-			char *buf, size_t len)
-{
-	size_t room = len - sizeof(",...}");
-	size_t off = 1;
-
-	buf[0] = '{';
-	for (size_t i = 0; i < nr; i++) {
-		/* Caller-built specs may lack the NUL: bound the name. */
-		int n = snprintf(buf + off, room - off, "%s%.*s", i ? "," : "",
-				 (int)sizeof(specs[i].name), specs[i].name);
-
-		if (n < 0 || (size_t)n >= room - off) {
-			strcpy(buf + off, ",...}");
-			return;
-		}
-		off += (size_t)n;
-	}
-	strcpy(buf + off, "}");
-}
-
-int evprof_group__validate(const struct evprof_event_spec *specs, size_t nr)
-{
-	const char *source;
-	unsigned int counters;
-	char members[512];
-	size_t slots = 0;
-
-	if (!specs && nr)
-		return -EINVAL;
-	for (size_t i = 0; i < nr; i++)
-		slots += specs[i].hw_slot;
-	if (!slots)
-		return 0;
-	counters = evprof_pmu_counters(&source);
-	if (slots <= counters)
-		return (int)slots;
-	group_names(specs, nr, members, sizeof(members));
-	pr_warn("group %s needs %zu hardware counters but the PMU has %u (from "
-		"%s); split it or set EVPROF_MAX_GROUP_EVENTS\n",
-		members, slots, counters, source);
-	return -EVPROF_ERR_GROUP_TOO_BIG;
 }

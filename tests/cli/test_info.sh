@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# evprof info's PMU part against sysfs: one block per core PMU directory
+# (cpu, cpu_core, cpu_atom, armv*) with its type file's number, "none"
+# where there is none; EVPROF_MAX_GROUP_EVENTS named when it decides.
+. "$(dirname "$0")/lib.sh"
+SYS=/sys/bus/event_source/devices
+
+"$EVPROF" info >"$TMP/out" 2>"$TMP/err" || fail "info failed: $(cat "$TMP/err")"
+cat "$TMP/out"
+core=()
+for d in "$SYS"/cpu "$SYS"/cpu_core "$SYS"/cpu_atom "$SYS"/armv*; do
+	[ -r "$d/type" ] && core+=("$(basename "$d")")
+done
+if [ "${#core[@]}" -eq 0 ]; then
+	grep -q '^hardware PMU: *none: ' "$TMP/out" &&
+		ok "no core PMU in sysfs: info says none" ||
+		fail "no core PMU in sysfs, info does not say none"
+	grep -q '^  [a-z].* (type [0-9]*):$' "$TMP/out" &&
+		fail "info invents a core PMU"
+else
+	grep -q "^hardware PMU: *${#core[@]} core PMU" "$TMP/out" &&
+		ok "${#core[@]} core PMUs" || fail "not ${#core[@]} core PMUs"
+	for p in "${core[@]}"; do
+		grep -q "^  $p (type $(cat "$SYS/$p/type")):$" "$TMP/out" &&
+			ok "$p listed with its type" || fail "$p not listed"
+	done
+fi
+grep -q '^group fit: ' "$TMP/out" && ok "says what decides group fit" ||
+	fail "no group fit line"
+
+EVPROF_MAX_GROUP_EVENTS=3 "$EVPROF" info >"$TMP/out" 2>&1
+grep -q '^group fit: *EVPROF_MAX_GROUP_EVENTS=3 decides' "$TMP/out" &&
+	ok "the override is named" || fail "override not named"
+finish
