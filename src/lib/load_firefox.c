@@ -525,6 +525,9 @@ static int read_threads(struct fx *c)
 		int proc, thr;
 		const char *pn;
 
+		/* A counter track repeats its thread's deltas as weights. */
+		if (get(t, "evprofCounter"))
+			continue;
 		/* A weight track follows its thread (same tid). */
 		if (json_object_is_type(wname, json_type_string)) {
 			struct evprof_profile_thread_info ti;
