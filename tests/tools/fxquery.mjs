@@ -4,6 +4,9 @@
 //   through FUNC EVENT=SUM samples=N   (with --through FUNC: deltas and
 //                                       samples whose stack contains FUNC)
 //   meta NOTE                          (each meta.evprofNotes entry)
+//   counter-track tid=T EVENT=SUM samples=N
+//                                      (a per-counter track: its weights)
+//   counter EVENT pid=P samples=N sum=S  (each entry of profile.counters)
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 
@@ -27,8 +30,17 @@ for (let i = 0; i < sh.stackTable.length; i++) {
 }
 
 for (const note of (p.meta.evprofNotes || [])) console.log(`meta ${note}`);
+for (const c of (p.counters || [])) {
+  const sum = c.samples.count.reduce((a, v) => a + v, 0);
+  console.log(`counter ${c.name} pid=${c.pid} samples=${c.samples.length} sum=${sum}`);
+}
 for (const t of p.threads) {
   const s = t.samples;
+  if (t.evprofCounter !== undefined) {
+    const sum = s.weight.reduce((a, v) => a + v, 0);
+    console.log(`counter-track tid=${t.tid} ${t.evprofCounter}=${sum} samples=${s.length}`);
+    continue;
+  }
   const ev = s.samplyEventDeltas || {};
   const sums = {};
   const thr = {};
