@@ -470,6 +470,33 @@ EVPROF_API int
 evprof_profile__write_pprof(const struct evprof_profile *p, const char *path,
 			    const struct evprof_pprof_opts *opts);
 
+struct evprof_speedscope_opts {
+	size_t sz; /* sizeof(struct evprof_speedscope_opts) */
+	/*
+	 * The profile speedscope opens first: the first thread's profile of
+	 * "cpu", a counter or a weight type. NULL: the first profile.
+	 */
+	const char *default_type;
+};
+
+/*
+ * Writes a speedscope file (https://www.speedscope.app/file-format-schema.json):
+ * one "sampled" profile per thread and column of the store, named
+ * "<thread> (tid N) <column>": CPU time (nanoseconds) when samples carry
+ * it, then each counter (unit "none": weights are its deltas) and each
+ * weight type (nanoseconds); "samples" only when there is none of these.
+ * A profile's samples are its thread's store entries with a non-zero value
+ * (one per distinct stack, so its time-order view is in stack order),
+ * frames are functions (their source file, else their lib, as "file").
+ * Files as evprof_profile__write_firefox() (".gz" compresses, atomic
+ * rename). Returns 0, -ENOENT (default_type names no profile), -EINVAL or
+ * -errno.
+ */
+EVPROF_API int
+evprof_profile__write_speedscope(const struct evprof_profile *p,
+				 const char *path,
+				 const struct evprof_speedscope_opts *opts);
+
 struct evprof_report_opts {
 	size_t sz; /* sizeof(struct evprof_report_opts) */
 	/* "samples", "cpu", a counter or a weight type; NULL: cpu when known. */

@@ -28,21 +28,10 @@ fi
 profile=$1
 shift
 
-if ! command -v node >/dev/null 2>&1; then
-	echo "fxload: SKIP: node is not installed" >&2
-	exit 77
-fi
+bash "$tools/ensure.sh" || exit $?
 if [ ! -x "$cli" ]; then
-	# Parallel tests may all get here: one installs, the others wait.
-	(
-		flock 9
-		[ -x "$cli" ] || npm ci --prefix "$tools" --no-audit --no-fund \
-			--loglevel=error >&2
-	) 9>"$tools/.install.lock"
-	if [ ! -x "$cli" ]; then
-		echo "fxload: SKIP: $cli missing and 'npm ci --prefix $tools' failed" >&2
-		exit 77
-	fi
+	echo "fxload: SKIP: $cli missing" >&2
+	exit 77
 fi
 
 # The daemon's Unix socket lives here: keep the path short (< 108 bytes).
