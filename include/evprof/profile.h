@@ -240,6 +240,26 @@ EVPROF_API int
 evprof_profile__add_sample(struct evprof_profile *p, int thr,
 			   const struct evprof_profile_sample *s);
 
+/* A time a thread spent off the CPU (see evprof_profile__add_wait()). */
+struct evprof_profile_wait {
+	uint64_t start_ns;    /* CLOCK_MONOTONIC: when it left the CPU */
+	uint64_t duration_ns; /* until it ran again */
+	int stack;	      /* stack index (where it waited), or -1 */
+	int weight;	      /* the weight type it counts as */
+};
+
+/*
+ * Adds a wait of thread thr: its duration to the store entry (thr,
+ * w->stack) as weight type w->weight, as evprof_profile__add_aggregate()
+ * would, and, when the profile keeps a timeline, the wait itself, so that
+ * writers place it in time (the Firefox writer: a marker on the thread's
+ * track and a sample of its weight track at w->start_ns). Allocates per
+ * wait with a timeline (24 bytes). Returns 0, -EINVAL (bad thread, stack
+ * or weight type) or -ENOMEM.
+ */
+EVPROF_API int evprof_profile__add_wait(struct evprof_profile *p, int thr,
+					const struct evprof_profile_wait *w);
+
 /* Values that an aggregate-only producer adds to one (thread, stack). */
 struct evprof_profile_aggregate {
 	int stack;	       /* stack index, or -1: no stack */

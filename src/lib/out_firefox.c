@@ -158,8 +158,8 @@ static int build_threads(struct fx_ctx *c)
 		uint64_t *last = &c->proc_last[p->threads[i].proc];
 
 		c->thread_order[i] = (uint32_t)i;
-		if (p->threads[i].last_ns > *last)
-			*last = p->threads[i].last_ns;
+		if (evprof__fx_thread_last(p, (int)i) > *last)
+			*last = evprof__fx_thread_last(p, (int)i);
 	}
 	c->cpu = p->has_cpu;
 	qsort_r(c->thread_order, p->nr_threads, sizeof(uint32_t), cmp_thread,
@@ -260,6 +260,7 @@ static void write_meta(struct fx_ctx *c)
 	write_category(j, "Other", "grey");
 	write_category(j, "User", "yellow");
 	write_category(j, "Kernel", "orange");
+	write_category(j, "Off-CPU", "blue"); /* FX_CAT_WAIT */
 	evprof__json_arr_end(j);
 	evprof__json_key(j, "sampleUnits");
 	evprof__json_obj(j);
@@ -272,8 +273,7 @@ static void write_meta(struct fx_ctx *c)
 		evprof__json_str(j, "\xc2\xb5s");
 	}
 	evprof__json_obj_end(j);
-	evprof__json_key(j, "markerSchema");
-	evprof__json_raw(j, "[]");
+	evprof__fx_write_marker_schema(c);
 
 	/* Ours, ignored by the loader: for tools that read the file. */
 	evprof__json_key(j, "evprofNotes");
@@ -597,6 +597,7 @@ static void write_shared(struct fx_ctx *c)
 	evprof__json_arr(j);
 	for (i = 0; i < p->nr_strs; i++)
 		evprof__json_str(j, evprof__pstr(p, (uint32_t)i));
+	evprof__fx_write_wait_names(c);
 	evprof__json_arr_end(j);
 	write_stack_table(c);
 	write_frame_table(c);
@@ -607,116 +608,6 @@ static void write_shared(struct fx_ctx *c)
 
 /* ---- threads
  * ------------------------------------------------------------------ */
-
-/* Store column of what rows of r give: samples, or a weight type. */
-static size_t rows_col(const struct evprof_profile *p, int wtype)
-{
-	return wtype < 0 ? COL_SAMPLES
-			 : COL_COUNTERS + p->nr_counters + (size_t)wtype;
-}
-
-int evprof__fx_rows_open(struct fx_rows *r, const struct evprof_profile *p,
-			 int thr, int wtype, int ctr)
-{
-	*r = (struct fx_rows){
-	    p, &p->threads[thr], NULL, p->threads[thr].first_entry, wtype, ctr};
-	if (!p->timeline || wtype >= 0)
-		return 0;
-	r->tl = evprof_profile_timeline__new(p, thr);
-	return r->tl ? 0 : -errno;
-}
-
-/* The next row, whatever its counters. */
-static int rows_any(struct fx_rows *r, struct evprof_profile_sample *s)
-{
-	const struct evprof_profile *p = r->p;
-
-	if (r->tl)
-		return evprof_profile_timeline__next(r->tl, s);
-	for (; r->entry >= 0; r->entry = p->store.e[r->entry].next) {
-		const uint64_t *v = evprof__entry_vals(p, (size_t)r->entry);
-
-		if (!v[rows_col(p, r->wtype)])
-			continue;
-		*s = (struct evprof_profile_sample){
-		    .time_ns = r->t->start_ns,
-		    .stack = p->store.e[r->entry].stack,
-		    .weight = v[rows_col(p, r->wtype)],
-		    .cpu_delta_ns = v[COL_CPU],
-		    .has_counters = p->store.e[r->entry].has,
-		    .counters = &v[COL_COUNTERS],
-		};
-		r->entry = p->store.e[r->entry].next;
-		return 1;
-	}
-	return 0;
-}
-
-int evprof__fx_rows_next(struct fx_rows *r, struct evprof_profile_sample *s)
-{
-	int ret;
-
-	while ((ret = rows_any(r, s)) > 0) {
-		if (r->ctr < 0)
-			return ret;
-		/* A counter track: the rows that moved it, weighing that. */
-		if (s->has_counters >> r->ctr & 1 && s->counters[r->ctr]) {
-			s->weight = s->counters[r->ctr];
-			return ret;
-		}
-	}
-	return ret;
-}
-
-void evprof__fx_rows_close(struct fx_rows *r)
-{
-	evprof_profile_timeline__free(r->tl);
-}
-
-/* How many samples evprof__fx_rows_next() gives for thread thr, in *n. */
-static int rows_count(const struct evprof_profile *p, int thr, int wtype,
-		      int ctr, uint64_t *n)
-{
-	const struct evprof__thread *t = &p->threads[thr];
-	struct evprof_profile_sample s;
-	struct fx_rows r;
-	size_t i;
-	int64_t k;
-	int ret;
-
-	*n = 0;
-	if (ctr >= 0) {
-		ret = evprof__fx_rows_open(&r, p, thr, wtype, ctr);
-		if (ret)
-			return ret;
-		while ((ret = evprof__fx_rows_next(&r, &s)) > 0)
-			++*n;
-		evprof__fx_rows_close(&r);
-		return ret;
-	}
-	if (p->timeline && wtype < 0) {
-		for (i = 0; i < t->nr_runs; i++)
-			*n += t->runs[i].n;
-		*n += t->nr_rows;
-		return 0;
-	}
-	for (k = t->first_entry; k >= 0; k = p->store.e[k].next)
-		*n += evprof__entry_vals(p, (size_t)k)[rows_col(p, wtype)] != 0;
-	return 0;
-}
-
-/* Whether thread thr has a track of weight type wtype or counter ctr. */
-static bool has_track(const struct evprof_profile *p, int thr, int wtype,
-		      int ctr)
-{
-	size_t col = ctr >= 0 ? COL_COUNTERS + (size_t)ctr : rows_col(p, wtype);
-	int64_t k;
-
-	for (k = p->threads[thr].first_entry; k >= 0; k = p->store.e[k].next)
-		if (evprof__entry_vals(p, (size_t)k)[col])
-			return true;
-	return false;
-}
 
 enum col { C_STACK, C_TIME, C_WEIGHT, C_CPU, C_COUNTER };
 
@@ -805,7 +696,7 @@ static int write_samples(struct fx_ctx *c, int thr)
 	uint32_t ci;
 	int err, ones;
 
-	err = rows_count(p, thr, c->wtype, c->ctr, &n);
+	err = evprof__fx_rows_count(p, thr, c->wtype, c->ctr, &n);
 	if (err)
 		return err;
 	evprof__json_key(j, "samples");
@@ -849,7 +740,8 @@ static int write_thread(struct fx_ctx *c, int thr)
 	const struct evprof__thread *t = &p->threads[thr];
 	const struct evprof__process *pr = &p->procs[t->proc];
 	struct evprof__json *j = &c->j;
-	uint64_t last = t->last_ns > t->start_ns ? t->last_ns : t->start_ns;
+	uint64_t last = evprof__fx_thread_last(p, thr);
+	bool own = c->wtype < 0 && c->ctr < 0;
 	char num[21], name[256];
 	int err;
 
@@ -874,7 +766,7 @@ static int write_thread(struct fx_ctx *c, int thr)
 			c->proc_main[t->proc] = (int64_t)c->nr_tracks;
 	}
 	evprof__json_key(j, "isMainThread");
-	evprof__json_bool(j, t->tid == pr->pid && c->wtype < 0 && c->ctr < 0);
+	evprof__json_bool(j, t->tid == pr->pid && own);
 	evprof__json_key(j, "processType");
 	evprof__json_str(j, "default");
 	evprof__json_key(j, "processName");
@@ -897,14 +789,13 @@ static int write_thread(struct fx_ctx *c, int thr)
 	evprof__json_key(j, "pausedRanges");
 	evprof__json_raw(j, "[]");
 	evprof__json_key(j, "showMarkersInTimeline");
-	evprof__json_bool(j, false);
+	evprof__json_bool(j, own && t->nr_waits);
 	err = write_samples(c, thr);
 	if (err)
 		return err;
-	evprof__json_key(j, "markers");
-	evprof__json_raw(j, "{\"length\":0,\"name\":[],\"startTime\":[],"
-			    "\"endTime\":[],\"phase\":[],\"category\":[],"
-			    "\"data\":[]}");
+	err = evprof__fx_write_markers(c, thr, own);
+	if (err)
+		return err;
 	evprof__json_obj_end(j);
 	return 0;
 }
@@ -914,7 +805,8 @@ static int write_track(struct fx_ctx *c, int thr, int wtype, int ctr)
 {
 	int err;
 
-	if ((wtype >= 0 || ctr >= 0) && !has_track(c->p, thr, wtype, ctr))
+	if ((wtype >= 0 || ctr >= 0) &&
+	    !evprof__fx_has_track(c->p, thr, wtype, ctr))
 		return 0;
 	c->wtype = wtype;
 	c->ctr = ctr;
