@@ -275,8 +275,9 @@ struct evprof_profile_aggregate {
  * Adds a's values to the store entry (thr, a->stack) without a timeline
  * row: for producers that aggregate before the profile sees anything (an
  * in-kernel BPF map, a pprof file) and for values no sample carries
- * (off-CPU intervals). The Firefox writer does not see them when the
- * profile keeps a timeline. Returns 0, -EINVAL (bad thread or stack, a bit
+ * (off-CPU intervals without their times; evprof_profile__add_wait()
+ * keeps those). The Firefox writer does not see their samples and
+ * counters when the profile keeps a timeline. Returns 0, -EINVAL (bad thread or stack, a bit
  * set for an unregistered counter or weight) or -ENOMEM.
  */
 EVPROF_API int
@@ -413,12 +414,20 @@ struct evprof_firefox_opts {
  * added only as aggregates to a profile with a timeline are not written,
  * but weight types are: each thread's entries with a weight type (e.g.
  * off-cpu) make a track of their own after the thread's, named "<thread>
- * <weight>" and marked "evprofWeight": <weight>, one sample per entry at
- * the thread's start weighing its ns as weightType "tracing-ms" (call
- * tree exact in ms, no time axis). Samples carry
+ * <weight>" and marked "evprofWeight": <weight>, weighing ns as weightType
+ * "tracing-ms": one sample per wait (evprof_profile__add_wait()) at its
+ * start, or, for a thread without waits, per store entry at the thread's
+ * start (call tree exact in ms, no time axis); each wait is also an
+ * interval marker of the thread's own track named after its weight type,
+ * its cause the wait's stack (marker schema "OffCPU"). Samples carry
  * threadCPUDelta (µs; the column is left
  * out when no sample has CPU time) and, when counters are registered,
  * samples.samplyEventDeltas: {counter name: [delta or null per sample]}.
+ * Per registered counter, each process gets an entry of "counters" (the
+ * deltas of its threads' samples in time order, with a "line-rate"
+ * display config: a graph track) and each thread whose samples moved it
+ * a track "<thread> <counter> (count)", marked "evprofCounter": <counter>,
+ * whose sample weights are the deltas (a call tree by that counter).
  * path ending in ".gz" is gzip-compressed. A regular file is written as
  * path.tmp and renamed over path when complete, so a failed write leaves
  * neither a partial path nor path.tmp; other files (/dev/stdout, pipes) are

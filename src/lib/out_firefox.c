@@ -8,11 +8,17 @@
  * versions on load and refuses newer ones, so we claim the version whose
  * layout we write, not the newest.
  *
- * Each weight type (off-cpu, preempted: ns no sample carries) of a thread
- * is a track of its own after the thread's, "<thread> <weight>", marked
- * evprofWeight for our reader: one sample per store entry at the thread's
- * start, weighing its ns as "tracing-ms" (the call tree is exact in ms,
- * the time axis is not: the store keeps no times).
+ * After each thread's own track come its further tracks, all of its
+ * process: per weight type (off-cpu, preempted: ns no sample carries)
+ * "<thread> <weight>", marked evprofWeight for our reader, weighing each
+ * wait's ns as "tracing-ms" at its start (out_firefox_rows.c; without the
+ * waits, one sample per store entry at the thread's start), the waits
+ * themselves markers of the thread's track (out_firefox_waits.c); per
+ * counter "<thread> <counter> (count)", marked evprofCounter (our reader
+ * skips it: its values are the thread's samplyEventDeltas), weighing each
+ * sample that moved the counter by its delta, so the call tree ranks
+ * stacks by that event. The process's counter tracks are
+ * out_firefox_counters.c.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
