@@ -10,7 +10,8 @@
 # within 0.5% of its lifetime as it measured it, the voluntary intervals
 # equal to the threads' voluntary_ctxt_switches from /proc; go tool pprof
 # reads both new sample types; the Firefox file's off-CPU tracks hold the
-# same truth within 2% and the Firefox Profiler loads them. Without privileges (user nobody at
+# same truth within 2% and the Firefox Profiler loads them; its wait
+# markers sit on each thread's time axis (see below). Without privileges (user nobody at
 # kernel.perf_event_paranoid 2), --off-cpu is refused naming CAP_PERFMON
 # and perf_event_paranoid.
 . "$(dirname "$0")/lib.sh"
@@ -141,6 +142,9 @@ esac
 # tracks' call tree totals as the loader sums them, and those are the
 # thread's own off-CPU time (lifetime minus CPU time, as it measured them)
 # within 2%; one off-cpu marker per voluntary switch.
+node "$SRCDIR/tests/tools/fxcheck.mjs" "$TMP/task.json.gz" >"$TMP/fc" 2>&1 &&
+	ok "task: the Firefox file (wait markers, their stacks) is consistent" ||
+	fail "task: fxcheck: $(cat "$TMP/fc")"
 node "$SRCDIR/tests/tools/fxquery.mjs" "$TMP/task.json.gz" >"$TMP/fq"
 FXLOAD_TOTALS=1 bash "$SRCDIR/tests/tools/fxload.sh" "$TMP/task.json.gz" \
 	>"$TMP/tot" 2>&1
@@ -189,6 +193,13 @@ else
 	[ "$got" = "$want" ] && ok "task: $got off-cpu markers, $want voluntary switches" ||
 		fail "task: $got off-cpu markers, $want voluntary switches"
 fi
+# Read back and written again, the waits keep their times.
+"$EVPROF" report -o "$TMP/again.json.gz" "$TMP/task.json.gz" 2>"$TMP/rerr" &&
+	node "$SRCDIR/tests/tools/fxquery.mjs" "$TMP/again.json.gz" >"$TMP/fq2" &&
+	[ "$(grep '^waits' "$TMP/fq")" = "$(grep '^waits' "$TMP/fq2")" ] &&
+	[ -n "$(grep '^waits' "$TMP/fq")" ] &&
+	ok "task: report -o .json.gz keeps every wait in time" ||
+	fail "task: waits changed through report -o: $(cat "$TMP/rerr")"
 
 # go tool pprof reads both new sample types.
 command -v go >/dev/null || { echo "skip: no go for go tool pprof"; finish; }

@@ -198,6 +198,15 @@ function check(profile) {
     each('sources', sources, 'filename', isString, 'filename is not a string index');
   }
 
+  const schemas = new Set();
+  if (!Array.isArray(meta.markerSchema)) bad('meta.markerSchema: not an array');
+  (meta.markerSchema || []).forEach((sc, i) => {
+    if (!sc || typeof sc.name !== 'string' || !Array.isArray(sc.display) || !Array.isArray(sc.fields)) {
+      bad(`meta.markerSchema[${i}]: needs a name, display and fields`);
+    } else {
+      schemas.add(sc.name);
+    }
+  });
   if (!Array.isArray(profile.threads)) {
     bad('threads: not an array');
     return problems;
@@ -278,6 +287,15 @@ function check(profile) {
     if (columns(`${where}.markers`, m, ['name', 'startTime', 'endTime', 'phase', 'category', 'data'])) {
       each(`${where}.markers`, m, 'name', isString, 'name is not a string index');
       each(`${where}.markers`, m, 'category', (v) => inRange(v, categories.length), 'category out of range');
+      each(`${where}.markers`, m, 'phase', (v) => [0, 1, 2, 3].includes(v), 'phase is not 0..3');
+      each(`${where}.markers`, m, 'endTime', (v, i) => m.phase[i] !== 1 ||
+        (typeof v === 'number' && typeof m.startTime[i] === 'number' && v >= m.startTime[i]),
+        'an interval must end at or after its start');
+      each(`${where}.markers`, m, 'data', (d) => {
+        if (d === null) return true;
+        if (d.type !== undefined && !schemas.has(d.type)) return false;
+        return !d.cause || d.cause.stack === null || inRange(d.cause.stack, nStacks);
+      }, 'data.type has no marker schema, or data.cause.stack is out of range');
     }
   });
   if (!Array.isArray(profile.counters) && profile.counters !== undefined) {
