@@ -31,10 +31,9 @@ struct fx_ctx {
 	const struct sym_key *probe; /* what a symbol lookup looks for */
 	size_t nr_syms;
 	uint32_t *thread_order;
-	uint64_t *proc_last; /* per process: latest sample time */
+	uint64_t *proc_last; /* per process: latest sample or wait end */
 	int64_t *proc_main;  /* per process: its first track's index, or -1 */
 	size_t nr_tracks;    /* threads written so far */
-	int thr;	     /* the thread whose markers are written */
 };
 
 /* Categories of meta.categories; the waits' markers are FX_CAT_WAIT. */

@@ -57,11 +57,10 @@ void evprof__fx_write_wait_names(struct fx_ctx *c)
 		evprof__json_str(&c->j, c->p->weights[i]);
 }
 
-/* "key": [...] of column k (0 name, 1 start, 2 end) over n waits. */
-static void wait_col(struct fx_ctx *c, const char *key, int k,
-		     const uint32_t *order, size_t n)
+/* "key": [...] of column k (0 name, 1 start, 2 end) over n waits of t. */
+static void wait_col(struct fx_ctx *c, const struct evprof__thread *t,
+		     const char *key, int k, const uint32_t *order, size_t n)
 {
-	const struct evprof__thread *t = &c->p->threads[c->thr];
 	size_t i;
 
 	evprof__json_key(&c->j, key);
@@ -89,14 +88,13 @@ int evprof__fx_write_markers(struct fx_ctx *c, int thr, bool own)
 
 	if (err)
 		return err;
-	c->thr = thr;
 	evprof__json_key(j, "markers");
 	evprof__json_obj(j);
 	evprof__json_key(j, "length");
 	evprof__json_u64(j, n);
-	wait_col(c, "name", 0, order, n);
-	wait_col(c, "startTime", 1, order, n);
-	wait_col(c, "endTime", 2, order, n);
+	wait_col(c, t, "name", 0, order, n);
+	wait_col(c, t, "startTime", 1, order, n);
+	wait_col(c, t, "endTime", 2, order, n);
 	evprof__json_key(j, "phase");
 	evprof__json_arr(j);
 	for (i = 0; i < n; i++)
