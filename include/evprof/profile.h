@@ -425,9 +425,10 @@ struct evprof_firefox_opts {
  * samples.samplyEventDeltas: {counter name: [delta or null per sample]}.
  * Per registered counter, each process gets an entry of "counters" (the
  * deltas of its threads' samples in time order, with a "line-rate"
- * display config: a graph track) and each thread whose samples moved it
- * a track "<thread> <counter> (count)", marked "evprofCounter": <counter>,
- * whose sample weights are the deltas (a call tree by that counter).
+ * display config: a graph track; only with a timeline) and each thread
+ * whose samples moved it a track "<thread> <counter> (count)", marked
+ * "evprofCounter": <counter>, whose sample weights are the deltas (a call
+ * tree by that counter).
  * path ending in ".gz" is gzip-compressed. A regular file is written as
  * path.tmp and renamed over path when complete, so a failed write leaves
  * neither a partial path nor path.tmp; other files (/dev/stdout, pipes) are

@@ -102,7 +102,8 @@ EVPROF_HIDDEN int evprof__fx_write_markers(struct fx_ctx *c, int thr, bool own);
 
 /*
  * Writes "counters": per process, one counter per registered counter that
- * its samples carry, drawn by the profiler as a track of the process.
+ * its samples carry, drawn by the profiler as a track of the process;
+ * none for a profile without a timeline (no times to draw).
  * Returns 0 or -errno.
  */
 EVPROF_HIDDEN int evprof__fx_write_counters(struct fx_ctx *c);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Firefox Profiler counters: per process, one counter per registered event,
- * its samples the deltas of the process's threads merged in time order.
+ * its samples the deltas of the process's threads merged in time order
+ * (deltas at one time summed: the graph is a rate).
  *
  * Processed format 62 and later carry each counter's `display` config
  * (63 added its `tooltipRows`); a profile that says version 62 or more
@@ -41,7 +42,7 @@ static int gather(const struct evprof_profile *p, int proc, int ci,
 	struct point *pts = NULL, *grown;
 	size_t cap = 0;
 	struct fx_rows r;
-	size_t i;
+	size_t i, k;
 	int ret = 0;
 
 	*n = 0;
@@ -73,6 +74,14 @@ static int gather(const struct evprof_profile *p, int proc, int ci,
 	}
 	if (*n)
 		qsort(pts, *n, sizeof(*pts), cmp_point);
+	/* A rate graph divides by the time between samples: none is 0. */
+	for (i = 0, k = 0; i < *n; i++) {
+		if (k && pts[k - 1].time == pts[i].time)
+			pts[k - 1].count += pts[i].count;
+		else
+			pts[k++] = pts[i];
+	}
+	*n = k;
 	*out = pts;
 	return 0;
 }
@@ -195,7 +204,11 @@ int evprof__fx_write_counters(struct fx_ctx *c)
 
 	evprof__json_key(&c->j, "counters");
 	evprof__json_arr(&c->j);
-	for (proc = 0; !err && proc < p->nr_procs; proc++) {
+	/*
+	 * Without a timeline (a profile read from pprof) samples have no
+	 * times: no graph to draw. The per-counter call trees remain.
+	 */
+	for (proc = 0; !err && p->timeline && proc < p->nr_procs; proc++) {
 		/* A process without a thread track has no track to hold it. */
 		if (c->proc_main[proc] < 0)
 			continue;
