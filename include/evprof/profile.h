@@ -240,6 +240,26 @@ EVPROF_API int
 evprof_profile__add_sample(struct evprof_profile *p, int thr,
 			   const struct evprof_profile_sample *s);
 
+/* A time a thread spent off the CPU (see evprof_profile__add_wait()). */
+struct evprof_profile_wait {
+	uint64_t start_ns;    /* CLOCK_MONOTONIC: when it left the CPU */
+	uint64_t duration_ns; /* until it ran again */
+	int stack;	      /* stack index (where it waited), or -1 */
+	int weight;	      /* the weight type it counts as */
+};
+
+/*
+ * Adds a wait of thread thr: its duration to the store entry (thr,
+ * w->stack) as weight type w->weight, as evprof_profile__add_aggregate()
+ * would, and, when the profile keeps a timeline, the wait itself, so that
+ * writers place it in time (the Firefox writer: a marker on the thread's
+ * track and a sample of its weight track at w->start_ns). Allocates per
+ * wait with a timeline (24 bytes). Returns 0, -EINVAL (bad thread, stack
+ * or weight type) or -ENOMEM.
+ */
+EVPROF_API int evprof_profile__add_wait(struct evprof_profile *p, int thr,
+					const struct evprof_profile_wait *w);
+
 /* Values that an aggregate-only producer adds to one (thread, stack). */
 struct evprof_profile_aggregate {
 	int stack;	       /* stack index, or -1: no stack */
@@ -255,8 +275,9 @@ struct evprof_profile_aggregate {
  * Adds a's values to the store entry (thr, a->stack) without a timeline
  * row: for producers that aggregate before the profile sees anything (an
  * in-kernel BPF map, a pprof file) and for values no sample carries
- * (off-CPU intervals). The Firefox writer does not see them when the
- * profile keeps a timeline. Returns 0, -EINVAL (bad thread or stack, a bit
+ * (off-CPU intervals without their times; evprof_profile__add_wait()
+ * keeps those). The Firefox writer does not see their samples and
+ * counters when the profile keeps a timeline. Returns 0, -EINVAL (bad thread or stack, a bit
  * set for an unregistered counter or weight) or -ENOMEM.
  */
 EVPROF_API int
@@ -393,12 +414,21 @@ struct evprof_firefox_opts {
  * added only as aggregates to a profile with a timeline are not written,
  * but weight types are: each thread's entries with a weight type (e.g.
  * off-cpu) make a track of their own after the thread's, named "<thread>
- * <weight>" and marked "evprofWeight": <weight>, one sample per entry at
- * the thread's start weighing its ns as weightType "tracing-ms" (call
- * tree exact in ms, no time axis). Samples carry
+ * <weight>" and marked "evprofWeight": <weight>, weighing ns as weightType
+ * "tracing-ms": one sample per wait (evprof_profile__add_wait()) at its
+ * start, or, for a thread without waits, per store entry at the thread's
+ * start (call tree exact in ms, no time axis); each wait is also an
+ * interval marker of the thread's own track named after its weight type,
+ * its cause the wait's stack (marker schema "OffCPU"). Samples carry
  * threadCPUDelta (µs; the column is left
  * out when no sample has CPU time) and, when counters are registered,
  * samples.samplyEventDeltas: {counter name: [delta or null per sample]}.
+ * Per registered counter, each process gets an entry of "counters" (the
+ * deltas of its threads' samples in time order, with a "line-rate"
+ * display config: a graph track; only with a timeline) and each thread
+ * whose samples moved it a track "<thread> <counter> (count)", marked
+ * "evprofCounter": <counter>, whose sample weights are the deltas (a call
+ * tree by that counter).
  * path ending in ".gz" is gzip-compressed. A regular file is written as
  * path.tmp and renamed over path when complete, so a failed write leaves
  * neither a partial path nor path.tmp; other files (/dev/stdout, pipes) are
@@ -469,6 +499,33 @@ struct evprof_pprof_opts {
 EVPROF_API int
 evprof_profile__write_pprof(const struct evprof_profile *p, const char *path,
 			    const struct evprof_pprof_opts *opts);
+
+struct evprof_speedscope_opts {
+	size_t sz; /* sizeof(struct evprof_speedscope_opts) */
+	/*
+	 * The profile speedscope opens first: the first thread's profile of
+	 * "cpu", a counter or a weight type. NULL: the first profile.
+	 */
+	const char *default_type;
+};
+
+/*
+ * Writes a speedscope file (https://www.speedscope.app/file-format-schema.json):
+ * one "sampled" profile per thread and column of the store, named
+ * "<thread> (tid N) <column>": CPU time (nanoseconds) when samples carry
+ * it, then each counter (unit "none": weights are its deltas) and each
+ * weight type (nanoseconds); "samples" only when there is none of these.
+ * A profile's samples are its thread's store entries with a non-zero value
+ * (one per distinct stack, so its time-order view is in stack order),
+ * frames are functions (their source file, else their lib, as "file").
+ * Files as evprof_profile__write_firefox() (".gz" compresses, atomic
+ * rename). Returns 0, -ENOENT (default_type names no profile), -EINVAL or
+ * -errno.
+ */
+EVPROF_API int
+evprof_profile__write_speedscope(const struct evprof_profile *p,
+				 const char *path,
+				 const struct evprof_speedscope_opts *opts);
 
 struct evprof_report_opts {
 	size_t sz; /* sizeof(struct evprof_report_opts) */

@@ -29,7 +29,7 @@ uint64_t cli_now_ns(void);
 struct evprof_profile;
 
 /* Output formats of record and report (output.c). */
-enum out_format { OUT_FIREFOX, OUT_FOLDED, OUT_PPROF };
+enum out_format { OUT_FIREFOX, OUT_FOLDED, OUT_PPROF, OUT_SPEEDSCOPE };
 
 /* "firefox", "folded" or "pprof" as a format, or -1. */
 int out_parse_format(const char *name);

@@ -31,6 +31,8 @@ int out_parse_format(const char *name)
 		return OUT_FOLDED;
 	if (!strcmp(name, "pprof"))
 		return OUT_PPROF;
+	if (!strcmp(name, "speedscope"))
+		return OUT_SPEEDSCOPE;
 	return -1;
 }
 
@@ -41,6 +43,9 @@ enum out_format out_format_of(const char *path)
 	if (ends_with(path, ".pb.gz") || ends_with(path, ".pb") ||
 	    ends_with(path, ".pprof"))
 		return OUT_PPROF;
+	if (ends_with(path, ".speedscope.json") ||
+	    ends_with(path, ".speedscope.json.gz"))
+		return OUT_SPEEDSCOPE;
 	return OUT_FIREFOX;
 }
 
@@ -52,6 +57,12 @@ int out_write(const struct evprof_profile *p, const char *path,
 					      .default_type = weight};
 
 		return evprof_profile__write_pprof(p, path, &o);
+	}
+	if (fmt == OUT_SPEEDSCOPE) {
+		struct evprof_speedscope_opts o = {.sz = sizeof(o),
+						   .default_type = weight};
+
+		return evprof_profile__write_speedscope(p, path, &o);
 	}
 	if (fmt == OUT_FOLDED) {
 		struct evprof_folded_opts o = {.sz = sizeof(o),

@@ -23,7 +23,7 @@
 
 const char cli_record_usage[] =
     "usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
-    "                     [-o FILE]... [--format firefox|folded|pprof]\n"
+    "                     [-o FILE]... [--format firefox|folded|pprof|speedscope]\n"
     "                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
     "                     [--off-cpu]\n"
     "                     [-p PID[,PID...] | -a [--include-idle]] [-- CMD ARGS...]\n"
@@ -39,8 +39,9 @@ const char cli_record_usage[] =
     "                      none: the sampled instruction only\n"
     "  -o, --output FILE   default evprof.json.gz (evprof.folded, evprof.pb.gz);\n"
     "                      repeat to write several files of one recording\n"
-    "      --format F      firefox (default), folded or pprof for every\n"
-    "                      output; else each name picks (.folded, .pb.gz)\n"
+    "      --format F      firefox (default), folded, pprof or speedscope for\n"
+    "                      every output; else each name picks (.folded,\n"
+    "                      .pb.gz, .speedscope.json)\n"
     "      --weight EVENT  weigh samples by that event's deltas (or by\n"
     "                      off-cpu or preempted ns with --off-cpu)\n"
     "      --off-cpu       every wait with its stack and duration: weights\n"
@@ -266,7 +267,8 @@ int cmd_record(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	static const char *const default_out[] = {
-	    "evprof.json.gz", "evprof.folded", "evprof.pb.gz"};
+	    "evprof.json.gz", "evprof.folded", "evprof.pb.gz",
+	    "evprof.speedscope.json"};
 	const char *events = "cycles", *outs[8], *weight = NULL;
 	const char *mode = "auto", *format = NULL, *pid_list = NULL;
 	struct evprof_recorder_opts ro = {.sz = sizeof(ro), .note = print_note};
@@ -353,7 +355,7 @@ int cmd_record(int argc, char **argv)
 		return 2;
 	}
 	if (format && (fmt = out_parse_format(format)) < 0) {
-		cli_err("--format takes firefox, folded or pprof");
+		cli_err("--format takes firefox, folded, pprof or speedscope");
 		return 2;
 	}
 	if (!nr_outs)

@@ -24,7 +24,8 @@ const char cli_report_usage[] =
     "  -n, --top N         functions per table (default 20; 0: all)\n"
     "  -T, --per-thread    one report per thread\n"
     "  -o, --output OUT    convert instead: OUT's name picks the format\n"
-    "                      (.folded, .pb.gz, else Firefox JSON)\n"
+    "                      (.folded, .pb.gz, .speedscope.json, else\n"
+    "                      Firefox JSON)\n"
     "      --weight EVENT  with -o: weigh by that counter (folded,\n"
     "                      Firefox) or show it first (pprof)\n";
 

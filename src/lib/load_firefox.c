@@ -465,14 +465,14 @@ static int read_samples(struct fx *c, int thr, jo *s)
 }
 
 /*
- * A weight track of thread thr: each sample's weight is ms of weight type
- * wt on its stack, added to thr's store as an aggregate.
+ * A weight track of thread thr: each sample is a wait of weight type wt,
+ * its weight the ms, its time the start (out_firefox_rows.c).
  */
 static int read_weights(struct fx *c, int thr, const char *wname, jo *s)
 {
-	uint64_t w[EVPROF_PROFILE_MAX_WEIGHTS] = {0};
 	int wt = evprof_profile__add_weight_type(c->p, wname);
-	jo *stack, *weight;
+	uint64_t t = c->p->start_mono_ns;
+	jo *stack, *weight, *dt;
 	int64_t n, v;
 
 	if (wt < 0)
@@ -481,23 +481,27 @@ static int read_weights(struct fx *c, int thr, const char *wname, jo *s)
 		return MALFORMED;
 	stack = col(s, "stack", (size_t)n);
 	weight = col(s, "weight", (size_t)n);
-	if (!stack || !weight)
+	dt = col(s, "timeDeltas", (size_t)n);
+	if (!stack || !weight || !dt)
 		return MALFORMED;
 	for (size_t i = 0; i < (size_t)n; i++) {
-		struct evprof_profile_aggregate a = {
-		    .stack = -1, .has_weights = 1ULL << wt, .weights = w};
+		struct evprof_profile_wait w = {.stack = -1, .weight = wt};
 		int err;
 
 		if (int_at(stack, i, &v)) {
 			if (v < 0 || (size_t)v >= c->nr_stacks)
 				return MALFORMED;
-			a.stack = c->stack_of[v];
+			w.stack = c->stack_of[v];
 		}
+		if (!fixed(json_object_array_get_idx(dt, i), 6, &v))
+			return MALFORMED;
+		t += (uint64_t)v;
+		w.start_ns = t;
 		if (!fixed(json_object_array_get_idx(weight, i), 6, &v) ||
 		    v < 0)
 			return MALFORMED;
-		w[wt] = (uint64_t)v;
-		err = evprof_profile__add_aggregate(c->p, thr, &a);
+		w.duration_ns = (uint64_t)v;
+		err = evprof_profile__add_wait(c->p, thr, &w);
 		if (err)
 			return err;
 	}
@@ -525,6 +529,9 @@ static int read_threads(struct fx *c)
 		int proc, thr;
 		const char *pn;
 
+		/* A counter track repeats its thread's deltas as weights. */
+		if (get(t, "evprofCounter"))
+			continue;
 		/* A weight track follows its thread (same tid). */
 		if (json_object_is_type(wname, json_type_string)) {
 			struct evprof_profile_thread_info ti;

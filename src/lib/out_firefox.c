@@ -8,19 +8,24 @@
  * versions on load and refuses newer ones, so we claim the version whose
  * layout we write, not the newest.
  *
- * Each weight type (off-cpu, preempted: ns no sample carries) of a thread
- * is a track of its own after the thread's, "<thread> <weight>", marked
- * evprofWeight for our reader: one sample per store entry at the thread's
- * start, weighing its ns as "tracing-ms" (the call tree is exact in ms,
- * the time axis is not: the store keeps no times).
+ * After each thread's own track come its further tracks, all of its
+ * process: per weight type (off-cpu, preempted: ns no sample carries)
+ * "<thread> <weight>", marked evprofWeight for our reader, weighing each
+ * wait's ns as "tracing-ms" at its start (out_firefox_rows.c; without the
+ * waits, one sample per store entry at the thread's start), the waits
+ * themselves markers of the thread's track (out_firefox_waits.c); per
+ * counter "<thread> <counter> (count)", marked evprofCounter (our reader
+ * skips it: its values are the thread's samplyEventDeltas), weighing each
+ * sample that moved the counter by its delta, so the call tree ranks
+ * stacks by that event. The process's counter tracks are
+ * out_firefox_counters.c.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "profile_internal.h"
+#include "out_firefox.h"
 
 #define FXP_VERSION	       66
 #define FXP_GECKO_META_VERSION 24
@@ -32,29 +37,6 @@ struct sym_key {
 	uint64_t address;
 	uint32_t name;
 };
-
-struct fx_ctx {
-	const struct evprof_profile *p;
-	struct evprof__json j;
-	int weight_counter; /* counter index, or -1 */
-	int wtype;	    /* the weight type of the track written, or -1 */
-	bool cpu;	    /* some sample has CPU time */
-	int32_t *source_of; /* per string: source index or -1 */
-	uint32_t *sources;  /* source index -> filename string */
-	size_t nr_sources;
-	int32_t *sym_of;	     /* per frame: native symbol index or -1 */
-	uint32_t *syms;		     /* native symbol index -> defining frame */
-	const struct sym_key *probe; /* what a symbol lookup looks for */
-	size_t nr_syms;
-	uint32_t *thread_order;
-	uint64_t *proc_last; /* per process: latest sample time */
-};
-
-/* Nanoseconds since the time origin, written as ms. */
-static void json_ms(struct fx_ctx *c, uint64_t t_ns)
-{
-	evprof__json_fixed(&c->j, (int64_t)(t_ns - c->p->start_mono_ns), 6);
-}
 
 /* ---- tables derived at write time ---------------------------------------- */
 
@@ -171,16 +153,19 @@ static int build_threads(struct fx_ctx *c)
 
 	c->thread_order = malloc((p->nr_threads + 1) * sizeof(uint32_t));
 	c->proc_last = calloc(p->nr_procs + 1, sizeof(uint64_t));
-	if (!c->thread_order || !c->proc_last)
+	c->proc_main = malloc((p->nr_procs + 1) * sizeof(int64_t));
+	if (!c->thread_order || !c->proc_last || !c->proc_main)
 		return -ENOMEM;
-	for (i = 0; i < p->nr_procs; i++)
+	for (i = 0; i < p->nr_procs; i++) {
 		c->proc_last[i] = p->procs[i].start_ns;
+		c->proc_main[i] = -1;
+	}
 	for (i = 0; i < p->nr_threads; i++) {
 		uint64_t *last = &c->proc_last[p->threads[i].proc];
 
 		c->thread_order[i] = (uint32_t)i;
-		if (p->threads[i].last_ns > *last)
-			*last = p->threads[i].last_ns;
+		if (evprof__fx_thread_last(p, (int)i) > *last)
+			*last = evprof__fx_thread_last(p, (int)i);
 	}
 	c->cpu = p->has_cpu;
 	qsort_r(c->thread_order, p->nr_threads, sizeof(uint32_t), cmp_thread,
@@ -203,7 +188,7 @@ static void json_end_time(struct fx_ctx *c, bool ended, uint64_t end,
 	}
 	if (end > limit)
 		end = limit;
-	json_ms(c, end < start ? start : end);
+	evprof__fx_ms(c, end < start ? start : end);
 }
 
 /* ---- meta, libs ---------------------------------------------------------- */
@@ -281,6 +266,7 @@ static void write_meta(struct fx_ctx *c)
 	write_category(j, "Other", "grey");
 	write_category(j, "User", "yellow");
 	write_category(j, "Kernel", "orange");
+	write_category(j, "Off-CPU", "blue"); /* FX_CAT_WAIT */
 	evprof__json_arr_end(j);
 	evprof__json_key(j, "sampleUnits");
 	evprof__json_obj(j);
@@ -293,8 +279,7 @@ static void write_meta(struct fx_ctx *c)
 		evprof__json_str(j, "\xc2\xb5s");
 	}
 	evprof__json_obj_end(j);
-	evprof__json_key(j, "markerSchema");
-	evprof__json_raw(j, "[]");
+	evprof__fx_write_marker_schema(c);
 
 	/* Ours, ignored by the loader: for tools that read the file. */
 	evprof__json_key(j, "evprofNotes");
@@ -618,6 +603,7 @@ static void write_shared(struct fx_ctx *c)
 	evprof__json_arr(j);
 	for (i = 0; i < p->nr_strs; i++)
 		evprof__json_str(j, evprof__pstr(p, (uint32_t)i));
+	evprof__fx_write_wait_names(c);
 	evprof__json_arr_end(j);
 	write_stack_table(c);
 	write_frame_table(c);
@@ -628,85 +614,6 @@ static void write_shared(struct fx_ctx *c)
 
 /* ---- threads
  * ------------------------------------------------------------------ */
-
-/*
- * A thread's samples, one pass per column: its timeline in time order, or,
- * for a profile without one, one sample per store entry that has samples,
- * at the thread's start (the call tree is exact, the time axis is not).
- */
-struct rows {
-	const struct evprof_profile *p;
-	const struct evprof__thread *t;
-	struct evprof_profile_timeline *tl;
-	int64_t entry; /* the next store entry, without a timeline */
-	int wtype;     /* >= 0: that weight type's entries, as weight */
-};
-
-/* Store column of what rows of r give: samples, or a weight type. */
-static size_t rows_col(const struct evprof_profile *p, int wtype)
-{
-	return wtype < 0 ? COL_SAMPLES
-			 : COL_COUNTERS + p->nr_counters + (size_t)wtype;
-}
-
-static int rows_open(struct rows *r, const struct evprof_profile *p, int thr,
-		     int wtype)
-{
-	*r = (struct rows){p, &p->threads[thr], NULL,
-			   p->threads[thr].first_entry, wtype};
-	if (!p->timeline || wtype >= 0)
-		return 0;
-	r->tl = evprof_profile_timeline__new(p, thr);
-	return r->tl ? 0 : -errno;
-}
-
-static int rows_next(struct rows *r, struct evprof_profile_sample *s)
-{
-	const struct evprof_profile *p = r->p;
-
-	if (r->tl)
-		return evprof_profile_timeline__next(r->tl, s);
-	for (; r->entry >= 0; r->entry = p->store.e[r->entry].next) {
-		const uint64_t *v = evprof__entry_vals(p, (size_t)r->entry);
-
-		if (!v[rows_col(p, r->wtype)])
-			continue;
-		*s = (struct evprof_profile_sample){
-		    .time_ns = r->t->start_ns,
-		    .stack = p->store.e[r->entry].stack,
-		    .weight = v[rows_col(p, r->wtype)],
-		    .cpu_delta_ns = v[COL_CPU],
-		    .has_counters = p->store.e[r->entry].has,
-		    .counters = &v[COL_COUNTERS],
-		};
-		r->entry = p->store.e[r->entry].next;
-		return 1;
-	}
-	return 0;
-}
-
-static void rows_close(struct rows *r)
-{
-	evprof_profile_timeline__free(r->tl);
-}
-
-/* How many samples rows_next() gives for thread t. */
-static uint64_t rows_count(const struct evprof_profile *p,
-			   const struct evprof__thread *t, int wtype)
-{
-	uint64_t n = 0;
-	size_t i;
-	int64_t k;
-
-	if (p->timeline && wtype < 0) {
-		for (i = 0; i < t->nr_runs; i++)
-			n += t->runs[i].n;
-		return n + t->nr_rows;
-	}
-	for (k = t->first_entry; k >= 0; k = p->store.e[k].next)
-		n += evprof__entry_vals(p, (size_t)k)[rows_col(p, wtype)] != 0;
-	return n;
-}
 
 enum col { C_STACK, C_TIME, C_WEIGHT, C_CPU, C_COUNTER };
 
@@ -731,7 +638,7 @@ static void put_cell(struct fx_ctx *c, enum col col, uint32_t ci,
 	case C_WEIGHT:
 		if (c->wtype >= 0)
 			evprof__json_fixed(j, (int64_t)s->weight, 6); /* ms */
-		else if (wc < 0)
+		else if (wc < 0 || c->ctr >= 0)
 			evprof__json_u64(j, s->weight);
 		else
 			evprof__json_u64(
@@ -754,16 +661,16 @@ static int write_col(struct fx_ctx *c, int thr, enum col col, uint32_t ci)
 {
 	struct evprof_profile_sample s;
 	uint64_t prev = c->p->start_mono_ns;
-	struct rows r;
-	int ret = rows_open(&r, c->p, thr, c->wtype);
+	struct fx_rows r;
+	int ret = evprof__fx_rows_open(&r, c->p, thr, c->wtype, c->ctr);
 
 	if (ret)
 		return ret;
 	evprof__json_arr(&c->j);
-	while ((ret = rows_next(&r, &s)) > 0)
+	while ((ret = evprof__fx_rows_next(&r, &s)) > 0)
 		put_cell(c, col, ci, &s, &prev);
 	evprof__json_arr_end(&c->j);
-	rows_close(&r);
+	evprof__fx_rows_close(&r);
 	return ret;
 }
 
@@ -771,17 +678,17 @@ static int write_col(struct fx_ctx *c, int thr, enum col col, uint32_t ci)
 static int weights_all_one(struct fx_ctx *c, int thr)
 {
 	struct evprof_profile_sample s;
-	struct rows r;
+	struct fx_rows r;
 	int ret;
 
-	if (c->weight_counter >= 0 || c->wtype >= 0)
+	if (c->weight_counter >= 0 || c->wtype >= 0 || c->ctr >= 0)
 		return 0;
-	ret = rows_open(&r, c->p, thr, -1);
+	ret = evprof__fx_rows_open(&r, c->p, thr, -1, -1);
 	if (ret)
 		return ret;
-	while ((ret = rows_next(&r, &s)) > 0 && s.weight == 1)
+	while ((ret = evprof__fx_rows_next(&r, &s)) > 0 && s.weight == 1)
 		;
-	rows_close(&r);
+	evprof__fx_rows_close(&r);
 	/* 0: the rows ran out, all of them 1. */
 	return ret < 0 ? ret : !ret;
 }
@@ -790,12 +697,17 @@ static int write_samples(struct fx_ctx *c, int thr)
 {
 	const struct evprof_profile *p = c->p;
 	struct evprof__json *j = &c->j;
+	bool plain = c->wtype < 0 && c->ctr < 0; /* the thread's own track */
+	uint64_t n;
 	uint32_t ci;
 	int err, ones;
 
+	err = evprof__fx_rows_count(p, thr, c->wtype, c->ctr, &n);
+	if (err)
+		return err;
 	evprof__json_key(j, "samples");
 	evprof__json_obj(j);
-	key_len(j, rows_count(p, &p->threads[thr], c->wtype));
+	key_len(j, n);
 	evprof__json_key(j, "weightType");
 	evprof__json_str(j, c->wtype < 0 ? "samples" : "tracing-ms");
 	evprof__json_key(j, "stack");
@@ -811,11 +723,11 @@ static int write_samples(struct fx_ctx *c, int thr)
 		evprof__json_null(j);
 	else
 		err = write_col(c, thr, C_WEIGHT, 0);
-	if (!err && c->cpu && c->wtype < 0) {
+	if (!err && c->cpu && plain) {
 		evprof__json_key(j, "threadCPUDelta");
 		err = write_col(c, thr, C_CPU, 0);
 	}
-	if (!err && p->nr_counters && c->wtype < 0) {
+	if (!err && p->nr_counters && plain) {
 		evprof__json_key(j, "samplyEventDeltas");
 		evprof__json_obj(j);
 		for (ci = 0; !err && ci < p->nr_counters; ci++) {
@@ -834,25 +746,33 @@ static int write_thread(struct fx_ctx *c, int thr)
 	const struct evprof__thread *t = &p->threads[thr];
 	const struct evprof__process *pr = &p->procs[t->proc];
 	struct evprof__json *j = &c->j;
-	uint64_t last = t->last_ns > t->start_ns ? t->last_ns : t->start_ns;
-	char num[21];
+	uint64_t last = evprof__fx_thread_last(p, thr);
+	bool own = c->wtype < 0 && c->ctr < 0;
+	char num[21], name[256];
 	int err;
 
 	evprof__json_obj(j);
 	evprof__json_key(j, "name");
 	if (c->wtype >= 0) {
-		char name[256];
-
 		snprintf(name, sizeof(name), "%s %s", t->name,
 			 p->weights[c->wtype]);
 		evprof__json_str(j, name);
 		evprof__json_key(j, "evprofWeight");
 		evprof__json_str(j, p->weights[c->wtype]);
+	} else if (c->ctr >= 0) {
+		/* The call tree says "samples": the name gives the unit. */
+		snprintf(name, sizeof(name), "%s %s (count)", t->name,
+			 p->counters[c->ctr]);
+		evprof__json_str(j, name);
+		evprof__json_key(j, "evprofCounter");
+		evprof__json_str(j, p->counters[c->ctr]);
 	} else {
 		evprof__json_str(j, t->name);
+		if (c->proc_main[t->proc] < 0)
+			c->proc_main[t->proc] = (int64_t)c->nr_tracks;
 	}
 	evprof__json_key(j, "isMainThread");
-	evprof__json_bool(j, t->tid == pr->pid && c->wtype < 0);
+	evprof__json_bool(j, t->tid == pr->pid && own);
 	evprof__json_key(j, "processType");
 	evprof__json_str(j, "default");
 	evprof__json_key(j, "processName");
@@ -864,27 +784,41 @@ static int write_thread(struct fx_ctx *c, int thr)
 	snprintf(num, sizeof(num), "%d", t->tid);
 	evprof__json_str(j, num);
 	evprof__json_key(j, "processStartupTime");
-	json_ms(c, pr->start_ns);
+	evprof__fx_ms(c, pr->start_ns);
 	evprof__json_key(j, "processShutdownTime");
 	json_end_time(c, pr->ended, pr->end_ns, pr->start_ns,
 		      c->proc_last[t->proc]);
 	evprof__json_key(j, "registerTime");
-	json_ms(c, t->start_ns);
+	evprof__fx_ms(c, t->start_ns);
 	evprof__json_key(j, "unregisterTime");
 	json_end_time(c, t->ended, t->end_ns, t->start_ns, last);
 	evprof__json_key(j, "pausedRanges");
 	evprof__json_raw(j, "[]");
 	evprof__json_key(j, "showMarkersInTimeline");
-	evprof__json_bool(j, false);
+	evprof__json_bool(j, own && t->nr_waits);
 	err = write_samples(c, thr);
 	if (err)
 		return err;
-	evprof__json_key(j, "markers");
-	evprof__json_raw(j, "{\"length\":0,\"name\":[],\"startTime\":[],"
-			    "\"endTime\":[],\"phase\":[],\"category\":[],"
-			    "\"data\":[]}");
+	err = evprof__fx_write_markers(c, thr, own);
+	if (err)
+		return err;
 	evprof__json_obj_end(j);
 	return 0;
+}
+
+/* Thread thr's track of weight type wtype or counter ctr (-1, -1: its own). */
+static int write_track(struct fx_ctx *c, int thr, int wtype, int ctr)
+{
+	int err;
+
+	if ((wtype >= 0 || ctr >= 0) &&
+	    !evprof__fx_has_track(c->p, thr, wtype, ctr))
+		return 0;
+	c->wtype = wtype;
+	c->ctr = ctr;
+	err = write_thread(c, thr);
+	c->nr_tracks++;
+	return err ? err : c->j.out->err;
 }
 
 static int write_profile(struct fx_ctx *c)
@@ -892,7 +826,7 @@ static int write_profile(struct fx_ctx *c)
 	const struct evprof_profile *p = c->p;
 	struct evprof__json *j = &c->j;
 	size_t i;
-	int err;
+	int k, err = 0;
 
 	evprof__json_obj(j);
 	write_meta(c);
@@ -900,28 +834,26 @@ static int write_profile(struct fx_ctx *c)
 	write_shared(c);
 	evprof__json_key(j, "threads");
 	evprof__json_arr(j);
-	for (i = 0; i < p->nr_threads; i++) {
+	for (i = 0; !err && i < p->nr_threads; i++) {
 		int thr = (int)c->thread_order[i];
 
-		/* The thread, then a track per weight type it has. */
-		for (c->wtype = -1; c->wtype < (int)p->nr_weights; c->wtype++) {
-			if (c->wtype >= 0 &&
-			    !rows_count(p, &p->threads[thr], c->wtype))
-				continue;
-			err = write_thread(c, thr);
-			if (err)
-				return err;
-			if (j->out->err)
-				return j->out->err;
-		}
+		/* The thread, a track per weight type, one per counter. */
+		err = write_track(c, thr, -1, -1);
+		for (k = 0; !err && k < (int)p->nr_weights; k++)
+			err = write_track(c, thr, k, -1);
+		for (k = 0; !err && k < (int)p->nr_counters; k++)
+			err = write_track(c, thr, -1, k);
 	}
+	if (err)
+		return err;
 	evprof__json_arr_end(j);
 	evprof__json_key(j, "pages");
 	evprof__json_raw(j, "[]");
 	evprof__json_key(j, "profilerOverhead");
 	evprof__json_raw(j, "[]");
-	evprof__json_key(j, "counters");
-	evprof__json_raw(j, "[]");
+	err = evprof__fx_write_counters(c);
+	if (err)
+		return err;
 	evprof__json_obj_end(j);
 	evprof__sink_putc(j->out, '\n');
 	return 0;
@@ -932,7 +864,8 @@ int evprof_profile__write_firefox(const struct evprof_profile *p,
 				  const struct evprof_firefox_opts *opts)
 {
 	const char *wname = EVPROF_OPTS_GET(opts, weight_counter, NULL);
-	struct fx_ctx c = {.p = p, .weight_counter = -1};
+	struct fx_ctx c = {
+	    .p = p, .weight_counter = -1, .wtype = -1, .ctr = -1};
 	struct evprof__sink out;
 	int err, cerr;
 
@@ -963,5 +896,6 @@ int evprof_profile__write_firefox(const struct evprof_profile *p,
 	free(c.syms);
 	free(c.thread_order);
 	free(c.proc_last);
+	free(c.proc_main);
 	return err;
 }

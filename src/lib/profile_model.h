@@ -40,6 +40,14 @@ struct evprof__process {
  */
 enum { ROW_TIME, ROW_STACK, ROW_WEIGHT, ROW_CPU, ROW_HAS, ROW_VALS };
 
+/* A wait kept for the time axis (evprof_profile__add_wait()). */
+struct evprof__wait {
+	uint64_t start_ns;
+	uint64_t dur_ns;
+	int32_t stack;
+	uint32_t wtype; /* weight type */
+};
+
 /* Rows of one thread written to the spill file, sorted by time. */
 struct evprof__run {
 	uint64_t off; /* byte offset in the spill file */
@@ -62,6 +70,9 @@ struct evprof__thread {
 	bool unsorted; /* some row's time is below an earlier one */
 	struct evprof__run *runs;
 	size_t nr_runs, cap_runs;
+	/* Timeline: waits in added order. */
+	struct evprof__wait *waits;
+	size_t nr_waits, cap_waits;
 };
 
 /*

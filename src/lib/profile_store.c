@@ -161,6 +161,32 @@ int evprof_profile__add_aggregate(struct evprof_profile *p, int thr,
 	return store_add(p, thr, a->stack, v, a->has_counters);
 }
 
+int evprof_profile__add_wait(struct evprof_profile *p, int thr,
+			     const struct evprof_profile_wait *w)
+{
+	uint64_t v[EVPROF_PROFILE_MAX_WEIGHTS] = {0};
+	struct evprof__thread *t;
+	int err;
+
+	if (!w || w->weight < 0 || (uint32_t)w->weight >= p->nr_weights)
+		return -EINVAL;
+	v[w->weight] = w->duration_ns;
+	err = evprof_profile__add_aggregate(
+	    p, thr,
+	    &(struct evprof_profile_aggregate){.stack = w->stack,
+					       .has_weights = 1ULL << w->weight,
+					       .weights = v});
+	if (err || !p->timeline)
+		return err;
+	t = &p->threads[thr];
+	if (evprof__vec_grow((void **)&t->waits, &t->cap_waits,
+			     sizeof(*t->waits), t->nr_waits + 1, SIZE_MAX))
+		return -ENOMEM;
+	t->waits[t->nr_waits++] = (struct evprof__wait){
+	    w->start_ns, w->duration_ns, w->stack, (uint32_t)w->weight};
+	return 0;
+}
+
 int evprof_profile__for_each_entry(const struct evprof_profile *p, int thr,
 				   evprof_profile_entry_fn fn, void *ctx)
 {

@@ -56,6 +56,7 @@ void evprof__timeline_free(struct evprof_profile *p)
 	for (i = 0; i < p->nr_threads; i++) {
 		free(p->threads[i].rows);
 		free(p->threads[i].runs);
+		free(p->threads[i].waits);
 	}
 	if (p->spill_fd >= 0)
 		close(p->spill_fd);

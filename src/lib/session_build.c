@@ -136,20 +136,24 @@ static int emit_offcpu(struct build *b, const struct ssample *x,
 		       const struct bthread *th, int stack)
 {
 	bool pre = x->flags & SS_PREEMPT;
-	uint64_t w[EVPROF_PROFILE_MAX_WEIGHTS] = {0};
 	int k = pre ? b->w_pre : b->w_off;
 
 	if (!x->cpu_delta)
 		return 0; /* no interval: see evprof__offcpu_resolve() */
-	w[k] = x->cpu_delta;
 	if (pre)
 		b->s->st.offcpu_preempted++;
 	else
 		b->s->st.offcpu_voluntary++;
-	return evprof_profile__add_aggregate(
+	/*
+	 * Placed at the cut, which precedes its switch-out record (where the
+	 * duration starts) by the callchain walk, some us.
+	 */
+	return evprof_profile__add_wait(
 	    b->p, th->prof,
-	    &(struct evprof_profile_aggregate){
-		.stack = stack, .has_weights = 1ULL << k, .weights = w});
+	    &(struct evprof_profile_wait){.start_ns = x->time,
+					  .duration_ns = x->cpu_delta,
+					  .stack = stack,
+					  .weight = k});
 }
 
 /* Merges the two time orders, side-band first at equal times. */

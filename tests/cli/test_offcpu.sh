@@ -10,7 +10,8 @@
 # within 0.5% of its lifetime as it measured it, the voluntary intervals
 # equal to the threads' voluntary_ctxt_switches from /proc; go tool pprof
 # reads both new sample types; the Firefox file's off-CPU tracks hold the
-# same truth within 2% and the Firefox Profiler loads them. Without privileges (user nobody at
+# same truth within 2% and the Firefox Profiler loads them; its wait
+# markers sit on each thread's time axis (see below). Without privileges (user nobody at
 # kernel.perf_event_paranoid 2), --off-cpu is refused naming CAP_PERFMON
 # and perf_event_paranoid.
 . "$(dirname "$0")/lib.sh"
@@ -134,6 +135,71 @@ case $? in
 77) echo "skip Firefox Profiler: $(tail -1 "$TMP/load")" ;;
 *) fail "Firefox Profiler: $(tail -5 "$TMP/load")" ;;
 esac
+
+# Waits on the Firefox time axis (task mode's file): per thread, interval
+# markers named off-cpu and preempted, none outside the thread's life and
+# none around one of its own on-CPU samples; their ms are its weight
+# tracks' call tree totals as the loader sums them, and those are the
+# thread's own off-CPU time (lifetime minus CPU time, as it measured them)
+# within 2%; one off-cpu marker per voluntary switch.
+node "$SRCDIR/tests/tools/fxcheck.mjs" "$TMP/task.json.gz" >"$TMP/fc" 2>&1 &&
+	ok "task: the Firefox file (wait markers, their stacks) is consistent" ||
+	fail "task: fxcheck: $(cat "$TMP/fc")"
+node "$SRCDIR/tests/tools/fxquery.mjs" "$TMP/task.json.gz" >"$TMP/fq"
+FXLOAD_TOTALS=1 bash "$SRCDIR/tests/tools/fxload.sh" "$TMP/task.json.gz" \
+	>"$TMP/tot" 2>&1
+status=$?
+total() { # THREAD WEIGHT: the loader's call tree total of that track, ms
+	awk -v n="$1 $2" '$1 == "loader-total" { t = $3; $1 = $2 = $3 = "";
+		sub(/^ +/, ""); if ($0 == n) s += t } END { printf "%.3f", s }' "$TMP/tot"
+}
+if [ "$status" -eq 77 ]; then
+	echo "skip loader totals: $(tail -1 "$TMP/tot")"
+elif [ "$status" -ne 0 ]; then
+	fail "loader totals: $(tail -5 "$TMP/tot")"
+else
+	for t in sleeper reader spinner; do
+		tid=$(sed -n "s/^thread $t tid=\([0-9]*\) .*/\1/p" "$TMP/task.err")
+		line=$(grep "^waits tid=$tid " "$TMP/fq")
+		field() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+		off=$(total "$t" off-cpu)
+		pre=$(total "$t" preempted)
+		for w in off-cpu preempted; do
+			m=$(field "$w")
+			got=$([ "$w" = off-cpu ] && echo "$off" || echo "$pre")
+			if awk -v a="${m:-0}" -v b="$got" 'BEGIN { d = a - b; exit !(d < 0.01 && d > -0.01) }'; then
+				ok "task: $t $w markers ${m:-0} ms = its track's tree total $got ms"
+			else
+				fail "task: $t $w markers '$m' ms vs track total '$got' ms"
+			fi
+		done
+		[ "$(field inside)" = 0 ] && [ "$(field outside)" = 0 ] &&
+			ok "task: $t waits in its life, none around its own samples" ||
+			fail "task: $t waits misplaced: $line"
+		truth=$(sed -n "s/^thread $t .* life=\([0-9]*\) cpu=\([0-9]*\) .*/\1 \2/p" "$TMP/task.err")
+		if awk -v t="$truth" -v a="$off" -v b="$pre" 'BEGIN { split(t, v, " ")
+			w = (v[1] - v[2]) / 1e6; d = a + b - w; if (d < 0) d = -d
+			exit !(w > 0 && d <= w * 0.02) }'; then
+			ok "task: $t off-CPU $off + $pre ms by the loader ~ life - cpu ($truth ns)"
+		else
+			fail "task: $t off-CPU $off + $pre ms by the loader vs life - cpu ($truth ns)"
+		fi
+	done
+	want=$(awk '$1 == "thread" { for (i = 3; i <= NF; i++) {
+		split($i, kv, "="); if (kv[1] == "vol") s += kv[2];
+		if (kv[1] == "vol0") s -= kv[2] } } END { print s }' "$TMP/task.err")
+	got=$(tr ' ' '\n' <"$TMP/fq" | sed -n 's/^off-cpu-n=//p' |
+		awk '{ s += $1 } END { print s + 0 }')
+	[ "$got" = "$want" ] && ok "task: $got off-cpu markers, $want voluntary switches" ||
+		fail "task: $got off-cpu markers, $want voluntary switches"
+fi
+# Read back and written again, the waits keep their times.
+"$EVPROF" report -o "$TMP/again.json.gz" "$TMP/task.json.gz" 2>"$TMP/rerr" &&
+	node "$SRCDIR/tests/tools/fxquery.mjs" "$TMP/again.json.gz" >"$TMP/fq2" &&
+	[ "$(grep '^waits' "$TMP/fq")" = "$(grep '^waits' "$TMP/fq2")" ] &&
+	[ -n "$(grep '^waits' "$TMP/fq")" ] &&
+	ok "task: report -o .json.gz keeps every wait in time" ||
+	fail "task: waits changed through report -o: $(cat "$TMP/rerr")"
 
 # go tool pprof reads both new sample types.
 command -v go >/dev/null || { echo "skip: no go for go tool pprof"; finish; }

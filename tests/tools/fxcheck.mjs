@@ -198,6 +198,15 @@ function check(profile) {
     each('sources', sources, 'filename', isString, 'filename is not a string index');
   }
 
+  const schemas = new Set();
+  if (!Array.isArray(meta.markerSchema)) bad('meta.markerSchema: not an array');
+  (meta.markerSchema || []).forEach((sc, i) => {
+    if (!sc || typeof sc.name !== 'string' || !Array.isArray(sc.display) || !Array.isArray(sc.fields)) {
+      bad(`meta.markerSchema[${i}]: needs a name, display and fields`);
+    } else {
+      schemas.add(sc.name);
+    }
+  });
   if (!Array.isArray(profile.threads)) {
     bad('threads: not an array');
     return problems;
@@ -278,12 +287,82 @@ function check(profile) {
     if (columns(`${where}.markers`, m, ['name', 'startTime', 'endTime', 'phase', 'category', 'data'])) {
       each(`${where}.markers`, m, 'name', isString, 'name is not a string index');
       each(`${where}.markers`, m, 'category', (v) => inRange(v, categories.length), 'category out of range');
+      each(`${where}.markers`, m, 'phase', (v) => [0, 1, 2, 3].includes(v), 'phase is not 0..3');
+      each(`${where}.markers`, m, 'endTime', (v, i) => m.phase[i] !== 1 ||
+        (typeof v === 'number' && typeof m.startTime[i] === 'number' && v >= m.startTime[i]),
+        'an interval must end at or after its start');
+      each(`${where}.markers`, m, 'data', (d) => {
+        if (d === null) return true;
+        if (d.type !== undefined && !schemas.has(d.type)) return false;
+        return !d.cause || d.cause.stack === null || inRange(d.cause.stack, nStacks);
+      }, 'data.type has no marker schema, or data.cause.stack is out of range');
     }
   });
   if (!Array.isArray(profile.counters) && profile.counters !== undefined) {
     bad('counters: not an array');
   }
+  checkCounters(profile, bad);
   return problems;
+}
+
+// Counters in the layout of src/types/profile.ts (RawCounter): from
+// version 62 on, each needs its display config (63: with tooltipRows),
+// which the loader derives only for older files.
+const GRAPH_COLORS = ['blue', 'green', 'grey', 'ink', 'magenta', 'orange',
+  'purple', 'red', 'teal', 'yellow'];
+const TOOLTIP_SOURCES = ['count', 'rate', 'cpu-ratio', 'accumulated',
+  'count-range', 'selection-total', 'selection-rate', 'committed-range-total',
+  'sample-number'];
+function checkCounters(profile, bad) {
+  const version = profile.meta.preprocessedProfileVersion;
+  const pids = new Set(profile.threads.map((t) => String(t.pid)));
+  (profile.counters || []).forEach((c, i) => {
+    const where = `counters[${i}]`;
+    for (const key of ['name', 'category', 'description']) {
+      if (typeof c[key] !== 'string') bad(`${where}.${key}: not a string`);
+    }
+    if (!pids.has(String(c.pid))) bad(`${where}.pid: ${c.pid} is no thread's pid`);
+    const main = profile.threads[c.mainThreadIndex];
+    if (!main) bad(`${where}.mainThreadIndex: out of range`);
+    else if (String(main.pid) !== String(c.pid)) bad(`${where}.mainThreadIndex: a thread of another process`);
+    const s = c.samples;
+    if (!s || !Number.isInteger(s.length)) {
+      bad(`${where}.samples: missing`);
+    } else {
+      const times = s.time || s.timeDeltas;
+      if (!Array.isArray(times) || times.length !== s.length) bad(`${where}.samples: time or timeDeltas of length ${s.length} missing`);
+      if (!Array.isArray(s.count) || s.count.length !== s.length) bad(`${where}.samples.count: not an array of length ${s.length}`);
+      else if (!s.count.every((v) => typeof v === 'number')) bad(`${where}.samples.count: not all numbers`);
+      if (s.time) {
+        for (let k = 1; k < s.time.length; k++) {
+          if (s.time[k] < s.time[k - 1]) { bad(`${where}.samples.time: decreases at ${k}`); break; }
+        }
+      }
+    }
+    const d = c.display;
+    if (version < 62 && d === undefined) return;
+    if (!d || typeof d !== 'object') {
+      bad(`${where}.display: required from version 62`);
+      return;
+    }
+    if (!['line-rate', 'line-accumulated'].includes(d.graphType)) bad(`${where}.display.graphType: ${JSON.stringify(d.graphType)}`);
+    if (typeof d.unit !== 'string') bad(`${where}.display.unit: not a string`);
+    if (!GRAPH_COLORS.includes(d.color)) bad(`${where}.display.color: ${JSON.stringify(d.color)} is not a graph colour`);
+    if (d.markerSchemaLocation !== null && typeof d.markerSchemaLocation !== 'string') bad(`${where}.display.markerSchemaLocation: not null or a string`);
+    if (typeof d.sortWeight !== 'number') bad(`${where}.display.sortWeight: not a number`);
+    if (typeof d.label !== 'string') bad(`${where}.display.label: not a string`);
+    if (!Array.isArray(d.tooltipRows)) {
+      if (version >= 63) bad(`${where}.display.tooltipRows: required from version 63`);
+      return;
+    }
+    d.tooltipRows.forEach((r, k) => {
+      if (r.type === 'separator') return;
+      if (r.type !== 'value' || !TOOLTIP_SOURCES.includes(r.source) || typeof r.label !== 'string' ||
+          !r.format || !['bytes', 'bytes-per-second', 'percent', 'number'].includes(r.format.unit)) {
+        bad(`${where}.display.tooltipRows[${k}]: not a separator or a value row`);
+      }
+    });
+  });
 }
 
 const files = process.argv.slice(2);

@@ -31,6 +31,7 @@ const add = (col, name, self, total) => {
 };
 for (const t of p.threads) {
   const s = t.samples;
+  if (t.evprofCounter !== undefined) continue; // its thread's deltas again
   const ev = s.samplyEventDeltas || {};
   for (let i = 0; i < s.length; i++) {
     if (s.stack[i] === null) continue;

@@ -5,9 +5,13 @@
 #
 # Loads PROFILE (.json or .json.gz) with the Firefox Profiler's own loader,
 # run offline by @firefox-devtools/profiler-cli (pinned in package.json next
-# to this script), and prints `profile info`, `thread list` and every
-# thread's `thread samples-top-down`. Each EXPECTED string must appear in
-# that output (fixed-string match).
+# to this script), and prints `profile info`, `thread list`, `counter list`
+# and every thread's `thread samples-top-down` (but for the per-counter
+# tracks "<thread> <event> (count)", which repeat their thread's stacks).
+# With FXLOAD_TOTALS=1, also one line per thread, counter tracks included,
+# with the root total of its call tree as the loader computes it:
+#   loader-total t-N <samples> <thread name>
+# Each EXPECTED string must appear in that output (fixed-string match).
 #
 # Exit: 0 loaded and every expectation found; 1 load/query failure or an
 # expectation missing; 77 when the loader is unavailable: node is missing,
@@ -24,21 +28,10 @@ fi
 profile=$1
 shift
 
-if ! command -v node >/dev/null 2>&1; then
-	echo "fxload: SKIP: node is not installed" >&2
-	exit 77
-fi
+bash "$tools/ensure.sh" || exit $?
 if [ ! -x "$cli" ]; then
-	# Parallel tests may all get here: one installs, the others wait.
-	(
-		flock 9
-		[ -x "$cli" ] || npm ci --prefix "$tools" --no-audit --no-fund \
-			--loglevel=error >&2
-	) 9>"$tools/.install.lock"
-	if [ ! -x "$cli" ]; then
-		echo "fxload: SKIP: $cli missing and 'npm ci --prefix $tools' failed" >&2
-		exit 77
-	fi
+	echo "fxload: SKIP: $cli missing" >&2
+	exit 77
 fi
 
 # The daemon's Unix socket lives here: keep the path short (< 108 bytes).
@@ -79,9 +72,29 @@ if [ "$loaded" != 1 ]; then
 fi
 run profile info
 run thread list
-for t in $(grep -o '\bt-[0-9]\+\b' "$out" | sort -u -t- -k2n); do
+run counter list
+threads=$(grep -o '\bt-[0-9]\+\b' "$out" | sort -u -t- -k2n)
+counter_tracks=$(grep -o '\bt-[0-9]\+ .* ([^)]*count)' "$out" |
+	grep -o '^t-[0-9]\+' | sort -u)
+for t in $threads; do
+	grep -qx -- "$t" <<<"$counter_tracks" && continue
 	run thread samples-top-down --thread "$t"
 done
+if [ "${FXLOAD_TOTALS:-0}" = 1 ]; then
+	for t in $threads; do
+		# Idle samples count too: a track's total is every weight in it.
+		if ! "$cli" thread samples-top-down --thread "$t" --json \
+			--include-idle --max-lines 1 >"$session/tree.json" 2>&1 ||
+			! node -e '
+const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+console.log(`loader-total ${process.argv[2]} ${r.regularCallTree.totalSamples} ${r.friendlyThreadName}`);
+' "$session/tree.json" "$t" >>"$out"; then
+			cat "$out" "$session/tree.json"
+			echo "fxload: FAIL: call tree total of $t" >&2
+			exit 1
+		fi
+	done
+fi
 cat "$out"
 
 status=0

@@ -821,8 +821,15 @@ static void test_firefox_loader(void **state)
 	if (rc != 0)
 		print_error("%s", out);
 	assert_int_equal(rc, 0);
+	/* 4 threads, each with a track per counter it moved (all do). */
 	assert_contains(out,
-			"This profile contains 4 threads across 2 processes.");
+			"This profile contains 12 threads across 2 processes.");
+	assert_contains(out, "worker page-faults (count)");
+	assert_contains(out, "tool context-switches (count)");
+	/* A counter per process and counter. */
+	assert_contains(out, "Counters (4):");
+	assert_contains(out, "page-faults (evprof) [p-0 app, pid 100]");
+	assert_contains(out, "context-switches (evprof) [p-1 tool, pid 200]");
 	assert_contains(out, "app [tid 100]");
 	assert_contains(out, "worker [tid 101]");
 	assert_contains(out, "tool [tid 200]");

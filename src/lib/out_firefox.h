@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private header of the Firefox Profiler writer: out_firefox.c writes the
+ * profile's tables and threads, out_firefox_counters.c its counters (the
+ * counter tracks the UI draws) from the same sample rows.
+ */
+#ifndef EVPROF_LIB_OUT_FIREFOX_H
+#define EVPROF_LIB_OUT_FIREFOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json.h"
+#include "profile_internal.h"
+
+struct sym_key;
+
+struct fx_ctx {
+	const struct evprof_profile *p;
+	struct evprof__json j;
+	int weight_counter; /* counter index, or -1 */
+	int wtype;	    /* the weight type of the track written, or -1 */
+	int ctr;	    /* the counter of the track written, or -1 */
+	bool cpu;	    /* some sample has CPU time */
+	int32_t *source_of; /* per string: source index or -1 */
+	uint32_t *sources;  /* source index -> filename string */
+	size_t nr_sources;
+	int32_t *sym_of;	     /* per frame: native symbol index or -1 */
+	uint32_t *syms;		     /* native symbol index -> defining frame */
+	const struct sym_key *probe; /* what a symbol lookup looks for */
+	size_t nr_syms;
+	uint32_t *thread_order;
+	uint64_t *proc_last; /* per process: latest sample or wait end */
+	int64_t *proc_main;  /* per process: its first track's index, or -1 */
+	size_t nr_tracks;    /* threads written so far */
+};
+
+/* Categories of meta.categories; the waits' markers are FX_CAT_WAIT. */
+#define FX_CAT_WAIT 3
+
+/* Nanoseconds since the time origin, written as ms. */
+static inline void evprof__fx_ms(struct fx_ctx *c, uint64_t t_ns)
+{
+	evprof__json_fixed(&c->j, (int64_t)(t_ns - c->p->start_mono_ns), 6);
+}
+
+/*
+ * A thread's samples, one pass per column: its timeline in time order, or,
+ * for a profile without one, one sample per store entry that has samples,
+ * at the thread's start (the call tree is exact, the time axis is not).
+ */
+struct fx_rows {
+	const struct evprof_profile *p;
+	const struct evprof__thread *t;
+	struct evprof_profile_timeline *tl;
+	int64_t entry; /* the next store entry, without a timeline */
+	int wtype; /* >= 0: that weight type's waits or entries, as weight */
+	int ctr;   /* >= 0: samples with a delta of it, as weight */
+	uint32_t *waits; /* a weight track's waits by time, or NULL */
+	size_t nr_waits, next_wait;
+};
+
+/*
+ * Thread thr's waits (of weight type wtype, or all for -1), as indices into
+ * its waits sorted by start, in *out (to free; NULL for none), n of them.
+ * Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__fx_wait_order(const struct evprof_profile *p, int thr,
+					int wtype, uint32_t **out, size_t *n);
+
+/* Opens thread thr's rows (wtype, ctr: see struct fx_rows). 0 or -errno. */
+EVPROF_HIDDEN int evprof__fx_rows_open(struct fx_rows *r,
+				       const struct evprof_profile *p, int thr,
+				       int wtype, int ctr);
+/* The next row in s: 1, 0 at the end, or -errno. */
+EVPROF_HIDDEN int evprof__fx_rows_next(struct fx_rows *r,
+				       struct evprof_profile_sample *s);
+EVPROF_HIDDEN void evprof__fx_rows_close(struct fx_rows *r);
+/* How many rows thread thr's track gives, in *n. Returns 0 or -errno. */
+EVPROF_HIDDEN int evprof__fx_rows_count(const struct evprof_profile *p, int thr,
+					int wtype, int ctr, uint64_t *n);
+/* Thread thr's latest sample or wait end, at least its start. */
+EVPROF_HIDDEN uint64_t evprof__fx_thread_last(const struct evprof_profile *p,
+					      int thr);
+/* Whether thread thr has a track of weight type wtype or counter ctr. */
+EVPROF_HIDDEN bool evprof__fx_has_track(const struct evprof_profile *p, int thr,
+					int wtype, int ctr);
+
+/* Writes meta's "markerSchema": the waits' marker schema, if any. */
+EVPROF_HIDDEN void evprof__fx_write_marker_schema(struct fx_ctx *c);
+/*
+ * Writes the weight types' names, the waits' marker names, after the
+ * profile's strings in stringArray: weight type i is string nr_strs + i.
+ */
+EVPROF_HIDDEN void evprof__fx_write_wait_names(struct fx_ctx *c);
+/*
+ * Writes "markers" of thread thr's track: its waits for its own track
+ * (own), else none. Returns 0 or -errno.
+ */
+EVPROF_HIDDEN int evprof__fx_write_markers(struct fx_ctx *c, int thr, bool own);
+
+/*
+ * Writes "counters": per process, one counter per registered counter that
+ * its samples carry, drawn by the profiler as a track of the process;
+ * none for a profile without a timeline (no times to draw).
+ * Returns 0 or -errno.
+ */
+EVPROF_HIDDEN int evprof__fx_write_counters(struct fx_ctx *c);
+
+#endif /* EVPROF_LIB_OUT_FIREFOX_H */
