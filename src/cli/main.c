@@ -20,6 +20,8 @@ static const struct cmd {
      cli_record_usage},
     {"report", cmd_report, "top functions per counter from a recorded profile",
      cli_report_usage},
+    {"import", cmd_import, "a perf.data file into every evprof output",
+     cli_import_usage},
     {"stat", cmd_stat, "count events while a command runs (like perf stat)",
      cli_stat_usage},
     {"info", cmd_info, "what this kernel and machine allow, and advice",
