@@ -345,8 +345,14 @@ static int read_meta(struct pd_header *h, struct pd_src *s, uint64_t off,
 	if (!*out)
 		return -ENOMEM;
 	err = evprof__pd_src_pread(s, off, *out, len);
-	if (err == -EVPROF_ERR_TRUNCATED)
-		err = bad(h, off, what);
+	if (err == -EVPROF_ERR_TRUNCATED) {
+		snprintf(h->err, sizeof(h->err),
+			 "%s at offset 0x%" PRIx64 " lies past the end of the "
+			 "file",
+			 what, off);
+		err = -EVPROF_ERR_BAD_PERFDATA;
+		h->past_end = true;
+	}
 	if (err) {
 		free(*out);
 		*out = NULL;
@@ -474,7 +480,13 @@ int evprof__pd_header_read(struct pd_header *h, struct pd_src *s)
 	h->feat_off = h->data_off + h->data_size;
 	if (h->feat_off < h->data_off)
 		return bad(h, 48, "data section size");
-	return read_features(h, s);
+	err = read_features(h, s);
+	/* A file cut short (a copy that stopped): its data still counts. */
+	if (err && h->past_end) {
+		h->err[0] = '\0';
+		return 0;
+	}
+	return err;
 }
 
 /* ---- user records ------------------------------------------------------- */

@@ -101,6 +101,7 @@ struct pd_header {
 	char *hostname, *osrelease, *version, *arch, *cpudesc, *cmdline;
 	uint64_t first_time, last_time; /* SAMPLE_TIME, 0: unknown */
 	int32_t thread_map_pid;		/* THREAD_MAP's first pid, 0: none */
+	bool past_end; /* a section lies past the end of the input */
 	char err[256];
 };
 

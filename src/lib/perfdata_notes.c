@@ -65,14 +65,21 @@ static void note_source(const struct evprof_perfdata *pd,
 			struct evprof_profile *p)
 {
 	const struct pd_header *h = &pd->h;
+	char buf[NOTE_MAX] = "";
 
-	note(p,
-	     "imported from a perf.data file (%s mode) written by perf %s on "
-	     "%s (Linux %s, %s, %s); recorded with: %s",
-	     h->pipe ? "pipe" : "file", h->version ? h->version : "?",
-	     h->hostname ? h->hostname : "?", h->osrelease ? h->osrelease : "?",
-	     h->arch ? h->arch : "?", h->cpudesc ? h->cpudesc : "?",
-	     h->cmdline ? h->cmdline : "?");
+	cat(buf, "imported from a perf.data file (%s mode)",
+	    h->pipe ? "pipe" : "file");
+	if (h->version)
+		cat(buf, " written by perf %s", h->version);
+	if (h->hostname)
+		cat(buf, " on %s", h->hostname);
+	if (h->osrelease)
+		cat(buf, " (Linux %s%s%s%s%s)", h->osrelease,
+		    h->arch ? ", " : "", h->arch ? h->arch : "",
+		    h->cpudesc ? ", " : "", h->cpudesc ? h->cpudesc : "");
+	if (h->cmdline)
+		cat(buf, "; recorded with: %s", h->cmdline);
+	note(p, "%s", buf);
 }
 
 /* Per-CPU group reads: each member's total per CPU, never per thread. */
@@ -151,11 +158,15 @@ static void note_counters(const struct evprof_perfdata *pd,
 		     plain);
 }
 
+/*
+ * perf records the build ids of the binaries that have samples only: one
+ * without is then one no frame needs. A file with none at all (pipe mode,
+ * -z, --no-buildid) cannot say which files are right.
+ */
 static void note_dsos(const struct evprof_perfdata *pd,
 		      struct evprof_profile *p)
 {
-	char unchecked[NOTE_MAX] = "";
-	uint32_t nr_unchecked = 0;
+	bool none = !pd->h.bids.n;
 	char hex[41];
 
 	for (size_t i = 0; i < pd->dsos.a.n; i++) {
@@ -166,37 +177,23 @@ static void note_dsos(const struct evprof_perfdata *pd,
 		if (b)
 			evprof__hex(hex, b->id, b->len, false);
 		else
-			snprintf(hex, sizeof(hex), "unknown");
-		switch (d->status) {
-		case PD_DSO_MISSING:
+			snprintf(hex, sizeof(hex), "not recorded");
+		if (d->status == PD_DSO_MISSING && (b || none))
 			note(p,
 			     "binary not found: %s (build id %s), under "
 			     "--symfs, at its path or in the build-id cache: "
 			     "its frames are unnamed",
 			     d->path, hex);
-			break;
-		case PD_DSO_DIFFERENT:
+		else if (d->status == PD_DSO_DIFFERENT)
 			note(p,
 			     "binary %s differs from the one recorded (build "
 			     "id %s): not used, its frames are unnamed",
 			     d->path, hex);
-			break;
-		case PD_DSO_UNCHECKED:
-			if (nr_unchecked < 8)
-				cat(unchecked, "%s%s", nr_unchecked ? ", " : "",
-				    d->path);
-			nr_unchecked++;
-			break;
-		case PD_DSO_FOUND:
-			break;
-		}
 	}
-	if (nr_unchecked)
-		note(p,
-		     "no build id recorded for %u binar%s (%s%s): symbols "
-		     "read from the files at those paths, unchecked",
-		     nr_unchecked, nr_unchecked == 1 ? "y" : "ies", unchecked,
-		     nr_unchecked > 8 ? ", ..." : "");
+	if (none && pd->dsos.a.n)
+		note(p, "the file records no build ids (pipe mode, -z or "
+			"--no-buildid): binaries were read from their "
+			"recorded paths, unchecked");
 }
 
 void evprof__pd_notes(const struct evprof_perfdata *pd,
