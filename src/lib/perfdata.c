@@ -715,6 +715,11 @@ static int stream(struct evprof_perfdata *pd, uint64_t *cut)
 			return 0;
 		}
 		size = (uint16_t)(p[6] | p[7] << 8);
+		/* Zeros where perf never wrote (its size unknown): the end. */
+		if (end == UINT64_MAX && !evprof__load_u64(p)) {
+			*cut = off;
+			return 0;
+		}
 		if (size < 8) {
 			char what[64];
 
