@@ -303,6 +303,22 @@ static void decide_kernel(struct evprof_perfdata *pd)
 		    kb ? kb->len : 0, pd->ktext, pd->kernel_why,
 		    sizeof(pd->kernel_why));
 	}
+	/*
+	 * perf's copy of this kernel's kallsyms, when it has one for this
+	 * boot, is the same table as /proc/kallsyms at the recording, and a
+	 * plain file is much cheaper to read than the kernel's formatting.
+	 */
+	snprintf(pd->ksyms, sizeof(pd->ksyms), "%s", pd->kallsyms);
+	if (pd->kernel_ok) {
+		char hex[41], path[sizeof(pd->ksyms)];
+
+		evprof__hex(hex, kb->id, kb->len, false);
+		if (snprintf(path, sizeof(path),
+			     "%s/[kernel.kallsyms]/%s/kallsyms",
+			     pd->buildid_dir, hex) < (int)sizeof(path) &&
+		    evprof__pd_kallsyms_text(path) == pd->ktext)
+			snprintf(pd->ksyms, sizeof(pd->ksyms), "%s", path);
+	}
 	pd->x->rebase_kernel = !pd->kernel_ok && pd->ktext;
 	pd->x->ktext = pd->ktext;
 }
@@ -780,7 +796,7 @@ static struct evprof_profile *make_profile(struct evprof_perfdata *pd)
 	if (!p)
 		return NULL;
 	if (!pd->no_symbols) {
-		so.kallsyms_path = pd->kernel_ok ? pd->kallsyms : "/dev/null";
+		so.kallsyms_path = pd->kernel_ok ? pd->ksyms : "/dev/null";
 		sym = evprof_symbolizer__new(&so);
 		if (!sym) {
 			evprof_profile__free(p);

@@ -202,14 +202,38 @@ const struct pd_dso *evprof__pd_dso(struct pd_dsos *d, const char *path,
 	return &d->a.a[d->a.n - 1];
 }
 
+/*
+ * The running kernel's _text from kallsyms, scanned line by line: the core
+ * kernel's symbols come first, in address order, so it is among the first
+ * lines and the rest (expensive for the kernel to format) is not read.
+ */
+uint64_t evprof__pd_kallsyms_text(const char *path)
+{
+	char line[512], name[256];
+	uint64_t addr = 0, a;
+	char type;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 " %c %255s", &a, &type, name) ==
+			3 &&
+		    !strcmp(name, "_text")) {
+			addr = a;
+			break;
+		}
+	}
+	fclose(f);
+	return addr;
+}
+
 bool evprof__pd_same_kernel(const char *kallsyms_path, const char *notes_path,
 			    const uint8_t *bid, size_t len, uint64_t text,
 			    char *why, size_t whylen)
 {
 	uint8_t notes[4096], now[64];
-	const struct evprof__ksym *k;
-	struct evprof__kallsyms *ks;
-	bool hidden, same;
+	uint64_t now_text;
 	int n;
 
 	if (!len) {
@@ -235,14 +259,15 @@ bool evprof__pd_same_kernel(const char *kallsyms_path, const char *notes_path,
 		snprintf(why, whylen, "the file records no kernel map");
 		return false;
 	}
-	ks = evprof__kallsyms_load(kallsyms_path, &hidden);
-	k = ks ? evprof__kallsyms_find(ks, text) : NULL;
-	same = k && !k->module && k->base == text && k->addr == text;
-	evprof__kallsyms_free(ks);
-	if (!same)
+	now_text = evprof__pd_kallsyms_text(kallsyms_path);
+	if (now_text != text) {
 		snprintf(why, whylen,
 			 "the kernel's _text was at 0x%" PRIx64 " when "
-			 "recorded, not where it is in this boot",
-			 text);
-	return same;
+			 "recorded, %s",
+			 text,
+			 now_text ? "another address in this boot (KASLR)"
+				  : "and kallsyms does not show it now");
+		return false;
+	}
+	return true;
 }

@@ -257,6 +257,8 @@ EVPROF_HIDDEN const struct pd_dso *evprof__pd_dso(struct pd_dsos *d,
 /* The GNU build id of an ELF file: its length, 0 when none, or -errno. */
 EVPROF_HIDDEN int evprof__pd_file_build_id(const char *path, uint8_t *id,
 					   size_t max);
+/* _text in a kallsyms file, 0 when it has none. */
+EVPROF_HIDDEN uint64_t evprof__pd_kallsyms_text(const char *path);
 /*
  * Whether the kernel that recorded (build id bid/len, _text at text) is
  * the running one: its build id from notes_path equals bid and kallsyms
@@ -348,6 +350,8 @@ struct evprof_perfdata {
 	/* Decided when the session starts. */
 	bool per_cpu, per_cpu_reads, kernel_ok;
 	char kernel_why[160];
+	/* The kallsyms file kernel frames are named from (kernel_ok). */
+	char ksyms[4096];
 	uint64_t ktext;
 	uint64_t kernel_samples;
 	/* Sum of periods per (attr, tid): the values of synthetic entries. */

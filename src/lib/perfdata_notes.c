@@ -225,8 +225,10 @@ void evprof__pd_notes(const struct evprof_perfdata *pd,
 		note(p, "perf lost %" PRIu64 " events (PERF_RECORD_LOST)",
 		     pd->st.lost_events);
 	if (pd->kernel_samples && pd->kernel_ok)
-		note(p, "kernel frames named from this boot's kallsyms (the "
-			"recorded kernel build id and _text match)");
+		note(p,
+		     "kernel frames named from %s (the recorded kernel build "
+		     "id and _text match this boot)",
+		     pd->ksyms);
 	else if (pd->kernel_samples)
 		note(p,
 		     "kernel frames are not named: %s; they show as "

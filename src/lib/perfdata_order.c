@@ -68,7 +68,8 @@ static int emit_upto(struct pd_order *o, uint64_t limit, bool all,
 	size_t i, keep = 0;
 	int err = 0;
 
-	qsort(o->q, o->nr, sizeof(*o->q), cmp_qent);
+	if (o->nr)
+		qsort(o->q, o->nr, sizeof(*o->q), cmp_qent);
 	for (i = 0; i < o->nr && (all || o->q[i].time <= limit); i++) {
 		err = fn(ctx, o->arena.a + o->q[i].word, o->q[i].size,
 			 o->q[i].off);

@@ -77,17 +77,18 @@ static int fill(struct pd_src *s, uint64_t off, size_t n)
 				return 0;
 		}
 	}
-	/* Drop what lies before off, keep the rest at the front. */
+	/* Drop what lies before off. */
 	if (off > s->pos) {
 		s->start += (size_t)(off - s->pos);
 		s->pos = off;
 	}
-	if (s->start) {
+	/* Move the rest to the front only when n bytes would not fit. */
+	if (s->start + n > s->cap) {
 		memmove(s->buf, s->buf + s->start, s->end - s->start);
 		s->end -= s->start;
 		s->start = 0;
 	}
-	while (s->end < n && !s->eof) {
+	while (s->end - s->start < n && !s->eof) {
 		r = read(s->fd, s->buf + s->end, s->cap - s->end);
 		if (r < 0 && errno == EINTR)
 			continue;

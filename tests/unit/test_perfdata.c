@@ -475,6 +475,76 @@ static void test_compressed(void **state)
 	free(inner.b);
 }
 
+/* Depth of the deepest stack thread tid has. */
+static int depth_entry(const struct evprof_profile_entry *e, void *ctx)
+{
+	const struct evprof_profile *p = ((void **)ctx)[0];
+	int *max = ((void **)ctx)[1], d = 0, st = e->stack;
+
+	while (st >= 0) {
+		d++;
+		assert_int_equal(evprof_profile__stack_info(p, st, &st, NULL),
+				 0);
+	}
+	if (d > *max)
+		*max = d;
+	return 0;
+}
+
+/*
+ * A deferred user callchain (Linux 6.19): the sample's chain ends in
+ * PERF_CONTEXT_USER_DEFERRED and a cookie, a later CALLCHAIN_DEFERRED of
+ * the thread with that cookie brings the user part.
+ */
+static void test_deferred(void **state)
+{
+	struct perf_event_attr a =
+	    attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST | PERF_SAMPLE_CALLCHAIN, 0);
+	struct buf b = {0};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	uint64_t id = 9, cookie = 0xb00000006ULL;
+	int max = 0;
+	void *ctx[2];
+	size_t at;
+
+	(void)state;
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	comm(&b, 100, 100, "main", 1, id);
+	at = rec_begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+	u64(&b, 0xffffffff81001000ULL);
+	u32x2(&b, 100, 100);
+	u64(&b, 10);
+	u64(&b, id);
+	u64(&b, 1);
+	u64(&b, 4);
+	u64(&b, (uint64_t)PERF_CONTEXT_KERNEL);
+	u64(&b, 0xffffffff81001000ULL);
+	u64(&b, (uint64_t)-640); /* PERF_CONTEXT_USER_DEFERRED */
+	u64(&b, cookie);
+	rec_end(&b, at);
+	at = rec_begin(&b, 22, PERF_RECORD_MISC_USER);
+	u64(&b, cookie);
+	u64(&b, 2);
+	u64(&b, 0x401234);
+	u64(&b, 0x401100);
+	trailer(&b, 100, 100, 12, id);
+	rec_end(&b, at);
+	empty(&b, 68);
+
+	p = import(&b, &pd);
+	assert_non_null(p);
+	assert_true(has_note(p, "1 deferred samples, 0 left unstitched"));
+	ctx[0] = p;
+	ctx[1] = &max;
+	evprof_profile__for_each_entry(p, -1, depth_entry, ctx);
+	assert_int_equal(max, 3); /* two user frames, one kernel frame */
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	free(b.b);
+}
+
 /* File-mode header of a file perf did not finish: data size 0. */
 static void killed_header(struct buf *b, const struct perf_event_attr *a,
 			  uint64_t id)
@@ -574,6 +644,7 @@ int main(void)
 	    cmocka_unit_test(test_file_group),
 	    cmocka_unit_test(test_round_order),
 	    cmocka_unit_test(test_compressed),
+	    cmocka_unit_test(test_deferred),
 	    cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_malformed),
 	};
