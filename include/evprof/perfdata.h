@@ -63,6 +63,11 @@ struct evprof_perfdata_opts {
 	bool no_symbols;
 	/* Passed to evprof_profile_opts.no_timeline. */
 	bool no_timeline;
+	/*
+	 * Names from symbol tables only: no inline frames, no source lines
+	 * (evprof_symbolizer_opts.no_dwarf). Faster where debug info is big.
+	 */
+	bool no_dwarf;
 };
 
 /*

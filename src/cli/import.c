@@ -17,7 +17,7 @@
 
 const char cli_import_usage[] =
     "usage: evprof import [-o OUT]... [--format FMT] [--weight EVENT]\n"
-    "                     [--symfs DIR] FILE|-\n"
+    "                     [--symfs DIR] [--no-inline] FILE|-\n"
     "\n"
     "  FILE                a perf.data file from perf record; - reads\n"
     "                      standard input (perf record -o - | ...)\n"
@@ -27,7 +27,9 @@ const char cli_import_usage[] =
     "  -f, --format FMT    firefox, folded or pprof, for every OUT\n"
     "  -w, --weight EVENT  weigh by that event (folded, Firefox) or show\n"
     "                      it first (pprof); default: samples\n"
-    "      --symfs DIR     look for the recorded binaries under DIR first\n";
+    "      --symfs DIR     look for the recorded binaries under DIR first\n"
+    "      --no-inline     names from symbol tables only: no inline frames\n"
+    "                      or source lines (faster with big debug info)\n";
 
 int cmd_import(int argc, char **argv)
 {
@@ -36,6 +38,7 @@ int cmd_import(int argc, char **argv)
 	    {"format", required_argument, NULL, 'f'},
 	    {"weight", required_argument, NULL, 'w'},
 	    {"symfs", required_argument, NULL, 'S'},
+	    {"no-inline", no_argument, NULL, 'I'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -71,6 +74,9 @@ int cmd_import(int argc, char **argv)
 			break;
 		case 'S':
 			po.symfs = optarg;
+			break;
+		case 'I':
+			po.no_dwarf = true;
 			break;
 		case 'h':
 			fputs(cli_import_usage, stdout);

@@ -55,6 +55,7 @@ static struct evprof_perfdata *pd_new(const struct evprof_perfdata_opts *opts)
 		pd->symfs = strdup(opts->symfs);
 	pd->no_symbols = EVPROF_OPTS_GET(opts, no_symbols, false);
 	pd->no_timeline = EVPROF_OPTS_GET(opts, no_timeline, false);
+	pd->no_dwarf = EVPROF_OPTS_GET(opts, no_dwarf, false);
 	pd->x = malloc(sizeof(*pd->x));
 	pd->unzip = evprof__pd_unzip_new();
 	if (!pd->buildid_dir || !pd->kallsyms || !pd->notes || !pd->x ||
@@ -525,6 +526,28 @@ static int feed_mmap(struct evprof_perfdata *pd, const uint64_t *rec,
 	return evprof_session__feed(pd->s, pd->x->buf, (size_t)size);
 }
 
+static int note_unknown(struct evprof_perfdata *pd, uint32_t type)
+{
+	pd->st.unknown_records++;
+	for (size_t i = 0; i < pd->unknown_types.n; i++)
+		if (pd->unknown_types.a[i] == type)
+			return 0;
+	return EVPROF_VEC_PUSH(&pd->unknown_types, type) ? -ENOMEM : 0;
+}
+
+/*
+ * A record its attr's layout does not fit. off is where it is in the
+ * input (for a compressed one, where its COMPRESSED record is).
+ */
+static int malformed(struct evprof_perfdata *pd, uint32_t type, uint64_t off)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "malformed %s record",
+		 evprof_record_type_name(type));
+	return fail(pd, off, what);
+}
+
 /* A kernel record leaves the ordering: into the session. */
 static int emit(void *ctx, const uint64_t *rec, uint32_t size, uint64_t off)
 {
@@ -541,8 +564,10 @@ static int emit(void *ctx, const uint64_t *rec, uint32_t size, uint64_t off)
 	}
 	pd->st.records++;
 	err = decode(pd, rec, size, &r, &a);
+	if (err == -ENOTSUP)
+		return note_unknown(pd, r.type);
 	if (err)
-		return 0; /* checked when queued; a type we skip */
+		return malformed(pd, r.type, off);
 	switch (r.type) {
 	case PERF_RECORD_SAMPLE:
 		err = feed_sample(pd, &r, a);
@@ -570,13 +595,53 @@ static int emit(void *ctx, const uint64_t *rec, uint32_t size, uint64_t off)
 
 /* ---- the record stream -------------------------------------------------- */
 
-static int note_unknown(struct evprof_perfdata *pd, uint32_t type)
+/*
+ * The time of a sample or side-band record without decoding it, when
+ * every attr lays out the fields before TIME (and the sample_id trailer)
+ * alike: false when it cannot tell, or for records decode() must see
+ * first (the kernel map, types it may not know).
+ */
+static bool fast_time(struct evprof_perfdata *pd, const struct pd_rec *r,
+		      uint64_t *time)
 {
-	pd->st.unknown_records++;
-	for (size_t i = 0; i < pd->unknown_types.n; i++)
-		if (pd->unknown_types.a[i] == type)
-			return 0;
-	return EVPROF_VEC_PUSH(&pd->unknown_types, type) ? -ENOMEM : 0;
+	const uint64_t lead = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			      PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	const struct evprof_record_fmt *f = &pd->h.attrs[0].fmt;
+	size_t off, sid;
+
+	if (!pd->same_lead) {
+		if (pd->same_lead_known)
+			return false;
+		pd->same_lead_known = true;
+		for (uint32_t i = 1; i < pd->h.nr_attrs; i++) {
+			const struct evprof_record_fmt *g = &pd->h.attrs[i].fmt;
+
+			if ((g->sample_type ^ f->sample_type) &
+				(lead | PD_SID_BITS) ||
+			    g->sample_id_all != f->sample_id_all)
+				return false;
+		}
+		pd->same_lead = (f->sample_type & PERF_SAMPLE_TIME) != 0;
+		if (!pd->same_lead)
+			return false;
+	}
+	if (r->type == PERF_RECORD_SAMPLE) {
+		off = 8 * (1 + !!(f->sample_type & PERF_SAMPLE_IDENTIFIER) +
+			   !!(f->sample_type & PERF_SAMPLE_IP) +
+			   !!(f->sample_type & PERF_SAMPLE_TID));
+	} else if (f->sample_id_all && r->type != PERF_RECORD_MMAP &&
+		   r->type <= EVPROF_RECORD_CALLCHAIN_DEFERRED && r->type) {
+		sid = evprof__pd_sid_size(f);
+		if (r->size < 8 + sid)
+			return false;
+		off = r->size - sid + 8 * !!(f->sample_type & PERF_SAMPLE_TID);
+	} else {
+		return false;
+	}
+	if (off + 8 > r->size || r->size % 8)
+		return false;
+	*time = r->data[off / 8];
+	return true;
 }
 
 /* A kernel record: queued for its round. */
@@ -591,17 +656,15 @@ static int queue(struct evprof_perfdata *pd, const struct pd_rec *pr)
 		return note_unknown(pd, pr->type);
 	if (!pd->h.nr_attrs)
 		return fail(pd, pr->off, "event record before any attr");
+	/* Most records: the time read in place; emit() decodes them. */
+	if (fast_time(pd, pr, &time))
+		return evprof__pd_order_add(&pd->order, pr->data, pr->size,
+					    time, pr->off);
 	err = decode(pd, pr->data, pr->size, &r, &a);
 	if (err == -ENOTSUP)
 		return note_unknown(pd, pr->type);
-	if (err) {
-		char what[96];
-
-		snprintf(what, sizeof(what), "malformed %s record%s",
-			 evprof_record_type_name(pr->type),
-			 pr->decompressed ? " (compressed data)" : "");
-		return fail(pd, pr->off, what);
-	}
+	if (err)
+		return malformed(pd, pr->type, pr->off);
 	time = r.type == PERF_RECORD_SAMPLE ? r.sample.time
 	       : r.sid.present		    ? r.sid.time
 					    : 0;
@@ -797,6 +860,7 @@ static struct evprof_profile *make_profile(struct evprof_perfdata *pd)
 		return NULL;
 	if (!pd->no_symbols) {
 		so.kallsyms_path = pd->kernel_ok ? pd->ksyms : "/dev/null";
+		so.no_dwarf = pd->no_dwarf;
 		sym = evprof_symbolizer__new(&so);
 		if (!sym) {
 			evprof_profile__free(p);

@@ -325,6 +325,11 @@ EVPROF_HIDDEN size_t evprof__pd_sid_size(const struct evprof_record_fmt *fmt);
 
 /* ---- perfdata.c, perfdata_notes.c --------------------------------------- */
 
+/* The sample types of the sample_id trailer. */
+#define PD_SID_BITS                                                            \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |                 \
+	 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+
 /* A synthetic id's top bits: kernel ids are small counters. */
 #define SYNTH_ID (1ULL << 63)
 /* Binaries named in one note before "and N more". */
@@ -339,7 +344,9 @@ struct cpu_total { /* per-CPU group reads (-a): the last value per id */
 /* The reader (perfdata.c), read by perfdata_notes.c. */
 struct evprof_perfdata {
 	char *symfs, *buildid_dir, *kallsyms, *notes;
-	bool no_symbols, no_timeline, imported;
+	bool no_symbols, no_timeline, no_dwarf, imported;
+	/* Every attr puts TIME at the same place (fast_time()). */
+	bool same_lead, same_lead_known;
 	struct pd_src src;
 	struct pd_header h;
 	struct pd_order order;

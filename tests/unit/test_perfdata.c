@@ -629,6 +629,21 @@ static void test_malformed(void **state)
 	assert_non_null(strstr(evprof_perfdata__error(pd), want));
 	evprof_perfdata__free(pd);
 
+	/* Its time is where it should be, its period is missing. */
+	b.n = bad;
+	at = rec_begin(&b, PERF_RECORD_SAMPLE, 0);
+	u64(&b, 0x401000);
+	u32x2(&b, 100, 100);
+	u64(&b, 11);
+	u64(&b, 5);
+	rec_end(&b, at);
+	empty(&b, 68);
+	assert_null(import(&b, &pd));
+	assert_int_equal(errno, EVPROF_ERR_BAD_PERFDATA);
+	assert_non_null(strstr(evprof_perfdata__error(pd), "malformed SAMPLE"));
+	assert_non_null(strstr(evprof_perfdata__error(pd), want));
+	evprof_perfdata__free(pd);
+
 	/* Not a perf.data file at all. */
 	memcpy(b.b, "PERFFILE", 8);
 	assert_null(import(&b, &pd));
