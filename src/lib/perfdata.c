@@ -352,6 +352,12 @@ static int start_session(struct evprof_perfdata *pd)
 	so.fmt = pd->x->out;
 	so.counters = (const char *const *)pd->counters.a;
 	so.nr_counters = pd->counters.n;
+	/*
+	 * Unwinding opens the binaries the stack copies ran in: with symbols
+	 * off no copy is kept (1 byte holds none), their kernel part stays.
+	 */
+	if (pd->no_symbols)
+		so.max_stack_bytes = 1;
 	pd->s = evprof_session__new(&so);
 	if (!pd->s)
 		return -errno;
