@@ -174,7 +174,44 @@ else
 	fail "corrupt file: status $status: $(cat "$TMP/imp")"
 fi
 
-# 8. Options: an unknown weight, a missing file, help.
+# 8. Binaries by build id: moved under a --symfs root, replaced by another
+#    binary at the recorded path, or found in perf's build-id cache. HOME
+#    is a scratch one, so that no earlier recording's cache answers.
+H=$TMP/home
+mkdir -p "$H" "$TMP/bin" "$TMP/symfs$TMP/bin"
+cp "$WL" "$TMP/bin/wl"
+HOME=$H perf record -N -q -e page-faults -c 1 -g -o "$TMP/s.data" -- \
+	"$TMP/bin/wl" 2000 0 1 >/dev/null 2>"$TMP/s.err" ||
+	fail "perf record: $(cat "$TMP/s.err")"
+mv "$TMP/bin/wl" "$TMP/symfs$TMP/bin/wl"
+HOME=$H "$EVPROF" import -o "$TMP/s1.json.gz" -o "$TMP/s1.folded" \
+	"$TMP/s.data" 2>/dev/null || fail "import without the binary failed"
+q "$TMP/s1.json.gz" | grep -q "^meta binary not found: $TMP/bin/wl (build id [0-9a-f]*)" &&
+	! grep -q ';touch_pages' "$TMP/s1.folded" &&
+	ok "binary moved away: a note, its frames unnamed" ||
+	fail "binary moved away: $(q "$TMP/s1.json.gz" | grep ^meta)"
+HOME=$H "$EVPROF" import --symfs "$TMP/symfs" -o "$TMP/s2.folded" \
+	"$TMP/s.data" 2>/dev/null && grep -q ';touch_pages' "$TMP/s2.folded" &&
+	ok "--symfs finds it by its recorded path" || fail "--symfs: no touch_pages"
+cp "$FIXTURES/wl_mainfaults" "$TMP/bin/wl"
+HOME=$H "$EVPROF" import -o "$TMP/s3.json.gz" -o "$TMP/s3.folded" \
+	"$TMP/s.data" 2>/dev/null || fail "import with another binary failed"
+q "$TMP/s3.json.gz" | grep -q "^meta binary $TMP/bin/wl differs from the one recorded" &&
+	! grep -qE ';(touch_pages|settle|main)( |;)' "$TMP/s3.folded" &&
+	ok "another binary at the path: a note, never its symbols" ||
+	fail "another binary: $(q "$TMP/s3.json.gz" | grep ^meta)"
+mkdir -p "$TMP/bin2"
+cp "$WL" "$TMP/bin2/wl"
+HOME=$H perf record -q -e page-faults -c 1 -g -o "$TMP/c.data" -- \
+	"$TMP/bin2/wl" 2000 0 1 >/dev/null 2>"$TMP/s.err" ||
+	fail "perf record: $(cat "$TMP/s.err")"
+rm "$TMP/bin2/wl"
+HOME=$H "$EVPROF" import -o "$TMP/c.folded" "$TMP/c.data" 2>/dev/null &&
+	grep -q ';touch_pages' "$TMP/c.folded" &&
+	ok "a deleted binary found in perf's build-id cache" ||
+	fail "build-id cache: no touch_pages"
+
+# 9. Options: an unknown weight, a missing file, help.
 "$EVPROF" import --weight nosuch -o "$TMP/w.folded" "$TMP/pf.data" \
 	2>"$TMP/imp" && fail "unknown weight accepted" ||
 	grep -q "no event named 'nosuch'" "$TMP/imp" && ok "unknown weight said" ||

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/perf_event.h>
 #include <zstd.h>
 
@@ -545,6 +546,124 @@ static void test_deferred(void **state)
 	free(b.b);
 }
 
+/* The leaf frame's function of the first entry with a stack. */
+static int leaf_entry(const struct evprof_profile_entry *e, void *ctx)
+{
+	const struct evprof_profile *p = ((void **)ctx)[0];
+	char *out = ((void **)ctx)[1];
+	struct evprof_profile_frame f;
+	int fr;
+
+	if (e->stack < 0)
+		return 0;
+	assert_int_equal(evprof_profile__stack_info(p, e->stack, NULL, &fr), 0);
+	assert_int_equal(evprof_profile__frame_info(p, fr, &f), 0);
+	snprintf(out, 128, "%s", f.function);
+	return 1;
+}
+
+static void write_file(const char *path, const void *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	fclose(f);
+}
+
+/*
+ * Kernel frames are named only from the kernel that recorded: its build
+ * id (HEADER_BUILD_ID) must be the running one's (the notes file) and its
+ * _text (the kernel MMAP's pgoff) where kallsyms puts it now.
+ */
+static void kernel_case(const char *kallsyms, const uint8_t *now_id,
+			const char *want_frame, const char *want_note)
+{
+	static const uint8_t rec_id[20] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
+	char dir[] = "/tmp/evprof-pd.XXXXXX", ks[64], notes[64], leaf[128] = "";
+	struct evprof_perfdata_opts o = {.sz = sizeof(o)};
+	struct buf b = {0}, n = {0};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	uint64_t id = 3;
+	void *ctx[2] = {NULL, leaf};
+	size_t at;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
+	snprintf(notes, sizeof(notes), "%s/notes", dir);
+	write_file(ks, kallsyms, strlen(kallsyms));
+	u32x2(&n, 4, 20); /* namesz, descsz, type 3 (NT_GNU_BUILD_ID) */
+	put(&n, &(uint32_t){3}, 4);
+	put(&n, "GNU", 4);
+	put(&n, now_id, 20);
+	write_file(notes, n.b, n.n);
+
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	at = rec_begin(&b, 67, PERF_RECORD_MISC_KERNEL); /* HEADER_BUILD_ID */
+	put(&b, &(int32_t){-1}, 4);
+	put(&b, rec_id, 20);
+	put(&b, "\0\0\0\0", 4);
+	str8(&b, "[kernel.kallsyms]");
+	rec_end(&b, at);
+	at = rec_begin(&b, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+	u32x2(&b, -1, 0);
+	u64(&b, 0xffffffff81000000ULL);
+	u64(&b, 0x1000000);
+	u64(&b, 0xffffffff81000000ULL);
+	str8(&b, "[kernel.kallsyms]_text");
+	trailer(&b, -1, 0, 0, id);
+	rec_end(&b, at);
+	comm(&b, 100, 100, "main", 1, id);
+	at = rec_begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+	u64(&b, 0xffffffff81000123ULL);
+	u32x2(&b, 100, 100);
+	u64(&b, 10);
+	u64(&b, id);
+	u64(&b, 1);
+	rec_end(&b, at);
+	empty(&b, 68);
+
+	o.kallsyms_path = ks;
+	o.kernel_notes_path = notes;
+	o.buildid_dir = dir; /* no copy of kallsyms there */
+	pd = evprof_perfdata__open_mem(b.b, b.n, &o);
+	assert_non_null(pd);
+	p = evprof_perfdata__import(pd);
+	assert_non_null(p);
+	ctx[0] = p;
+	evprof_profile__for_each_entry(p, -1, leaf_entry, ctx);
+	assert_string_equal(leaf, want_frame);
+	assert_true(has_note(p, want_note));
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	unlink(ks);
+	unlink(notes);
+	rmdir(dir);
+	free(b.b);
+	free(n.b);
+}
+
+static void test_kernel_of_this_boot(void **state)
+{
+	static const uint8_t same[20] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+	static const uint8_t other[20] = {9, 9, 9};
+	const char *here = "ffffffff81000000 T _text\n"
+			   "ffffffff81000100 T recorded_fn\n"
+			   "ffffffff81000200 T next_fn\n";
+	const char *moved = "ffffffff8a000000 T _text\n"
+			    "ffffffff8a000100 T recorded_fn\n";
+
+	(void)state;
+	kernel_case(here, same, "recorded_fn", "kernel frames named from");
+	kernel_case(here, other, "[kernel.kallsyms]+0x123",
+		    "another kernel (build id differs)");
+	kernel_case(moved, same, "[kernel.kallsyms]+0x123",
+		    "another address in this boot (KASLR)");
+}
+
 /* File-mode header of a file perf did not finish: data size 0. */
 static void killed_header(struct buf *b, const struct perf_event_attr *a,
 			  uint64_t id)
@@ -660,6 +779,7 @@ int main(void)
 	    cmocka_unit_test(test_round_order),
 	    cmocka_unit_test(test_compressed),
 	    cmocka_unit_test(test_deferred),
+	    cmocka_unit_test(test_kernel_of_this_boot),
 	    cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_malformed),
 	};
