@@ -3,7 +3,9 @@
  * perf.data import, shared by its modules (each includes only those below
  * it):
  *
- *   perfdata.c ------> xcode, order, header, src, dso (+ session, profile)
+ *   perfdata.c ------> classify, xcode, order, header, src, dso, notes
+ *   perfdata_classify.c  the attrs -> counters, roles, the session
+ *   perfdata_notes.c   what the profile says about the file
  *   perfdata_xcode.c   records of the file -> the session's one format
  *   perfdata_order.c   finished-round ordering
  *   perfdata_header.c  file header, attrs, feature sections, user records
@@ -374,6 +376,11 @@ struct evprof_perfdata {
 	char err[320];
 };
 
+/*
+ * Classifies the attrs and creates the session (perfdata_classify.c).
+ * Returns 0 or a negative error.
+ */
+EVPROF_HIDDEN int evprof__pd_start_session(struct evprof_perfdata *pd);
 /* Sampling interval of the first sampling event in ns, 0: unknown. */
 EVPROF_HIDDEN uint64_t evprof__pd_interval(const struct evprof_perfdata *pd);
 /* What the file is and what it can say, as notes (before the build). */
