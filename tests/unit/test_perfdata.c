@@ -420,8 +420,11 @@ static void test_round_order(void **state)
 	free(b.b);
 }
 
-/* One zstd stream in two COMPRESSED records, the cut inside a record. */
-static void test_compressed(void **state)
+/*
+ * One zstd stream in two COMPRESSED records, the cut inside a record;
+ * type 83 (COMPRESSED2, perf 6.16) has a data size and pads to 8 bytes.
+ */
+static void compressed_case(uint32_t type)
 {
 	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
 	struct evprof_perfdata_stats st = {.sz = sizeof(st)};
@@ -433,7 +436,6 @@ static void test_compressed(void **state)
 	size_t cut;
 	struct tsum t;
 
-	(void)state;
 	assert_non_null(cs);
 	ZSTD_initCStream(cs, 1);
 	comm(&inner, 100, 100, "main", 1, id);
@@ -456,8 +458,12 @@ static void test_compressed(void **state)
 			    ZSTD_isError(ZSTD_compressStream(cs, &o, &in)));
 		assert_int_equal(ZSTD_flushStream(cs, &o), 0);
 		/* perf's COMPRESSED records are not padded to 8 bytes. */
-		at = rec_begin(&b, 81, 0);
+		at = rec_begin(&b, type, 0);
+		if (type == 83)
+			u64(&b, o.pos);
 		put(&b, out, o.pos);
+		if (type == 83)
+			put(&b, "\0\0\0\0\0\0\0", (8 - o.pos % 8) % 8);
 		rec_end(&b, at);
 	}
 	empty(&b, 68);
@@ -474,6 +480,13 @@ static void test_compressed(void **state)
 	evprof_perfdata__free(pd);
 	free(b.b);
 	free(inner.b);
+}
+
+static void test_compressed(void **state)
+{
+	(void)state;
+	compressed_case(81);
+	compressed_case(83);
 }
 
 /* Depth of the deepest stack thread tid has. */
