@@ -401,7 +401,6 @@ static int emit(void *ctx, const uint64_t *rec, uint32_t size, uint64_t off)
 	struct pd_attr *a;
 	int err;
 
-	(void)off;
 	if (!pd->s) {
 		err = evprof__pd_start_session(pd);
 		if (err)
@@ -558,7 +557,9 @@ static int compressed(struct evprof_perfdata *pd, const struct pd_rec *r)
 		err = one(pd, &in);
 	}
 	if (err == -EVPROF_ERR_BAD_PERFDATA && !pd->err[0])
-		return fail(pd, r->off, "record size 0 in compressed data");
+		return fail(
+		    pd, r->off,
+		    "record shorter than its header in compressed data");
 	return err;
 }
 
@@ -630,6 +631,7 @@ static int stream(struct evprof_perfdata *pd, uint64_t *cut)
 		uint16_t size;
 		uint64_t extra;
 
+		pd->end_off = off;
 		p = evprof__pd_src_at(&pd->src, off, 8, &got, &err);
 		if (err)
 			return err;
@@ -675,6 +677,7 @@ static int stream(struct evprof_perfdata *pd, uint64_t *cut)
 			return fail(pd, off, "payload size");
 		off += size + extra;
 	}
+	pd->end_off = off;
 	return 0;
 }
 
@@ -743,8 +746,13 @@ struct evprof_profile *evprof_perfdata__import(struct evprof_perfdata *pd)
 	if (!err) {
 		pd->st.truncated = cut || (!pd->h.pipe && !pd->h.data_size);
 		pd->truncated_at = cut;
-		err = evprof__pd_order_flush(&pd->order, emit, pd);
+		/* A whole file's compressed stream ends with a whole record. */
+		if (!pd->st.truncated && evprof__pd_unzip_left(pd->unzip))
+			err = fail(pd, pd->end_off,
+				   "compressed data ending inside a record");
 	}
+	if (!err)
+		err = evprof__pd_order_flush(&pd->order, emit, pd);
 	if (!err && !pd->s)
 		err = evprof__pd_start_session(pd);
 	pd->st.nr_attrs = pd->h.nr_attrs;

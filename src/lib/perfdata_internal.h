@@ -372,6 +372,7 @@ struct evprof_perfdata {
 	EVPROF_VEC(char *) counters;
 	struct evprof_perfdata_stats st;
 	uint64_t truncated_at; /* input offset of a cut record, 0: none */
+	uint64_t end_off;      /* where the record stream stopped */
 	uint64_t rec[PD_MAX_RECORD / 8];
 	char err[320];
 };
