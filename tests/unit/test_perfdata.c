@@ -421,6 +421,63 @@ static void test_round_order(void **state)
 }
 
 /*
+ * Group reads of per-CPU events (-a: ID_INDEX says tid -1): the values
+ * between two samples of a CPU are not charged to threads, their per-CPU
+ * totals go to a note; the sampled event's own period still is.
+ */
+static void test_per_cpu_reads(void **state)
+{
+	struct perf_event_attr at[2] = {
+	    attr(PERF_TYPE_SOFTWARE, 0, 1000, READ_ST, READ_RF),
+	    attr(PERF_TYPE_SOFTWARE, 2, 0, READ_ST, READ_RF),
+	};
+	uint64_t l = 1, m = 3;
+	struct buf b = {0};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	struct tsum t;
+	size_t at_;
+
+	(void)state;
+	pipe_header(&b);
+	header_attr(&b, &at[0], &l, 1);
+	header_attr(&b, &at[1], &m, 1);
+	at_ = rec_begin(&b, 69, 0); /* ID_INDEX: {id, idx, cpu, tid} */
+	u64(&b, 2);
+	u64(&b, 1);
+	u64(&b, 0);
+	u64(&b, 0);
+	u64(&b, (uint64_t)-1);
+	u64(&b, 3);
+	u64(&b, 0);
+	u64(&b, 0);
+	u64(&b, (uint64_t)-1);
+	rec_end(&b, at_);
+	/* Two threads sharing CPU 0: the member's value is the CPU's. */
+	sample(&b, 100, 100, 10, 1, 1000, (struct val[]){{1000, 1}, {40, 3}},
+	       2);
+	sample(&b, 200, 200, 20, 1, 1000, (struct val[]){{2000, 1}, {70, 3}},
+	       2);
+	sample(&b, 100, 100, 30, 1, 1000, (struct val[]){{3000, 1}, {75, 3}},
+	       2);
+	empty(&b, 68);
+
+	p = import(&b, &pd);
+	assert_non_null(p);
+	assert_int_equal(counter_of(p, "page-faults"), -1);
+	t = thread_sum(p, 100, NULL);
+	assert_int_equal(t.samples, 2);
+	assert_int_equal(t.cpu, 2000); /* cpu-clock: the sample periods */
+	t = thread_sum(p, 200, NULL);
+	assert_int_equal(t.cpu, 1000);
+	assert_true(has_note(p, "not charged to threads"));
+	assert_true(has_note(p, "page-faults cpu0=75;"));
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	free(b.b);
+}
+
+/*
  * One zstd stream in two COMPRESSED records, the cut inside a record;
  * type 83 (COMPRESSED2, perf 6.16) has a data size and pads to 8 bytes.
  */
@@ -790,6 +847,7 @@ int main(void)
 	    cmocka_unit_test(test_pipe_plain),
 	    cmocka_unit_test(test_file_group),
 	    cmocka_unit_test(test_round_order),
+	    cmocka_unit_test(test_per_cpu_reads),
 	    cmocka_unit_test(test_compressed),
 	    cmocka_unit_test(test_deferred),
 	    cmocka_unit_test(test_kernel_of_this_boot),
