@@ -16,5 +16,6 @@
 #include <evprof/session.h>
 #include <evprof/launch.h>
 #include <evprof/recorder.h>
+#include <evprof/perfdata.h>
 
 #endif /* EVPROF_EVPROF_H */

@@ -12,6 +12,7 @@ int cmd_info(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* Each command's --help text: also its man page's synopsis and options. */
 extern const char cli_stat_usage[];
@@ -19,6 +20,7 @@ extern const char cli_info_usage[];
 extern const char cli_record_usage[];
 extern const char cli_report_usage[];
 extern const char cli_diff_usage[];
+extern const char cli_import_usage[];
 
 /* The kernel feature probes, one line each (info and --version). */
 void cli_print_features(void);

@@ -22,6 +22,8 @@ static const struct cmd {
      cli_report_usage},
     {"diff", cmd_diff, "compare two profiles per function and counter",
      cli_diff_usage},
+    {"import", cmd_import, "a perf.data file into every evprof output",
+     cli_import_usage},
     {"stat", cmd_stat, "count events while a command runs (like perf stat)",
      cli_stat_usage},
     {"info", cmd_info, "what this kernel and machine allow, and advice",

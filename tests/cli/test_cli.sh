@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 BUILD=$(dirname "$EVPROF")
-cmds="record report diff stat info"
+cmds="record report diff import stat info"
 
 # 1. --version
 "$EVPROF" --version >"$TMP/v" || fail "--version exit status"
@@ -42,6 +42,7 @@ declare -A opts=(
 	[stat]="--events --interval --per-thread --pid --all-cpus"
 	[report]="--sort --top --per-thread --output --weight"
 	[diff]="--normalize --weight --limit --output"
+	[import]="--output --format --weight --symfs --no-inline"
 	[info]=""
 )
 for c in $cmds; do

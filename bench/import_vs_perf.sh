@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# evprof import against perf's own readers on the same perf.data file, in
+# one run: `evprof import` (Firefox JSON and folded output, symbolized),
+# `perf script` and `perf report --stdio`, interleaved REPEATS times;
+# medians of wall time and of max RSS, and each one's time over evprof's.
+# Usage: bench/import_vs_perf.sh [REPEATS] [FREQ] (needs build/evprof and
+# perf; EVPROF=path overrides build/evprof).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps=${1:-5}
+freq=${2:-4000}
+evprof=${EVPROF:-build/evprof}
+out=$(mktemp -d /tmp/evprof-bench.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+cc -O1 -fno-omit-frame-pointer -pthread -o "$out/work" bench/cpu_work.c
+
+# The file: 2 threads of CPU work, each touching 20000 fresh pages;
+# cpu-clock at FREQ and every page fault sampled, frame-pointer stacks.
+perf record -q -g -e "cpu-clock/freq=$freq/" -e page-faults/period=1/ \
+	-o "$out/perf.data" -- "$out/work" 2 "${ITER:-2000000000}" \
+	>/dev/null 2>&1
+samples=$(perf script -i "$out/perf.data" -F event 2>/dev/null | wc -l)
+echo "file: $(stat -c %s "$out/perf.data") bytes, $samples samples" \
+	"(cpu-clock at $freq Hz and every page fault, -g)"
+
+# run NAME CMD...: appends "wall_s maxrss_kB cpu_s" to $out/NAME
+run() {
+	local name=$1
+	shift
+	/usr/bin/time -f "%e %M %U %S" -o "$out/time" "$@" >/dev/null 2>"$out/stderr" ||
+		{ cat "$out/stderr" >&2; exit 1; }
+	awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$out/time" >>"$out/$name"
+}
+
+configs="evprof-import-firefox evprof-import-folded evprof-import-no-inline"
+configs="$configs perf-script perf-report-stdio"
+for i in $(seq "$reps"); do
+	run evprof-import-firefox "$evprof" import -o "$out/p.json.gz" "$out/perf.data"
+	run evprof-import-folded "$evprof" import -o "$out/p.folded" "$out/perf.data"
+	run evprof-import-no-inline "$evprof" import --no-inline \
+		-o "$out/p.json.gz" "$out/perf.data"
+	run perf-script perf script -i "$out/perf.data"
+	run perf-report-stdio perf report --stdio -i "$out/perf.data"
+done
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1fx", (b > 0 ? a / b : 0) }'; }
+base=$(cut -d' ' -f1 "$out/evprof-import-firefox" | median)
+cbase=$(cut -d' ' -f3 "$out/evprof-import-firefox" | median)
+printf "%-24s %8s %8s %10s %14s %14s\n" config wall_s cpu_s maxrss_kB \
+	"wall / evprof" "cpu / evprof"
+for c in $configs; do
+	m=$(cut -d' ' -f1 "$out/$c" | median)
+	cm=$(cut -d' ' -f3 "$out/$c" | median)
+	printf "%-24s %8s %8s %10s %14s %14s\n" "$c" "$m" "$cm" \
+		"$(cut -d' ' -f2 "$out/$c" | median)" "$(ratio "$m" "$base")" \
+		"$(ratio "$cm" "$cbase")"
+done

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Finished-round ordering. perf writes each pass over its per-CPU rings as
+ * a round, ended by PERF_RECORD_FINISHED_ROUND; records within a round are
+ * in ring order, not in time order, and a ring read late in round N may
+ * still hold records older than some of round N's other rings, but none
+ * older than what round N-1 saw last. So at the end of round N, records up
+ * to the highest time seen by the end of round N-1 are final: they are
+ * sorted by time (ties keep file order) and handed on; the rest wait. This
+ * is perf's own rule (ordered_events, OE_FLUSH__ROUND), and keeps at most
+ * two rounds in memory.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfdata_internal.h"
+
+void evprof__pd_order_free(struct pd_order *o)
+{
+	EVPROF_VEC_FREE(&o->arena);
+	EVPROF_VEC_FREE(&o->spare);
+	free(o->q);
+	memset(o, 0, sizeof(*o));
+}
+
+int evprof__pd_order_add(struct pd_order *o, const uint64_t *rec, uint32_t size,
+			 uint64_t time, uint64_t off)
+{
+	size_t words = (size + 7) / 8;
+
+	if (o->nr == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 1024;
+		struct pd_qent *q = realloc(o->q, cap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		o->q = q;
+		o->cap = cap;
+	}
+	if (EVPROF_VEC_RESERVE(&o->arena, o->arena.n + words))
+		return -ENOMEM;
+	memcpy(o->arena.a + o->arena.n, rec, size);
+	o->q[o->nr++] = (struct pd_qent){.time = time,
+					 .seq = o->seq++,
+					 .word = o->arena.n,
+					 .size = size,
+					 .off = off};
+	o->arena.n += words;
+	if (time > o->max_time)
+		o->max_time = time;
+	return 0;
+}
+
+static int cmp_qent(const void *pa, const void *pb)
+{
+	const struct pd_qent *a = pa, *b = pb;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Emits, in time order, every record at or before limit; keeps the rest. */
+static int emit_upto(struct pd_order *o, uint64_t limit, bool all,
+		     pd_emit_fn fn, void *ctx)
+{
+	size_t i, keep = 0;
+	int err = 0;
+
+	if (o->nr)
+		qsort(o->q, o->nr, sizeof(*o->q), cmp_qent);
+	for (i = 0; i < o->nr && (all || o->q[i].time <= limit); i++) {
+		err = fn(ctx, o->arena.a + o->q[i].word, o->q[i].size,
+			 o->q[i].off);
+		if (err)
+			return err;
+	}
+	/* The waiting records move to the spare arena, which then swaps. */
+	o->spare.n = 0;
+	for (; i < o->nr; i++) {
+		struct pd_qent *e = &o->q[i];
+		size_t words = (e->size + 7) / 8;
+
+		if (EVPROF_VEC_RESERVE(&o->spare, o->spare.n + words))
+			return -ENOMEM;
+		memcpy(o->spare.a + o->spare.n, o->arena.a + e->word, e->size);
+		e->word = o->spare.n;
+		o->spare.n += words;
+		o->q[keep++] = *e;
+	}
+	o->nr = keep;
+	{
+		__typeof__(o->arena) t = o->arena;
+
+		o->arena = o->spare;
+		o->spare = t;
+	}
+	return err;
+}
+
+int evprof__pd_order_round(struct pd_order *o, pd_emit_fn fn, void *ctx)
+{
+	int err = emit_upto(o, o->limit, false, fn, ctx);
+
+	o->limit = o->max_time;
+	return err;
+}
+
+int evprof__pd_order_flush(struct pd_order *o, pd_emit_fn fn, void *ctx)
+{
+	return emit_upto(o, 0, true, fn, ctx);
+}

@@ -1,0 +1,859 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf.data import on hand-built files (layouts from perf's
+ * perf.data-file-format.txt): pipe and file mode, one sample type per
+ * event, group reads, finished-round ordering, zstd chunks that split a
+ * record, unknown records, truncated and malformed files. Expected values
+ * come from the records each test writes.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <zstd.h>
+
+#include <cmocka.h>
+
+#include <evprof/perfdata.h>
+#include <evprof/profile.h>
+
+#include "profile_model.h"
+
+#define PLAIN_ST                                                               \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                 \
+	 PERF_SAMPLE_ID | PERF_SAMPLE_PERIOD)
+#define READ_ST (PLAIN_ST | PERF_SAMPLE_READ)
+#define READ_RF (PERF_FORMAT_GROUP | PERF_FORMAT_ID)
+
+/* ---- a byte buffer ------------------------------------------------------ */
+
+struct buf {
+	uint8_t *b;
+	size_t n, cap;
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 256;
+		b->b = realloc(b->b, b->cap);
+		assert_non_null(b->b);
+	}
+	memcpy(b->b + b->n, p, n);
+	b->n += n;
+}
+
+static void u64(struct buf *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
+
+static void u32x2(struct buf *b, uint32_t lo, uint32_t hi)
+{
+	put(b, &lo, 4);
+	put(b, &hi, 4);
+}
+
+/* Starts a record; rec_end() writes its size. */
+static size_t rec_begin(struct buf *b, uint32_t type, uint16_t misc)
+{
+	size_t at = b->n;
+
+	put(b, &type, 4);
+	put(b, &misc, 2);
+	put(b, "\0\0", 2);
+	return at;
+}
+
+static void rec_end(struct buf *b, size_t at)
+{
+	uint16_t size = (uint16_t)(b->n - at);
+
+	memcpy(b->b + at + 6, &size, 2);
+}
+
+static void str8(struct buf *b, const char *s)
+{
+	size_t n = strlen(s) + 1, pad = (8 - n % 8) % 8;
+
+	put(b, s, n);
+	put(b, "\0\0\0\0\0\0\0", pad);
+}
+
+static struct perf_event_attr attr(uint32_t type, uint64_t config,
+				   uint64_t period, uint64_t st, uint64_t rf)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.type = type;
+	a.size = sizeof(a);
+	a.config = config;
+	a.sample_period = period;
+	a.sample_type = st;
+	a.read_format = rf;
+	a.sample_id_all = 1;
+	return a;
+}
+
+/* HEADER_ATTR: the attr, then its ids. */
+static void header_attr(struct buf *b, const struct perf_event_attr *a,
+			const uint64_t *ids, size_t nr)
+{
+	size_t at = rec_begin(b, 64, 0);
+
+	put(b, a, sizeof(*a));
+	for (size_t i = 0; i < nr; i++)
+		u64(b, ids[i]);
+	rec_end(b, at);
+}
+
+/* sample_id trailer of PLAIN_ST: TID, TIME, ID. */
+static void trailer(struct buf *b, uint32_t pid, uint32_t tid, uint64_t time,
+		    uint64_t id)
+{
+	u32x2(b, pid, tid);
+	u64(b, time);
+	u64(b, id);
+}
+
+static void comm(struct buf *b, uint32_t pid, uint32_t tid, const char *name,
+		 uint64_t time, uint64_t id)
+{
+	size_t at = rec_begin(b, PERF_RECORD_COMM, 0);
+
+	u32x2(b, pid, tid);
+	str8(b, name);
+	trailer(b, pid, tid, time, id);
+	rec_end(b, at);
+}
+
+static void fork_rec(struct buf *b, uint32_t pid, uint32_t tid, uint32_t ptid,
+		     uint64_t time, uint64_t id)
+{
+	size_t at = rec_begin(b, PERF_RECORD_FORK, 0);
+
+	u32x2(b, pid, pid);
+	u32x2(b, tid, ptid);
+	u64(b, time);
+	trailer(b, pid, tid, time, id);
+	rec_end(b, at);
+}
+
+struct val {
+	uint64_t value, id;
+};
+
+/* A user-mode sample: ip, pid/tid, time, id, period[, read group]. */
+static void sample(struct buf *b, uint32_t pid, uint32_t tid, uint64_t time,
+		   uint64_t id, uint64_t period, const struct val *v,
+		   uint64_t nr)
+{
+	size_t at = rec_begin(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+
+	u64(b, 0x401000);
+	u32x2(b, pid, tid);
+	u64(b, time);
+	u64(b, id);
+	u64(b, period);
+	if (v) {
+		u64(b, nr);
+		for (uint64_t i = 0; i < nr; i++) {
+			u64(b, v[i].value);
+			u64(b, v[i].id);
+		}
+	}
+	rec_end(b, at);
+}
+
+static void empty(struct buf *b, uint32_t type)
+{
+	rec_end(b, rec_begin(b, type, 0));
+}
+
+static void pipe_header(struct buf *b)
+{
+	put(b, "PERFILE2", 8);
+	u64(b, 16);
+}
+
+/* ---- reading the profile back ------------------------------------------- */
+
+static struct evprof_profile *import(const struct buf *b,
+				     struct evprof_perfdata **out)
+{
+	struct evprof_perfdata_opts o = {.sz = sizeof(o), .no_symbols = true};
+	struct evprof_perfdata *pd = evprof_perfdata__open_mem(b->b, b->n, &o);
+	struct evprof_profile *p;
+
+	assert_non_null(pd);
+	p = evprof_perfdata__import(pd);
+	*out = pd;
+	return p;
+}
+
+struct tsum {
+	int tid, counter;
+	uint64_t samples, cpu, value;
+};
+
+static int sum_entry(const struct evprof_profile_entry *e, void *ctx)
+{
+	struct tsum *t = ctx;
+
+	t->samples += e->samples;
+	t->cpu += e->cpu_ns;
+	if (t->counter >= 0 && (e->has_counters >> t->counter) & 1)
+		t->value += e->counters[t->counter];
+	return 0;
+}
+
+static int counter_of(const struct evprof_profile *p, const char *name)
+{
+	const char *n;
+
+	for (int i = 0; (n = evprof_profile__counter_name(p, i)); i++)
+		if (!strcmp(n, name))
+			return i;
+	return -1;
+}
+
+/* Thread tid's sums; counter NULL: samples and CPU only. */
+static struct tsum thread_sum(const struct evprof_profile *p, int tid,
+			      const char *counter)
+{
+	struct evprof_profile_thread_info ti;
+	struct tsum t = {.tid = tid, .counter = -1};
+
+	if (counter) {
+		t.counter = counter_of(p, counter);
+		assert_true(t.counter >= 0);
+	}
+	for (int thr = 0; !evprof_profile__thread_info(p, thr, &ti); thr++)
+		if (ti.tid == tid)
+			evprof_profile__for_each_entry(p, thr, sum_entry, &t);
+	return t;
+}
+
+static bool has_note(const struct evprof_profile *p, const char *part)
+{
+	for (size_t i = 0; i < p->nr_notes; i++)
+		if (strstr(p->notes[i], part))
+			return true;
+	return false;
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+/* Two events sampled on their own, out of time order, unknown records. */
+static void test_pipe_plain(void **state)
+{
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
+	struct perf_event_attr m = attr(PERF_TYPE_SOFTWARE, 5, 1, PLAIN_ST, 0);
+	struct evprof_perfdata_stats st = {.sz = sizeof(st)};
+	struct buf b = {0};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	uint64_t ida = 11, idm = 22;
+	struct tsum t;
+	size_t at;
+
+	(void)state;
+	pipe_header(&b);
+	header_attr(&b, &a, &ida, 1);
+	header_attr(&b, &m, &idm, 1);
+	comm(&b, 100, 100, "main", 1, ida);
+	fork_rec(&b, 100, 101, 100, 2, ida);
+	comm(&b, 100, 101, "worker", 3, ida);
+	/* Within a round, later records may come first. */
+	sample(&b, 100, 101, 20, ida, 4, NULL, 0);
+	sample(&b, 100, 100, 10, ida, 3, NULL, 0);
+	sample(&b, 100, 101, 15, idm, 7, NULL, 0);
+	/* A kernel record type from the future and a user one: skipped. */
+	at = rec_begin(&b, 40, 0);
+	u64(&b, 1);
+	rec_end(&b, at);
+	at = rec_begin(&b, 200, 0);
+	u64(&b, 2);
+	u64(&b, 3);
+	rec_end(&b, at);
+	empty(&b, 68);
+	sample(&b, 100, 100, 30, ida, 5, NULL, 0);
+	empty(&b, 68);
+
+	p = import(&b, &pd);
+	assert_non_null(p);
+	t = thread_sum(p, 100, "page-faults");
+	assert_int_equal(t.samples, 2);
+	assert_int_equal(t.value, 3 + 5);
+	t = thread_sum(p, 101, "page-faults");
+	assert_int_equal(t.value, 4);
+	t = thread_sum(p, 101, "minor-faults");
+	assert_int_equal(t.value, 7);
+	assert_int_equal(t.samples, 2);
+	assert_int_equal(evprof_perfdata__stats(pd, &st), 0);
+	assert_true(st.pipe);
+	assert_int_equal(st.samples, 4);
+	assert_int_equal(st.unknown_records, 2);
+	assert_int_equal(st.nr_attrs, 2);
+	assert_int_equal(st.rounds, 2);
+	assert_true(has_note(p, "one sample type per event"));
+	assert_true(has_note(p, "(40, 200) were skipped"));
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	free(b.b);
+}
+
+/*
+ * Group reads of a cpu-clock leader and a page-faults member, per CPU
+ * instance (two ids each), no inherit; a file-mode file with a hostname.
+ */
+static void test_file_group(void **state)
+{
+	struct perf_event_attr at[2] = {
+	    attr(PERF_TYPE_SOFTWARE, 0, 100000, READ_ST, READ_RF),
+	    attr(PERF_TYPE_SOFTWARE, 2, 0, READ_ST, READ_RF),
+	};
+	const uint64_t ids[4] = {1, 2, 3, 4};
+	struct buf b = {0}, data = {0};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	uint64_t data_off, v;
+	struct tsum t;
+
+	(void)state;
+	comm(&data, 100, 100, "main", 1, 1);
+	sample(&data, 100, 100, 10, 1, 1000, (struct val[]){{1000, 1}, {5, 3}},
+	       2);
+	sample(&data, 100, 100, 20, 1, 1000, (struct val[]){{2000, 1}, {9, 3}},
+	       2);
+	sample(&data, 100, 100, 30, 2, 1000, (struct val[]){{1000, 2}, {4, 4}},
+	       2);
+	empty(&data, 68);
+
+	/* header, attrs (attr + ids section), ids, data, features */
+	data_off = 104 + 2 * (sizeof(at[0]) + 16) + 4 * 8;
+	put(&b, "PERFILE2", 8);
+	u64(&b, 104);
+	u64(&b, sizeof(at[0]) + 16);
+	u64(&b, 104);
+	u64(&b, 2 * (sizeof(at[0]) + 16));
+	u64(&b, data_off);
+	u64(&b, data.n);
+	u64(&b, 0);
+	u64(&b, 0);
+	u64(&b, 1ULL << 3); /* HEADER_HOSTNAME */
+	u64(&b, 0);
+	u64(&b, 0);
+	u64(&b, 0);
+	for (int i = 0; i < 2; i++) {
+		put(&b, &at[i], sizeof(at[i]));
+		u64(&b, 104 + 2 * (sizeof(at[0]) + 16) + 16 * (uint64_t)i);
+		u64(&b, 16);
+	}
+	for (int i = 0; i < 4; i++)
+		u64(&b, ids[i]);
+	assert_int_equal(b.n, data_off);
+	put(&b, data.b, data.n);
+	u64(&b, b.n + 16); /* the feature table, then the section */
+	u64(&b, 4 + 16);
+	v = 16;
+	put(&b, &v, 4);
+	put(&b, "testhost\0\0\0\0\0\0\0\0", 16);
+
+	p = import(&b, &pd);
+	assert_non_null(p);
+	t = thread_sum(p, 100, "page-faults");
+	assert_int_equal(t.value, 9 + 4);
+	assert_int_equal(t.cpu, 2000 + 1000);
+	assert_int_equal(t.samples, 3);
+	assert_true(has_note(p, "child threads were not recorded"));
+	assert_true(has_note(p, "on testhost"));
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	free(b.b);
+	free(data.b);
+}
+
+/*
+ * Group reads of inherited events: cumulative values per (id, thread)
+ * that a round delivers out of time order still give deltas in time
+ * order (else the older, smaller value would read as a reset).
+ */
+static void test_round_order(void **state)
+{
+	struct perf_event_attr at[2] = {
+	    attr(PERF_TYPE_SOFTWARE, 0, 100000, READ_ST, READ_RF),
+	    attr(PERF_TYPE_SOFTWARE, 2, 0, READ_ST, READ_RF),
+	};
+	uint64_t l = 1, mm = 3;
+	struct buf b = {0};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	struct tsum t;
+
+	(void)state;
+	at[0].inherit = at[1].inherit = 1;
+	pipe_header(&b);
+	header_attr(&b, &at[0], &l, 1);
+	header_attr(&b, &at[1], &mm, 1);
+	sample(&b, 100, 100, 200, 1, 1, (struct val[]){{2000, 1}, {10, 3}}, 2);
+	empty(&b, 68);
+	sample(&b, 100, 100, 100, 1, 1, (struct val[]){{1000, 1}, {4, 3}}, 2);
+	empty(&b, 68);
+	empty(&b, 68);
+
+	p = import(&b, &pd);
+	assert_non_null(p);
+	t = thread_sum(p, 100, "page-faults");
+	assert_int_equal(t.value, 10);
+	assert_int_equal(t.cpu, 2000);
+	assert_true(has_note(p, "inherited events"));
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	free(b.b);
+}
+
+/*
+ * Group reads of per-CPU events (-a: ID_INDEX says tid -1): the values
+ * between two samples of a CPU are not charged to threads, their per-CPU
+ * totals go to a note; the sampled event's own period still is.
+ */
+static void test_per_cpu_reads(void **state)
+{
+	struct perf_event_attr at[2] = {
+	    attr(PERF_TYPE_SOFTWARE, 0, 1000, READ_ST, READ_RF),
+	    attr(PERF_TYPE_SOFTWARE, 2, 0, READ_ST, READ_RF),
+	};
+	uint64_t l = 1, m = 3;
+	struct buf b = {0};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	struct tsum t;
+	size_t at_;
+
+	(void)state;
+	pipe_header(&b);
+	header_attr(&b, &at[0], &l, 1);
+	header_attr(&b, &at[1], &m, 1);
+	at_ = rec_begin(&b, 69, 0); /* ID_INDEX: {id, idx, cpu, tid} */
+	u64(&b, 2);
+	u64(&b, 1);
+	u64(&b, 0);
+	u64(&b, 0);
+	u64(&b, (uint64_t)-1);
+	u64(&b, 3);
+	u64(&b, 0);
+	u64(&b, 0);
+	u64(&b, (uint64_t)-1);
+	rec_end(&b, at_);
+	/* Two threads sharing CPU 0: the member's value is the CPU's. */
+	sample(&b, 100, 100, 10, 1, 1000, (struct val[]){{1000, 1}, {40, 3}},
+	       2);
+	sample(&b, 200, 200, 20, 1, 1000, (struct val[]){{2000, 1}, {70, 3}},
+	       2);
+	sample(&b, 100, 100, 30, 1, 1000, (struct val[]){{3000, 1}, {75, 3}},
+	       2);
+	empty(&b, 68);
+
+	p = import(&b, &pd);
+	assert_non_null(p);
+	assert_int_equal(counter_of(p, "page-faults"), -1);
+	t = thread_sum(p, 100, NULL);
+	assert_int_equal(t.samples, 2);
+	assert_int_equal(t.cpu, 2000); /* cpu-clock: the sample periods */
+	t = thread_sum(p, 200, NULL);
+	assert_int_equal(t.cpu, 1000);
+	assert_true(has_note(p, "not charged to threads"));
+	assert_true(has_note(p, "page-faults cpu0=75;"));
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	free(b.b);
+}
+
+/*
+ * One zstd stream in two COMPRESSED records, the cut inside a record;
+ * type 83 (COMPRESSED2, perf 6.16) has a data size and pads to 8 bytes.
+ */
+static void compressed_case(uint32_t type)
+{
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
+	struct evprof_perfdata_stats st = {.sz = sizeof(st)};
+	struct buf b = {0}, inner = {0};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	ZSTD_CStream *cs = ZSTD_createCStream();
+	uint64_t id = 7, total = 0;
+	size_t cut;
+	struct tsum t;
+
+	assert_non_null(cs);
+	ZSTD_initCStream(cs, 1);
+	comm(&inner, 100, 100, "main", 1, id);
+	for (uint64_t i = 1; i <= 40; i++) {
+		sample(&inner, 100, 100, 10 + i, id, i, NULL, 0);
+		total += i;
+	}
+	cut = inner.n / 2 + 3; /* not at a record boundary */
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	for (int k = 0; k < 2; k++) {
+		uint8_t out[65000];
+		ZSTD_inBuffer in = {inner.b + (k ? cut : 0),
+				    k ? inner.n - cut : cut, 0};
+		ZSTD_outBuffer o = {out, sizeof(out), 0};
+		size_t at;
+
+		while (in.pos < in.size)
+			assert_false(
+			    ZSTD_isError(ZSTD_compressStream(cs, &o, &in)));
+		assert_int_equal(ZSTD_flushStream(cs, &o), 0);
+		/* perf's COMPRESSED records are not padded to 8 bytes. */
+		at = rec_begin(&b, type, 0);
+		if (type == 83)
+			u64(&b, o.pos);
+		put(&b, out, o.pos);
+		if (type == 83)
+			put(&b, "\0\0\0\0\0\0\0", (8 - o.pos % 8) % 8);
+		rec_end(&b, at);
+	}
+	empty(&b, 68);
+	ZSTD_freeCStream(cs);
+
+	p = import(&b, &pd);
+	assert_non_null(p);
+	t = thread_sum(p, 100, "page-faults");
+	assert_int_equal(t.samples, 40);
+	assert_int_equal(t.value, total);
+	evprof_perfdata__stats(pd, &st);
+	assert_int_equal(st.compressed, 2);
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	free(b.b);
+	free(inner.b);
+}
+
+static void test_compressed(void **state)
+{
+	(void)state;
+	compressed_case(81);
+	compressed_case(83);
+}
+
+/* Depth of the deepest stack thread tid has. */
+static int depth_entry(const struct evprof_profile_entry *e, void *ctx)
+{
+	const struct evprof_profile *p = ((void **)ctx)[0];
+	int *max = ((void **)ctx)[1], d = 0, st = e->stack;
+
+	while (st >= 0) {
+		d++;
+		assert_int_equal(evprof_profile__stack_info(p, st, &st, NULL),
+				 0);
+	}
+	if (d > *max)
+		*max = d;
+	return 0;
+}
+
+/*
+ * A deferred user callchain (Linux 6.19): the sample's chain ends in
+ * PERF_CONTEXT_USER_DEFERRED and a cookie, a later CALLCHAIN_DEFERRED of
+ * the thread with that cookie brings the user part.
+ */
+static void test_deferred(void **state)
+{
+	struct perf_event_attr a =
+	    attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST | PERF_SAMPLE_CALLCHAIN, 0);
+	struct buf b = {0};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	uint64_t id = 9, cookie = 0xb00000006ULL;
+	int max = 0;
+	void *ctx[2];
+	size_t at;
+
+	(void)state;
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	comm(&b, 100, 100, "main", 1, id);
+	at = rec_begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+	u64(&b, 0xffffffff81001000ULL);
+	u32x2(&b, 100, 100);
+	u64(&b, 10);
+	u64(&b, id);
+	u64(&b, 1);
+	u64(&b, 4);
+	u64(&b, (uint64_t)PERF_CONTEXT_KERNEL);
+	u64(&b, 0xffffffff81001000ULL);
+	u64(&b, (uint64_t)-640); /* PERF_CONTEXT_USER_DEFERRED */
+	u64(&b, cookie);
+	rec_end(&b, at);
+	at = rec_begin(&b, 22, PERF_RECORD_MISC_USER);
+	u64(&b, cookie);
+	u64(&b, 2);
+	u64(&b, 0x401234);
+	u64(&b, 0x401100);
+	trailer(&b, 100, 100, 12, id);
+	rec_end(&b, at);
+	empty(&b, 68);
+
+	p = import(&b, &pd);
+	assert_non_null(p);
+	assert_true(has_note(p, "1 deferred samples, 0 left unstitched"));
+	ctx[0] = p;
+	ctx[1] = &max;
+	evprof_profile__for_each_entry(p, -1, depth_entry, ctx);
+	assert_int_equal(max, 3); /* two user frames, one kernel frame */
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	free(b.b);
+}
+
+/* The leaf frame's function of the first entry with a stack. */
+static int leaf_entry(const struct evprof_profile_entry *e, void *ctx)
+{
+	const struct evprof_profile *p = ((void **)ctx)[0];
+	char *out = ((void **)ctx)[1];
+	struct evprof_profile_frame f;
+	int fr;
+
+	if (e->stack < 0)
+		return 0;
+	assert_int_equal(evprof_profile__stack_info(p, e->stack, NULL, &fr), 0);
+	assert_int_equal(evprof_profile__frame_info(p, fr, &f), 0);
+	snprintf(out, 128, "%s", f.function);
+	return 1;
+}
+
+static void write_file(const char *path, const void *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	fclose(f);
+}
+
+/*
+ * Kernel frames are named only from the kernel that recorded: its build
+ * id (HEADER_BUILD_ID) must be the running one's (the notes file) and its
+ * _text (the kernel MMAP's pgoff) where kallsyms puts it now.
+ */
+static void kernel_case(const char *kallsyms, const uint8_t *now_id,
+			const char *want_frame, const char *want_note)
+{
+	static const uint8_t rec_id[20] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
+	char dir[] = "/tmp/evprof-pd.XXXXXX", ks[64], notes[64], leaf[128] = "";
+	struct evprof_perfdata_opts o = {.sz = sizeof(o)};
+	struct buf b = {0}, n = {0};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	uint64_t id = 3;
+	void *ctx[2] = {NULL, leaf};
+	size_t at;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
+	snprintf(notes, sizeof(notes), "%s/notes", dir);
+	write_file(ks, kallsyms, strlen(kallsyms));
+	u32x2(&n, 4, 20); /* namesz, descsz, type 3 (NT_GNU_BUILD_ID) */
+	put(&n, &(uint32_t){3}, 4);
+	put(&n, "GNU", 4);
+	put(&n, now_id, 20);
+	write_file(notes, n.b, n.n);
+
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	at = rec_begin(&b, 67, PERF_RECORD_MISC_KERNEL); /* HEADER_BUILD_ID */
+	put(&b, &(int32_t){-1}, 4);
+	put(&b, rec_id, 20);
+	put(&b, "\0\0\0\0", 4);
+	str8(&b, "[kernel.kallsyms]");
+	rec_end(&b, at);
+	at = rec_begin(&b, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+	u32x2(&b, -1, 0);
+	u64(&b, 0xffffffff81000000ULL);
+	u64(&b, 0x1000000);
+	u64(&b, 0xffffffff81000000ULL);
+	str8(&b, "[kernel.kallsyms]_text");
+	trailer(&b, -1, 0, 0, id);
+	rec_end(&b, at);
+	comm(&b, 100, 100, "main", 1, id);
+	at = rec_begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+	u64(&b, 0xffffffff81000123ULL);
+	u32x2(&b, 100, 100);
+	u64(&b, 10);
+	u64(&b, id);
+	u64(&b, 1);
+	rec_end(&b, at);
+	empty(&b, 68);
+
+	o.kallsyms_path = ks;
+	o.kernel_notes_path = notes;
+	o.buildid_dir = dir; /* no copy of kallsyms there */
+	pd = evprof_perfdata__open_mem(b.b, b.n, &o);
+	assert_non_null(pd);
+	p = evprof_perfdata__import(pd);
+	assert_non_null(p);
+	ctx[0] = p;
+	evprof_profile__for_each_entry(p, -1, leaf_entry, ctx);
+	assert_string_equal(leaf, want_frame);
+	assert_true(has_note(p, want_note));
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	unlink(ks);
+	unlink(notes);
+	rmdir(dir);
+	free(b.b);
+	free(n.b);
+}
+
+static void test_kernel_of_this_boot(void **state)
+{
+	static const uint8_t same[20] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+	static const uint8_t other[20] = {9, 9, 9};
+	const char *here = "ffffffff81000000 T _text\n"
+			   "ffffffff81000100 T recorded_fn\n"
+			   "ffffffff81000200 T next_fn\n";
+	const char *moved = "ffffffff8a000000 T _text\n"
+			    "ffffffff8a000100 T recorded_fn\n";
+
+	(void)state;
+	kernel_case(here, same, "recorded_fn", "kernel frames named from");
+	kernel_case(here, other, "[kernel.kallsyms]+0x123",
+		    "another kernel (build id differs)");
+	kernel_case(moved, same, "[kernel.kallsyms]+0x123",
+		    "another address in this boot (KASLR)");
+}
+
+/* File-mode header of a file perf did not finish: data size 0. */
+static void killed_header(struct buf *b, const struct perf_event_attr *a,
+			  uint64_t id)
+{
+	uint64_t attrs = 104 + 8, data_off = attrs + sizeof(*a) + 16;
+
+	put(b, "PERFILE2", 8);
+	u64(b, 104);
+	u64(b, sizeof(*a) + 16);
+	u64(b, attrs);
+	u64(b, sizeof(*a) + 16);
+	u64(b, data_off);
+	u64(b, 0);
+	for (int i = 0; i < 6; i++)
+		u64(b, 0);
+	u64(b, id); /* the ids, before the attrs */
+	put(b, a, sizeof(*a));
+	u64(b, 104);
+	u64(b, 8);
+}
+
+static void test_truncated(void **state)
+{
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
+	struct evprof_perfdata_stats st = {.sz = sizeof(st)};
+	struct buf b = {0};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	struct tsum t;
+
+	(void)state;
+	killed_header(&b, &a, 5);
+	comm(&b, 100, 100, "main", 1, 5);
+	for (int i = 0; i < 3; i++)
+		sample(&b, 100, 100, 10 + i, 5, 1, NULL, 0);
+	empty(&b, 68);
+	sample(&b, 100, 100, 20, 5, 1, NULL, 0);
+	b.n -= 12; /* the last record is cut */
+
+	p = import(&b, &pd);
+	assert_non_null(p);
+	t = thread_sum(p, 100, "page-faults");
+	assert_int_equal(t.samples, 3);
+	evprof_perfdata__stats(pd, &st);
+	assert_true(st.truncated);
+	assert_true(has_note(p, "truncated"));
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	free(b.b);
+}
+
+static void test_malformed(void **state)
+{
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
+	struct buf b = {0};
+	struct evprof_perfdata *pd;
+	uint64_t id = 5;
+	size_t at, bad;
+	char want[64];
+
+	(void)state;
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	sample(&b, 100, 100, 10, 5, 1, NULL, 0);
+	bad = b.n;
+	at = rec_begin(&b, PERF_RECORD_SAMPLE, 0);
+	u64(&b, 0);
+	rec_end(&b, at);
+	memcpy(b.b + bad + 6, &(uint16_t){4}, 2);
+	assert_null(import(&b, &pd));
+	assert_int_equal(errno, EVPROF_ERR_BAD_PERFDATA);
+	snprintf(want, sizeof(want), "at offset 0x%zx", bad);
+	assert_non_null(strstr(evprof_perfdata__error(pd), want));
+	evprof_perfdata__free(pd);
+
+	/* A sample too short for its attr's layout. */
+	b.n = bad;
+	at = rec_begin(&b, PERF_RECORD_SAMPLE, 0);
+	u64(&b, 0);
+	rec_end(&b, at);
+	assert_null(import(&b, &pd));
+	assert_non_null(strstr(evprof_perfdata__error(pd), want));
+	evprof_perfdata__free(pd);
+
+	/* Its time is where it should be, its period is missing. */
+	b.n = bad;
+	at = rec_begin(&b, PERF_RECORD_SAMPLE, 0);
+	u64(&b, 0x401000);
+	u32x2(&b, 100, 100);
+	u64(&b, 11);
+	u64(&b, 5);
+	rec_end(&b, at);
+	empty(&b, 68);
+	assert_null(import(&b, &pd));
+	assert_int_equal(errno, EVPROF_ERR_BAD_PERFDATA);
+	assert_non_null(strstr(evprof_perfdata__error(pd), "malformed SAMPLE"));
+	assert_non_null(strstr(evprof_perfdata__error(pd), want));
+	evprof_perfdata__free(pd);
+
+	/* Not a perf.data file at all. */
+	memcpy(b.b, "PERFFILE", 8);
+	assert_null(import(&b, &pd));
+	assert_non_null(strstr(evprof_perfdata__error(pd), "magic"));
+	evprof_perfdata__free(pd);
+	free(b.b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_pipe_plain),
+	    cmocka_unit_test(test_file_group),
+	    cmocka_unit_test(test_round_order),
+	    cmocka_unit_test(test_per_cpu_reads),
+	    cmocka_unit_test(test_compressed),
+	    cmocka_unit_test(test_deferred),
+	    cmocka_unit_test(test_kernel_of_this_boot),
+	    cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
