@@ -12,7 +12,7 @@ _evprof()
 		return
 	fi
 	if [ "$cmd" = help ]; then
-		mapfile -t COMPREPLY < <(compgen -W "record report stat info" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "record report view stat info" -- "$cur")
 		return
 	fi
 	case $cur in

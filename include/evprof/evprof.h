@@ -11,6 +11,7 @@
 #include <evprof/proc.h>
 #include <evprof/symbols.h>
 #include <evprof/profile.h>
+#include <evprof/page.h>
 #include <evprof/session.h>
 #include <evprof/launch.h>
 #include <evprof/recorder.h>

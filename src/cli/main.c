@@ -20,6 +20,8 @@ static const struct cmd {
      cli_record_usage},
     {"report", cmd_report, "top functions per counter from a recorded profile",
      cli_report_usage},
+    {"view", cmd_view, "a recorded profile in the browser, counter-aware",
+     cli_view_usage},
     {"stat", cmd_stat, "count events while a command runs (like perf stat)",
      cli_stat_usage},
     {"info", cmd_info, "what this kernel and machine allow, and advice",

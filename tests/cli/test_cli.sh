@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 BUILD=$(dirname "$EVPROF")
-cmds="record report stat info"
+cmds="record report view stat info"
 
 # 1. --version
 "$EVPROF" --version >"$TMP/v" || fail "--version exit status"
@@ -41,6 +41,7 @@ declare -A opts=(
 	[record]="--events --freq --count --call-graph --output --format --weight --mode --duration --pid --all-cpus --include-idle --off-cpu"
 	[stat]="--events --interval --per-thread --pid --all-cpus"
 	[report]="--sort --top --per-thread --output --weight"
+	[view]="--output --port --no-open --weight --base"
 	[info]=""
 )
 for c in $cmds; do

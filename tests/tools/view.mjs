@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+// SPDX-License-Identifier: MIT
+//
+// node view.mjs URL [options]
+//
+// Opens evprof's page (a file:// path or the http:// URL evprof view
+// prints) in headless Chromium driven by playwright-core (pinned in
+// package.json next to this script) and prints one JSON object:
+//   ready_ms     navigation start to the page's first complete render
+//   heap_bytes   the page's JS heap after it (CDP JSHeapUsedSize)
+//   requests     every request the page made beyond URL itself; with
+//                --offline each was also aborted by request interception
+//   errors       console errors and uncaught exceptions
+//   weights      the weight menu's entries; colours the colour menu's
+//   frames       the distinct frame names drawn in the flame graph
+//   text         the page's visible text (the function table included)
+//   widths       with --funcs: per name the summed width (px) of its
+//                frames, and "all" (the root's), after --weight and
+//                --colour were chosen
+// Options: --offline (abort every other request), --weight NAME,
+// --colour LABEL-SUBSTRING, --thread NAME, --search TERM, --funcs A,B,
+// --screenshot PNG, --width PX, --height PX.
+// The browser is $CHROMIUM or /usr/bin/chromium (Debian's chromium).
+// Exit 0 with the JSON; 1 on a failure; 77 when no browser is installed.
+import fs from "node:fs";
+import { chromium } from "playwright-core";
+
+const args = process.argv.slice(2);
+const url0 = args.shift();
+const opt = {};
+for (let i = 0; i < args.length; i++) {
+	const a = args[i].replace(/^--/, "");
+	opt[a] = a === "offline" ? true : args[++i];
+}
+if (!url0) {
+	console.error("usage: view.mjs URL [--offline] [--weight W] ...");
+	process.exit(2);
+}
+const exe = process.env.CHROMIUM || "/usr/bin/chromium";
+if (!fs.existsSync(exe)) {
+	console.error(`view.mjs: SKIP: no browser at ${exe}`);
+	process.exit(77);
+}
+const url = /^[a-z]+:\/\//.test(url0) ? url0 :
+	"file://" + fs.realpathSync(url0);
+
+const browser = await chromium.launch({
+	executablePath: exe,
+	headless: true,
+	// Root in a container has no user namespace for the sandbox.
+	args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+});
+const out = { requests: [], errors: [] };
+try {
+	const page = await browser.newPage({
+		viewport: { width: +(opt.width || 1400), height: +(opt.height || 900) },
+	});
+	page.on("console", (m) => {
+		if (m.type() === "error")
+			out.errors.push(m.text());
+	});
+	page.on("pageerror", (e) => out.errors.push(String(e)));
+	// Interception sees every request the page makes, whatever its kind.
+	await page.route("**/*", (route) => {
+		const u = route.request().url();
+		if (u === url)
+			return route.continue();
+		out.requests.push(u);
+		return opt.offline ? route.abort() : route.continue();
+	});
+	const t0 = Date.now();
+	await page.goto(url, { waitUntil: "load", timeout: 60000 });
+	await page.waitForSelector("body[data-ready='1']", { timeout: 20000, state: "attached" });
+	out.ready_ms = Date.now() - t0;
+	const cdp = await page.context().newCDPSession(page);
+	await cdp.send("Performance.enable");
+	const m = (await cdp.send("Performance.getMetrics")).metrics;
+	out.heap_bytes = (m.find((x) => x.name === "JSHeapUsedSize") || {}).value;
+
+	// Each choice re-renders; ready goes back to 1 when it has.
+	const choose = async (sel, value) => {
+		await page.evaluate(() => { document.body.dataset.ready = "0"; });
+		await page.selectOption(sel, value);
+		await page.waitForSelector("body[data-ready='1']", { timeout: 20000, state: "attached" });
+	};
+	out.weights = await page.$$eval("#weight option", (o) =>
+		o.map((x) => x.value));
+	out.colours = await page.$$eval("#colour option", (o) =>
+		o.map((x) => x.textContent));
+	if (opt.weight)
+		await choose("#weight", opt.weight);
+	if (opt.colour) {
+		const i = out.colours.findIndex((c) => c.includes(opt.colour));
+		if (i < 0)
+			throw new Error(`no colour '${opt.colour}' in ${out.colours}`);
+		await choose("#colour", { index: i });
+	}
+	if (opt.thread)
+		await choose("#thread", { label: opt.thread });
+	if (opt.search) {
+		await page.fill("#search", opt.search);
+		await page.waitForTimeout(300);
+	}
+	// Wait out d3's transitions before measuring or taking the picture.
+	await page.waitForTimeout(600);
+	out.frames = await page.$$eval("#chart g[name]", (gs) =>
+		[...new Set(gs.map((g) => g.getAttribute("name")))]);
+	out.text = await page.evaluate(() => document.body.innerText);
+	out.legend = await page.evaluate(() =>
+		document.getElementById("legend").innerText);
+	if (opt.funcs) {
+		out.widths = await page.$$eval("#chart g[name]", (gs, names) => {
+			const w = {};
+			for (const g of gs) {
+				const n = g.getAttribute("name");
+				if (names.includes(n) ||
+				    (n === "all" && !g.parentNode.closest("g")))
+					w[n] = (w[n] || 0) + +g.getAttribute("width");
+			}
+			return w;
+		}, opt.funcs.split(","));
+	}
+	if (opt.screenshot)
+		await page.screenshot({ path: opt.screenshot, fullPage: false });
+	console.log(JSON.stringify(out));
+} catch (e) {
+	console.error("view.mjs: FAIL: " + e.message);
+	console.log(JSON.stringify(out));
+	process.exitCode = 1;
+} finally {
+	await browser.close();
+}
