@@ -17,8 +17,9 @@
 //   widths       with --funcs: per name the summed width (px) of its
 //                frames, and "all" (the root's), after --weight and
 //                --colour were chosen
+//   fills        with --funcs: per name the fill colour of its widest frame
 // Options: --offline (abort every other request), --weight NAME,
-// --colour LABEL-SUBSTRING, --thread NAME, --search TERM, --funcs A,B,
+// --colour LABEL-SUBSTRING, --thread LABEL-PREFIX, --search TERM, --funcs A,B,
 // --screenshot PNG, --width PX, --height PX.
 // The browser is $CHROMIUM or /usr/bin/chromium (Debian's chromium).
 // Exit 0 with the JSON; 1 on a failure; 77 when no browser is installed.
@@ -95,8 +96,14 @@ try {
 			throw new Error(`no colour '${opt.colour}' in ${out.colours}`);
 		await choose("#colour", { index: i });
 	}
-	if (opt.thread)
-		await choose("#thread", { label: opt.thread });
+	if (opt.thread) {
+		const names = await page.$$eval("#thread option", (o) =>
+			o.map((x) => x.textContent));
+		const i = names.findIndex((t) => t.startsWith(opt.thread));
+		if (i < 0)
+			throw new Error(`no thread '${opt.thread}' in ${names}`);
+		await choose("#thread", { index: i });
+	}
 	if (opt.search) {
 		await page.fill("#search", opt.search);
 		await page.waitForTimeout(300);
@@ -109,16 +116,23 @@ try {
 	out.legend = await page.evaluate(() =>
 		document.getElementById("legend").innerText);
 	if (opt.funcs) {
-		out.widths = await page.$$eval("#chart g[name]", (gs, names) => {
-			const w = {};
+		const r = await page.$$eval("#chart g[name]", (gs, names) => {
+			const w = {}, f = {}, best = {};
 			for (const g of gs) {
 				const n = g.getAttribute("name");
-				if (names.includes(n) ||
-				    (n === "all" && !g.parentNode.closest("g")))
-					w[n] = (w[n] || 0) + +g.getAttribute("width");
+				const x = +g.getAttribute("width");
+				if (!names.includes(n) && n !== "all")
+					continue;
+				w[n] = (w[n] || 0) + x;
+				if (!(x <= best[n])) {
+					best[n] = x;
+					f[n] = g.querySelector("rect").getAttribute("fill");
+				}
 			}
-			return w;
+			return [w, f];
 		}, opt.funcs.split(","));
+		out.widths = r[0];
+		out.fills = r[1];
 	}
 	if (opt.screenshot)
 		await page.screenshot({ path: opt.screenshot, fullPage: false });
