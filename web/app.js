@@ -7,7 +7,13 @@
 "use strict";
 
 (function () {
+	// Marks for bench/view_open.sh: parse, and each render's build and draw.
+	performance.mark("evprof:start");
 	const data = JSON.parse(document.getElementById("evprof-data").textContent);
+	prepare(data);
+	if (data.base)
+		prepare(data.base);
+	performance.measure("evprof:parse", "evprof:start");
 	const $ = (id) => document.getElementById(id);
 	const cols = data.columns;
 	const colIndex = (name) => cols.findIndex((c) => c.name === name);
@@ -29,66 +35,155 @@
 
 	// ---- the call tree of one dataset, for one weight -------------------
 
-	// Per thread name, the chart node of every (group, tree node) that has
-	// values, made on demand with its ancestors. Nodes carry: n (name),
-	// v (self value of the weight: d3-flame-graph sums totals with
-	// selfValue(true)), c (children), l ("kernel" for kernel frames), f
-	// (function), sn/sd (self numerator, denominator of the colour ratio).
+	// Call paths under this share of the total are drawn as part of their
+	// caller (under 0.14 px of a 1400 px graph): a profile with a million
+	// nodes would otherwise take seconds to lay out, for frames no one
+	// sees. The function table is computed from every node.
+	const MIN_SHARE = 1e-4;
+
+	function colIndexIn(ds, name) {
+		return ds.columns.findIndex((c) => c.name === name);
+	}
+
+	// Once per dataset: scratch arrays by node, and whether a node is the
+	// topmost of its function on its path (a function's total counts a
+	// path once, however often it recurses).
+	function prepare(ds) {
+		const par = ds.nodes.parent, fn = ds.nodes.func, n = par.length;
+		const top = new Uint8Array(n);
+		for (let i = 0; i < n; i++) {
+			let a = par[i];
+			while (a >= 0 && fn[a] !== fn[i])
+				a = par[a];
+			top[i] = a < 0 ? 1 : 0;
+		}
+		const arr = () => new Float64Array(n);
+		ds.s = { top: top, self: arr(), sn: arr(), sd: arr(), t: arr(),
+			 tn: arr(), td: arr(), seen: new Uint8Array(n),
+			 obj: new Array(n).fill(null) };
+	}
+
+	// The chart's tree for one weight (and the colour ratio's numerator
+	// and denominator), thread names as the first level, and the function
+	// table's sums. Chart nodes carry: n (name), v (self value: with
+	// selfValue(true) d3-flame-graph sums the totals), c (children),
+	// l ("kernel"), f (function), sn/sd (self numerator, denominator),
+	// t/tn/td (totals).
 	function buildTree(ds, weight, num, den, threadName) {
-		const nodes = ds.nodes, funcs = ds.funcs;
+		const par = ds.nodes.parent, fn = ds.nodes.func;
+		const names = ds.funcs.name, nf = names.length;
 		const root = { n: "all", v: 0, c: [], f: -1, sn: 0, sd: 0 };
-		const groups = new Map();
-		const memo = new Map();
+		const fa = () => new Float64Array(nf);
+		const res = { root: root, fself: fa(), ftotal: fa(), fsn: fa(),
+			      fsd: fa(), folded: 0 };
 		const w = colIndexIn(ds, weight);
 		const ni = num ? colIndexIn(ds, num) : -1;
 		const di = den ? colIndexIn(ds, den) : -1;
-
-		function node(group, g, id) {
-			const key = g * nodes.parent.length + id;
-			let n = memo.get(key);
-
-			if (n)
-				return n;
-			const par = nodes.parent[id];
-			const up = par < 0 ? group : node(group, g, par);
-			const f = nodes.func[id];
-			n = { n: funcs.name[f], v: 0, c: [], f: f, sn: 0, sd: 0 };
-			if (funcs.kernel[f])
-				n.l = "kernel";
-			up.c.push(n);
-			memo.set(key, n);
-			return n;
-		}
+		const S = ds.s;
 
 		if (w < 0)
-			return root;
+			return finish(res);
+		const groups = new Map();
+		let grand = 0;
 		ds.threads.forEach((t, ti) => {
 			if (threadName !== null && t.name !== threadName)
 				return;
-			let group = groups.get(t.name);
-			if (!group) {
-				group = { n: t.name, v: 0, c: [], f: -1, sn: 0, sd: 0,
-					  g: groups.size };
-				groups.set(t.name, group);
-				root.c.push(group);
-			}
-			const e = ds.entries[ti], vw = e.values[w];
-			const vn = ni >= 0 ? e.values[ni] : null;
-			const vd = di >= 0 ? e.values[di] : null;
-			for (let i = 0; i < e.node.length; i++) {
-				if (!vw[i])
-					continue;
-				const n = e.node[i] < 0 ? group :
-					node(group, group.g, e.node[i]);
-				n.v += vw[i];
-				if (vn)
-					n.sn += vn[i];
-				if (vd)
-					n.sd += vd[i];
-			}
+			if (!groups.has(t.name))
+				groups.set(t.name, []);
+			groups.get(t.name).push(ti);
+			for (const v of ds.entries[ti].values[w])
+				grand += v;
 		});
-		// Totals (t, tn, td) bottom-up, without recursion: trees are deep.
-		const order = [root];
+		const cut = grand * MIN_SHARE;
+		for (const [name, tis] of groups) {
+			const g = { n: name, v: 0, c: [], f: -1, sn: 0, sd: 0 };
+			const list = [];
+			for (const ti of tis) {
+				const e = ds.entries[ti], vw = e.values[w];
+				const vn = ni >= 0 ? e.values[ni] : null;
+				const vd = di >= 0 ? e.values[di] : null;
+				for (let i = 0; i < e.node.length; i++) {
+					const k = e.node[i];
+					if (!vw[i])
+						continue;
+					if (k < 0) { /* no stack: the thread itself */
+						g.v += vw[i];
+						g.sn += vn ? vn[i] : 0;
+						g.sd += vd ? vd[i] : 0;
+						continue;
+					}
+					if (!S.seen[k]) {
+						S.seen[k] = 1;
+						list.push(k);
+					}
+					S.self[k] += vw[i];
+					S.sn[k] += vn ? vn[i] : 0;
+					S.sd[k] += vd ? vd[i] : 0;
+				}
+			}
+			for (let j = 0; j < list.length; j++) {
+				const a = par[list[j]];
+				if (a >= 0 && !S.seen[a]) {
+					S.seen[a] = 1;
+					list.push(a);
+				}
+			}
+			// A parent's index is below its children's: children
+			// first going down (typed arrays sort numerically, fast).
+			const ks = Int32Array.from(list).sort();
+			for (let j = ks.length - 1; j >= 0; j--) {
+				const k = ks[j];
+				const a = par[k], f = fn[k];
+				S.t[k] += S.self[k];
+				S.tn[k] += S.sn[k];
+				S.td[k] += S.sd[k];
+				if (a >= 0) {
+					S.t[a] += S.t[k];
+					S.tn[a] += S.tn[k];
+					S.td[a] += S.td[k];
+				}
+				res.fself[f] += S.self[k];
+				res.fsn[f] += S.sn[k];
+				res.fsd[f] += S.sd[k];
+				if (S.top[k])
+					res.ftotal[f] += S.t[k];
+			}
+			for (let j = 0; j < ks.length; j++) {
+				const k = ks[j], a = par[k];
+				const up = a < 0 ? g : S.obj[a];
+				if (S.t[k] < cut || !S.t[k]) {
+					// Under a drawn caller: part of its self.
+					if (up && S.t[k]) {
+						up.v += S.t[k];
+						up.sn += S.tn[k];
+						up.sd += S.td[k];
+						res.folded++;
+					}
+					continue;
+				}
+				const o = { n: names[fn[k]], v: S.self[k], c: [],
+					    f: fn[k], sn: S.sn[k], sd: S.sd[k] };
+				if (ds.funcs.kernel[fn[k]])
+					o.l = "kernel";
+				up.c.push(o);
+				S.obj[k] = o;
+			}
+			for (const k of list) {
+				S.self[k] = S.sn[k] = S.sd[k] = 0;
+				S.t[k] = S.tn[k] = S.td[k] = 0;
+				S.seen[k] = 0;
+				S.obj[k] = null;
+			}
+			if (g.v || g.c.length)
+				root.c.push(g);
+		}
+		return finish(res);
+	}
+
+	// Totals (t, tn, td) of the chart's nodes bottom-up, without
+	// recursion (trees are deep); root.order lists them parents first.
+	function finish(res) {
+		const root = res.root, order = [root];
 		for (let i = 0; i < order.length; i++)
 			for (const ch of order[i].c)
 				order.push(ch);
@@ -104,49 +199,17 @@
 			}
 		}
 		root.order = order;
-		return root;
+		return res;
 	}
 
-	function colIndexIn(ds, name) {
-		return ds.columns.findIndex((c) => c.name === name);
-	}
-
-	// Per function: self, total (a function counted once per path, however
-	// often it recurses), self numerator and denominator.
-	function functionTable(ds, root) {
-		const nf = ds.funcs.name.length;
-		const self = new Float64Array(nf), total = new Float64Array(nf);
-		const sn = new Float64Array(nf), sd = new Float64Array(nf);
-		const stamp = new Int32Array(nf).fill(-1);
-		let seq = 0;
-
-		// Depth-first with the path's functions on a stack.
-		const stack = [[root, 0]], path = [];
-		while (stack.length) {
-			const [n, depth] = stack.pop();
-			path.length = depth;
-			path.push(n.f);
-			if (n.f >= 0) {
-				self[n.f] += n.v;
-				sn[n.f] += n.sn;
-				sd[n.f] += n.sd;
-			}
-			if (n.v) {
-				seq++;
-				for (const f of path)
-					if (f >= 0 && stamp[f] !== seq) {
-						stamp[f] = seq;
-						total[f] += n.v;
-					}
-			}
-			for (const ch of n.c)
-				stack.push([ch, depth + 1]);
-		}
+	// Per function: self, total, self numerator and denominator.
+	function functionTable(res) {
 		const rows = [];
-		for (let f = 0; f < nf; f++)
-			if (self[f] || total[f])
-				rows.push({ f: f, self: self[f], total: total[f],
-					    ratio: sd[f] ? sn[f] / sd[f] : NaN });
+		for (let f = 0; f < res.fself.length; f++)
+			if (res.fself[f] || res.ftotal[f])
+				rows.push({ f: f, self: res.fself[f],
+					    total: res.ftotal[f],
+					    ratio: res.fsd[f] ? res.fsn[f] / res.fsd[f] : NaN });
 		return rows;
 	}
 
@@ -237,7 +300,7 @@
 		.transitionDuration(200)
 		.setDetailsElement($("details"))
 		.setSearchMatch((d, term) => searchMatch(d.data.n, term));
-	let root = null, scale = null, deltas = null;
+	let tree = null, root = null, scale = null, deltas = null;
 
 	function searchMatch(name, term) {
 		if (!term || !name)
@@ -301,7 +364,7 @@
 		if (!data.base || state.diff === "off")
 			return null;
 		const rootBase = buildTree(data.base, state.weight, null, null,
-					   threadName());
+					   threadName()).root;
 		const base = new Map();
 		const keyOf = new Map([[rootBase, ""]]);
 		for (const n of rootBase.order) {
@@ -357,8 +420,11 @@
 	}
 
 	function render() {
-		root = buildTree(data, state.weight, scaleWanted() ? state.num : null,
+		performance.mark("evprof:render");
+		tree = buildTree(data, state.weight,
+				 scaleWanted() ? state.num : null,
 				 scaleWanted() ? state.den : null, threadName());
+		root = tree.root;
 		scale = null;
 		if (scaleWanted()) {
 			const rs = root.order.map(nodeRatio).filter((r) => !isNaN(r))
@@ -375,14 +441,23 @@
 		const w = colIndex(state.weight);
 		$("summary").textContent = "total " + colLabel(cols[w]) + ": " +
 			fmtValue(w, root.t) + " in " + data.threads.length +
-			" thread(s)" + (data.base ? ", against a base profile" : "");
+			" thread(s)" + (data.base ? ", against a base profile" : "") +
+			(tree.folded ? "; " + fmtCount(tree.folded) + " call paths " +
+			 "under " + 100 * MIN_SHARE + "% drawn as part of their " +
+			 "callers" : "");
 		legend();
+		performance.measure("evprof:build", "evprof:render");
+		performance.mark("evprof:draw");
 		const el = $("chart");
 		chart.destroy();
 		d3.select(el).datum(root).call(chart);
+		performance.measure("evprof:chart", "evprof:draw");
 		if (state.search)
 			chart.search(state.search);
 		table();
+		performance.measure("evprof:render", "evprof:render");
+		// Since navigation began: what bench/view_open.sh reports.
+		document.body.dataset.readyMs = Math.round(performance.now());
 		document.body.dataset.ready = "1";
 	}
 
@@ -393,7 +468,7 @@
 	// ---- table ------------------------------------------------------------
 
 	function table() {
-		const rows = functionTable(data, root);
+		const rows = functionTable(tree);
 		const key = state.sort;
 		rows.sort((a, b) => key === "name" ?
 			d3.ascending(data.funcs.name[a.f], data.funcs.name[b.f]) :

@@ -6,7 +6,9 @@
 // Opens evprof's page (a file:// path or the http:// URL evprof view
 // prints) in headless Chromium driven by playwright-core (pinned in
 // package.json next to this script) and prints one JSON object:
-//   ready_ms     navigation start to the page's first complete render
+//   ready_ms     goto() to the page's first complete render, as seen here
+//   page_ms      the same in the page's own clock (navigation start to the
+//                end of its first render; no driver overhead)
 //   heap_bytes   the page's JS heap after it (CDP JSHeapUsedSize)
 //   requests     every request the page made beyond URL itself; with
 //                --offline each was also aborted by request interception
@@ -73,6 +75,7 @@ try {
 	await page.goto(url, { waitUntil: "load", timeout: 60000 });
 	await page.waitForSelector("body[data-ready='1']", { timeout: 20000, state: "attached" });
 	out.ready_ms = Date.now() - t0;
+	out.page_ms = +(await page.getAttribute("body", "data-ready-ms"));
 	const cdp = await page.context().newCDPSession(page);
 	await cdp.send("Performance.enable");
 	const m = (await cdp.send("Performance.getMetrics")).metrics;
