@@ -59,6 +59,8 @@ int out_write(const struct evprof_profile *p, const char *path,
 	if (fmt == OUT_PAGE) {
 		struct evprof_page_opts o = {.sz = sizeof(o), .weight = weight};
 
+		if (!evprof_page__available())
+			cli_err("%s", cli_page_missing);
 		return evprof_profile__write_page(p, path, &o);
 	}
 	if (fmt == OUT_FOLDED) {
@@ -93,8 +95,8 @@ static int dir_writable(const char *dir)
 }
 
 const char cli_page_missing[] =
-    "this evprof was built without its page (node and npm were missing at "
-    "build time): evprof view and .html outputs are disabled";
+    "this evprof was built without its page (no node and npm at build "
+    "time, or EVPROF_PAGE=OFF): evprof view and .html outputs are disabled";
 
 int out_check(const char *path, bool *in_dir)
 {
