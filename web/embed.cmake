@@ -35,6 +35,20 @@ list(APPEND js_files
 
 set(js_out ${OUT}.js)
 file(WRITE ${js_out} "")
+# Each package's name, version and license text go with its code: the
+# page is a redistribution of it.
+foreach(m ${mods} d3-flame-graph)
+  set(dir ${WEB}/node_modules/${m})
+  file(READ ${dir}/package.json pkg)
+  string(JSON version GET "${pkg}" version)
+  string(JSON license GET "${pkg}" license)
+  file(READ ${dir}/LICENSE text)
+  string(FIND "${text}" "*/" at)
+  if(NOT at EQUAL -1)
+    message(FATAL_ERROR "page: ${dir}/LICENSE contains '*/'")
+  endif()
+  file(APPEND ${js_out} "/*! ${m} ${version} (${license}):\n${text}*/\n")
+endforeach()
 foreach(f ${js_files})
   if(NOT EXISTS ${f})
     message(FATAL_ERROR "page: ${f} missing (web/package-lock.json and "
