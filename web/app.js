@@ -542,6 +542,10 @@
 		table();
 	};
 	$("reset").onclick = () => chart.resetZoom();
+	$("icicle").onchange = (e) => {
+		chart.inverted(e.target.checked);
+		render();
+	};
 	for (const th of document.querySelectorAll("#functions th"))
 		th.onclick = () => { state.sort = th.dataset.sort; table(); };
 	$("custom").hidden = true;

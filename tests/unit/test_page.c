@@ -279,7 +279,7 @@ static void test_page_base_and_errors(void **state)
 /* Sums of one loaded entry by its path "a;b;c" ('!' marks kernel). */
 struct path_sum {
 	const struct evprof_profile *p;
-	char text[8][64];
+	char text[8][256];
 	uint64_t sum[8];
 	int thread[8];
 	int n;
