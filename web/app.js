@@ -60,6 +60,7 @@
 		const arr = () => new Float64Array(n);
 		ds.s = { top: top, self: arr(), sn: arr(), sd: arr(), t: arr(),
 			 tn: arr(), td: arr(), seen: new Uint8Array(n),
+			 in: new Uint8Array(n),
 			 obj: new Array(n).fill(null) };
 	}
 
@@ -68,8 +69,9 @@
 	// table's sums. Chart nodes carry: n (name), v (self value: with
 	// selfValue(true) d3-flame-graph sums the totals), c (children),
 	// l ("kernel"), f (function), sn/sd (self numerator, denominator),
-	// t/tn/td (totals).
-	function buildTree(ds, weight, num, den, threadName) {
+	// t/tn/td (totals), k and g (the dataset's node and thread name), hid
+	// (call paths below were folded into it); focus: {group, node} or null.
+	function buildTree(ds, weight, num, den, threadName, focus) {
 		const par = ds.nodes.parent, fn = ds.nodes.func;
 		const names = ds.funcs.name, nf = names.length;
 		const root = { n: "all", v: 0, c: [], f: -1, sn: 0, sd: 0 };
@@ -148,21 +150,31 @@
 				if (S.top[k])
 					res.ftotal[f] += S.t[k];
 			}
+			// Under the focus (a frame clicked), the cut is relative
+			// to the focus's total: zooming in shows the detail.
+			const fk = focus && focus.group === name && S.seen[focus.node] ?
+				focus.node : -1;
+			const fcut = fk >= 0 ? S.t[fk] * MIN_SHARE : cut;
 			for (let j = 0; j < ks.length; j++) {
 				const k = ks[j], a = par[k];
 				const up = a < 0 ? g : S.obj[a];
-				if (S.t[k] < cut || !S.t[k]) {
+				S.in[k] = k === fk || (a >= 0 && S.in[a]) ? 1 : 0;
+				if (S.t[k] < (S.in[k] ? fcut : cut) || !S.t[k]) {
 					// Under a drawn caller: part of its self.
 					if (up && S.t[k]) {
 						up.v += S.t[k];
 						up.sn += S.tn[k];
 						up.sd += S.td[k];
+						up.hid = true;
 						res.folded++;
 					}
 					continue;
 				}
 				const o = { n: names[fn[k]], v: S.self[k], c: [],
-					    f: fn[k], sn: S.sn[k], sd: S.sd[k] };
+					    f: fn[k], sn: S.sn[k], sd: S.sd[k],
+					    k: k, g: name };
+				if (k === fk)
+					res.focus = o;
 				if (ds.funcs.kernel[fn[k]])
 					o.l = "kernel";
 				up.c.push(o);
@@ -171,7 +183,7 @@
 			for (const k of list) {
 				S.self[k] = S.sn[k] = S.sd[k] = 0;
 				S.t[k] = S.tn[k] = S.td[k] = 0;
-				S.seen[k] = 0;
+				S.seen[k] = S.in[k] = 0;
 				S.obj[k] = null;
 			}
 			if (g.v || g.c.length)
@@ -196,6 +208,7 @@
 				n.t += ch.t;
 				n.tn += ch.tn;
 				n.td += ch.td;
+				n.hid = n.hid || ch.hid;
 			}
 		}
 		root.order = order;
@@ -217,7 +230,7 @@
 
 	const state = {
 		weight: null, num: null, den: null, colour: "name",
-		thread: -1, search: "", sort: "self", diff: "share",
+		thread: -1, search: "", sort: "self", diff: "share", focus: null,
 	};
 
 	function option(sel, value, text) {
@@ -301,6 +314,21 @@
 		.setDetailsElement($("details"))
 		.setSearchMatch((d, term) => searchMatch(d.data.n, term));
 	let tree = null, root = null, scale = null, deltas = null;
+	let refocusing = false;
+
+	// A click zooms (d3-flame-graph); where the paths below the frame
+	// were folded for being small, the tree is rebuilt with the detail.
+	chart.onClick((d) => {
+		if (refocusing)
+			return;
+		const o = d.data;
+		const want = o.k === undefined ? null : { group: o.g, node: o.k };
+		if (o.hid || (state.focus && !want) ||
+		    (state.focus && want && state.focus.node !== want.node)) {
+			state.focus = want;
+			render();
+		}
+	});
 
 	function searchMatch(name, term) {
 		if (!term || !name)
@@ -423,7 +451,8 @@
 		performance.mark("evprof:render");
 		tree = buildTree(data, state.weight,
 				 scaleWanted() ? state.num : null,
-				 scaleWanted() ? state.den : null, threadName());
+				 scaleWanted() ? state.den : null, threadName(),
+				 state.focus);
 		root = tree.root;
 		scale = null;
 		if (scaleWanted()) {
@@ -451,6 +480,14 @@
 		const el = $("chart");
 		chart.destroy();
 		d3.select(el).datum(root).call(chart);
+		if (tree.focus) {
+			const h = d3.select(el).datum().descendants()
+				.find((d) => d.data === tree.focus);
+			refocusing = true;
+			if (h)
+				chart.zoomTo(h);
+			refocusing = false;
+		}
 		performance.measure("evprof:chart", "evprof:draw");
 		if (state.search)
 			chart.search(state.search);
@@ -541,7 +578,14 @@
 			chart.clear();
 		table();
 	};
-	$("reset").onclick = () => chart.resetZoom();
+	$("reset").onclick = () => {
+		if (state.focus) {
+			state.focus = null;
+			render();
+		} else {
+			chart.resetZoom();
+		}
+	};
 	$("icicle").onchange = (e) => {
 		chart.inverted(e.target.checked);
 		render();

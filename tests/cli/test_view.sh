@@ -11,7 +11,7 @@
 # makes no network request (interception aborts and lists every request
 # beyond the file); evprof view serves the same page on 127.0.0.1; with a
 # base profile the page colours the functions that grew red and those that
-# shrank blue.
+# shrank blue; clicking a frame brings back the small paths drawn inside it.
 . "$(dirname "$0")/lib.sh"
 TOOLS=$SRCDIR/tests/tools
 A=20000
@@ -160,7 +160,19 @@ IFS=, read -r br bg bbl <<<"$(rgb fault_b)"
 field 'd.legend' | grep -q "grew" && ok "diff legend: $(field d.legend)" ||
 	fail "diff legend: '$(field d.legend)'"
 
-# 5. Bad input: one message, no page.
+# 5. Small call paths are drawn inside their callers, and come back when
+# a frame above them is clicked: the frame fills the chart, with more
+# children drawn than before. A synthetic profile (bench/view_profile.c)
+# has many such paths.
+"$(dirname "$EVPROF")/bench_view_profile" "$TMP/syn.pb.gz" 50000 5000 &&
+	"$EVPROF" view -o "$TMP/syn.html" "$TMP/syn.pb.gz" ||
+	fail "synthetic profile"
+browse "$TMP/syn.html" --offline --zoom || fail "zoom: browser run"
+[ "$(field 'd.zoom.after > d.zoom.before && d.zoom.width === d.zoom.chart')" = true ] &&
+	ok "zoom into $(field d.zoom.name): $(field d.zoom.before) -> $(field d.zoom.after) children drawn" ||
+	fail "zoom: $(field d.zoom) $(field d.errors)"
+
+# 6. Bad input: one message, no page.
 echo "not a profile" >"$TMP/bad"
 if "$EVPROF" view -o "$TMP/bad.html" "$TMP/bad" 2>"$TMP/err"; then
 	fail "view accepted garbage"

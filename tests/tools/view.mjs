@@ -20,7 +20,11 @@
 //                frames, and "all" (the root's), after --weight and
 //                --colour were chosen
 //   fills        with --funcs: per name the fill colour of its widest frame
-// Options: --offline (abort every other request), --weight NAME,
+//   zoom         with --zoom: the first frame at depth 4 or more whose small
+//                call paths were folded into it, clicked: its name, its
+//                children before and after (drawn frames one level
+//                below it, by d3's data), its width after and the chart's
+// Options: --offline (abort every other request), --zoom, --weight NAME,
 // --colour LABEL-SUBSTRING, --thread LABEL-PREFIX, --search TERM, --funcs A,B,
 // --screenshot PNG, --width PX, --height PX.
 // The browser is $CHROMIUM or /usr/bin/chromium (Debian's chromium).
@@ -33,7 +37,7 @@ const url0 = args.shift();
 const opt = {};
 for (let i = 0; i < args.length; i++) {
 	const a = args[i].replace(/^--/, "");
-	opt[a] = a === "offline" ? true : args[++i];
+	opt[a] = a === "offline" || a === "zoom" ? true : args[++i];
 }
 if (!url0) {
 	console.error("usage: view.mjs URL [--offline] [--weight W] ...");
@@ -106,6 +110,43 @@ try {
 		if (i < 0)
 			throw new Error(`no thread '${opt.thread}' in ${names}`);
 		await choose("#thread", { index: i });
+	}
+	if (opt.zoom) {
+		// d3 keeps each frame's hierarchy node on its element; k and g
+		// name the frame's call path across re-renders. Returns the
+		// frame's width and its drawn children.
+		const look = () => page.evaluate((z) => {
+			const gs = [...document.querySelectorAll("#chart g")];
+			const g = gs.find((x) => x.__data__.data.k === z.k &&
+				x.__data__.data.g === z.g);
+			return [+g.getAttribute("width"), gs.filter((x) =>
+				x.__data__.parent === g.__data__ &&
+				+x.getAttribute("width") > 0).length];
+		}, out.zoom);
+		out.zoom = await page.evaluate(() => {
+			let best = null;
+			for (const x of document.querySelectorAll("#chart g")) {
+				const d = x.__data__;
+				if (d.depth >= 4 && d.data.hid && (!best ||
+				    +x.getAttribute("width") > +best.getAttribute("width")))
+					best = x;
+			}
+			if (!best)
+				return null;
+			best.setAttribute("data-zoom", "1");
+			const d = best.__data__.data;
+			return { name: d.n, k: d.k, g: d.g };
+		});
+		if (!out.zoom)
+			throw new Error("no frame with folded paths");
+		out.zoom.before = (await look())[1];
+		await page.evaluate(() => { document.body.dataset.ready = "0"; });
+		await page.click("#chart g[data-zoom='1']");
+		await page.waitForSelector("body[data-ready='1']",
+			{ timeout: 20000, state: "attached" });
+		await page.waitForTimeout(600);
+		[out.zoom.width, out.zoom.after] = await look();
+		out.zoom.chart = +(await page.getAttribute("#chart svg", "width"));
 	}
 	if (opt.search) {
 		await page.fill("#search", opt.search);
