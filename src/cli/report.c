@@ -19,13 +19,13 @@ const char cli_report_usage[] =
     "usage: evprof report [--sort EVENT] [--top N] [--per-thread] FILE\n"
     "       evprof report -o OUT [--weight EVENT] FILE\n"
     "\n"
-    "  FILE                a profile from evprof record: .json.gz or .pb.gz\n"
+    "  FILE                a profile from evprof: .json.gz, .pb.gz or folded\n"
     "  -s, --sort EVENT    samples, cpu or a counter (default: cpu time)\n"
     "  -n, --top N         functions per table (default 20; 0: all)\n"
     "  -T, --per-thread    one report per thread\n"
     "  -o, --output OUT    convert instead: OUT's name picks the format\n"
-    "                      (.folded, .pb.gz, .speedscope.json, else\n"
-    "                      Firefox JSON)\n"
+    "                      (.folded, .pb.gz, .speedscope.json, .html,\n"
+    "                      else Firefox JSON)\n"
     "      --weight EVENT  with -o: weigh by that counter (folded,\n"
     "                      Firefox) or show it first (pprof)\n";
 

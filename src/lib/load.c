@@ -82,6 +82,8 @@ struct evprof_profile *evprof_profile__load_buf(const void *data, size_t len)
 	/* Our JSON starts with '{'; as a protobuf key it would be invalid. */
 	if (len && b[0] == '{')
 		err = evprof__load_firefox((const char *)b, len, &p);
+	else if (evprof__looks_folded(b, len))
+		err = evprof__load_folded((const char *)b, len, &p);
 	else
 		err = evprof__load_pprof(b, len, &p);
 	free(plain);
