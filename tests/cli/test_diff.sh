@@ -188,7 +188,7 @@ expect 1 "cannot read $TMP/bad.pb.gz: malformed" "$TMP/base.pb.gz" "$TMP/bad.pb.
 expect 1 "'page-faults' is only in $TMP/base.pb.gz: it cannot be compared" \
 	--weight page-faults "$TMP/base.pb.gz" "$TMP/long.pb.gz"
 expect 1 "no counter named 'nosuch'" --weight nosuch "$TMP/base.pb.gz" "$TMP/new.pb.gz"
-expect 2 "pprof only" -o "$TMP/x.json.gz" "$TMP/base.pb.gz" "$TMP/new.pb.gz"
+expect 2 "pprof (.pb.gz) or the page" -o "$TMP/x.json.gz" "$TMP/base.pb.gz" "$TMP/new.pb.gz"
 expect 2 "--limit takes a count" --limit x "$TMP/base.pb.gz" "$TMP/new.pb.gz"
 expect 1 "cannot write $TMP/nodir/d.pb.gz" -o "$TMP/nodir/d.pb.gz" "$TMP/base.pb.gz" "$TMP/new.pb.gz"
 finish

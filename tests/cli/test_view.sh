@@ -148,17 +148,21 @@ wait "$srv" 2>/dev/null
 	fail "second record: $(cat "$TMP/err")"
 "$EVPROF" view --base "$TMP/r.pb.gz" -o "$TMP/d.html" "$TMP/s.pb.gz" ||
 	fail "view --base"
-browse "$TMP/d.html" --offline --weight page-faults --funcs fault_a,fault_b ||
-	fail "diff page: browser run"
-# fault_a went from 2/3 to 1/3 of the faults: blue; fault_b the reverse.
+"$EVPROF" diff -o "$TMP/d2.html" "$TMP/r.pb.gz" "$TMP/s.pb.gz" 2>"$TMP/err" ||
+	fail "diff -o .html: $(cat "$TMP/err")"
 rgb() { field "d.fills.$1" | tr -dc '0-9,' ; }
-IFS=, read -r ar ag abl <<<"$(rgb fault_a)"
-IFS=, read -r br bg bbl <<<"$(rgb fault_b)"
-[ -n "$abl" ] && [ "$abl" -gt "$ar" ] && [ "$br" -gt "$bbl" ] &&
-	ok "diff: fault_a shrank (blue rgb($ar,$ag,$abl)), fault_b grew (red rgb($br,$bg,$bbl))" ||
-	fail "diff colours: fault_a $(field d.fills.fault_a), fault_b $(field d.fills.fault_b)"
-field 'd.legend' | grep -q "grew" && ok "diff legend: $(field d.legend)" ||
-	fail "diff legend: '$(field d.legend)'"
+for page in d.html d2.html; do
+	browse "$TMP/$page" --offline --weight page-faults --funcs fault_a,fault_b ||
+		fail "$page: browser run"
+	# fault_a went from 2/3 to 1/3 of the faults: blue; fault_b the reverse.
+	IFS=, read -r ar ag abl <<<"$(rgb fault_a)"
+	IFS=, read -r br bg bbl <<<"$(rgb fault_b)"
+	[ -n "$abl" ] && [ "$abl" -gt "$ar" ] && [ "$br" -gt "$bbl" ] &&
+		ok "$page: fault_a shrank (blue rgb($ar,$ag,$abl)), fault_b grew (red rgb($br,$bg,$bbl))" ||
+		fail "$page colours: fault_a $(field d.fills.fault_a), fault_b $(field d.fills.fault_b)"
+	field 'd.legend' | grep -q "grew" && ok "$page legend: $(field d.legend)" ||
+		fail "$page legend: '$(field d.legend)'"
+done
 
 # 5. Small call paths are drawn inside their callers, and come back when
 # a frame above them is clicked: the frame fills the chart, with more
