@@ -224,6 +224,12 @@ struct evprof_profile_sample {
 	uint64_t cpu_delta_ns; /* on-CPU time since the thread's last sample */
 	uint64_t has_counters; /* bit i: counters[i] holds counter i's delta */
 	const uint64_t *counters; /* indexed by counter; NULL if none set */
+	/*
+	 * Values without a sample (weight ignored, read back as 0): what a
+	 * thread counted after a sample that went out before (e.g. in an
+	 * earlier window), so that sample counts sum exactly.
+	 */
+	bool values_only;
 };
 
 /*
