@@ -20,12 +20,14 @@
 #include <evprof/evprof.h>
 
 #include "cli.h"
+#include "continuous.h"
 
 const char cli_record_usage[] =
     "usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
     "                     [-o FILE]... [--format firefox|folded|pprof|speedscope]\n"
     "                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
-    "                     [--off-cpu]\n"
+    "                     [--off-cpu] [--continuous [--interval S] --output-dir DIR\n"
+    "                     [--keep N]]\n"
     "                     [-p PID[,PID...] | -a [--include-idle]] [-- CMD ARGS...]\n"
     "\n"
     "  -e, --events LIST   first event samples, the others are counted with\n"
@@ -53,7 +55,13 @@ const char cli_record_usage[] =
     "      --duration S    stop after S seconds (the command gets SIGTERM)\n"
     "  -p, --pid PIDS      attach to running processes (all their threads)\n"
     "  -a, --all-cpus      system-wide (per-CPU mode)\n"
-    "      --include-idle  with -a, keep the idle task's samples\n";
+    "      --include-idle  with -a, keep the idle task's samples\n"
+    "      --continuous    a complete profile per window (pprof unless\n"
+    "                      --format), written into --output-dir DIR as\n"
+    "                      evprof-<UTC start>.pb.gz; the last, partial one\n"
+    "                      at the end\n"
+    "      --interval S    seconds per window (10)\n"
+    "      --keep N        keep only the last N windows' files\n";
 
 static volatile sig_atomic_t interrupted;
 
@@ -67,6 +75,17 @@ static void print_note(const char *note, void *ctx)
 {
 	(void)ctx;
 	cli_err("%s", note);
+}
+
+/*
+ * Where the timeline spills (a file unlinked at creation): $TMPDIR, else
+ * /var/tmp, on disk where /tmp may be memory.
+ */
+static const char *cli_spill_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && *t ? t : "/var/tmp";
 }
 
 /* -g fp | dwarf[,SIZE] | none */
@@ -110,7 +129,8 @@ static int parse_call_graph(struct evprof_recorder_opts *o, const char *arg)
  * SIGINT on Ctrl-C, SIGKILL 2 s later). Returns the command's wait status,
  * 0 without one.
  */
-static int record_loop(struct evprof_recorder *r, double duration)
+static int record_loop(struct evprof_recorder *r, double duration,
+		       void (*tick)(void *), void *tick_ctx)
 {
 	uint64_t end =
 	    duration > 0 ? cli_now_ns() + (uint64_t)(duration * 1e9) : 0;
@@ -123,6 +143,8 @@ static int record_loop(struct evprof_recorder *r, double duration)
 		uint64_t now;
 
 		evprof_recorder__poll(r, 100);
+		if (tick)
+			tick(tick_ctx);
 		if (evprof_recorder__done(r))
 			break; /* the command, or every attached process, exited */
 		now = cli_now_ns();
@@ -264,6 +286,10 @@ int cmd_record(int argc, char **argv)
 	    {"all-cpus", no_argument, NULL, 'a'},
 	    {"include-idle", no_argument, NULL, 'I'},
 	    {"off-cpu", no_argument, NULL, 'O'},
+	    {"continuous", no_argument, NULL, 'C'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"output-dir", required_argument, NULL, 'D'},
+	    {"keep", required_argument, NULL, 'k'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -272,7 +298,12 @@ int cmd_record(int argc, char **argv)
 	    "evprof.speedscope.json"};
 	const char *events = "cycles", *outs[8], *weight = NULL;
 	const char *mode = "auto", *format = NULL, *pid_list = NULL;
-	struct evprof_recorder_opts ro = {.sz = sizeof(ro), .note = print_note};
+	struct evprof_recorder_opts ro = {.sz = sizeof(ro),
+					  .note = print_note,
+					  .flat_memory = true,
+					  .spill_dir = cli_spill_dir()};
+	struct cont cont = {.interval = 10, .fmt = OUT_PPROF};
+	bool continuous = false;
 	struct evprof_recorder_target tg = {.sz = sizeof(tg)};
 	struct sigaction sa = {.sa_handler = on_sigint};
 	struct evprof_recorder *r = NULL;
@@ -336,6 +367,26 @@ int cmd_record(int argc, char **argv)
 		case 'O':
 			ro.off_cpu = true;
 			break;
+		case 'C':
+			continuous = true;
+			break;
+		case 'i':
+			cont.interval = atof(optarg);
+			if (cont.interval <= 0) {
+				cli_err("--interval needs positive seconds");
+				return 2;
+			}
+			break;
+		case 'D':
+			cont.dir = optarg;
+			break;
+		case 'k':
+			cont.keep = atoi(optarg);
+			if (cont.keep <= 0) {
+				cli_err("--keep needs a positive count");
+				return 2;
+			}
+			break;
 		case 'h':
 			fputs(cli_record_usage, stdout);
 			return 0;
@@ -357,6 +408,14 @@ int cmd_record(int argc, char **argv)
 	}
 	if (format && (fmt = out_parse_format(format)) < 0) {
 		cli_err("--format takes firefox, folded, pprof or speedscope");
+		return 2;
+	}
+	if (continuous && (!cont.dir || nr_outs || ro.off_cpu)) {
+		cli_err(!cont.dir ? "--continuous needs --output-dir DIR"
+			: nr_outs ? "--continuous writes into --output-dir, "
+				    "not -o"
+				  : "--continuous does not take --off-cpu "
+				    "(a wait ends after its window)");
 		return 2;
 	}
 	if (!nr_outs)
@@ -419,7 +478,18 @@ int cmd_record(int argc, char **argv)
 	}
 	if (err)
 		goto out;
-	status = record_loop(r, duration);
+	if (continuous) {
+		cont.fmt = fmt < 0 ? OUT_PPROF : (enum out_format)fmt;
+		cont.weight = weight;
+		if (cont_init(&cont, r))
+			goto out;
+		status = record_loop(r, duration, cont_tick, &cont);
+		ret = argc ? evprof_exit_code(status) : 0;
+		if (cont_finish(&cont))
+			ret = ret ? ret : 1;
+		goto out;
+	}
+	status = record_loop(r, duration, NULL, NULL);
 	ret = argc ? evprof_exit_code(status) : 0;
 
 	prof = evprof_recorder__profile(r, NULL);
@@ -451,6 +521,7 @@ int cmd_record(int argc, char **argv)
 	}
 	summary(r, saved);
 out:
+	cont_free(&cont);
 	evprof_profile__free(prof);
 	evprof_recorder__free(r);
 	free(pids);

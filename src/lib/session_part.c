@@ -119,6 +119,34 @@ static void add_tails(struct sess_store *st, struct sess_cut *c)
 	}
 }
 
+/*
+ * Sampled chains are mostly distinct (the leaf is wherever the interrupt
+ * came): the arena keeps only what remaining samples, cuts and deferred
+ * records name. The stack cache is keyed by chain offsets: it goes too.
+ * Without memory for it, the arena just stays as it is.
+ */
+static void compact_chains(struct sess_part *pt, struct sess_store *st,
+			   struct sess_stitch *k, struct sess_cut *c)
+{
+	size_t n = 0, cap = st->samples.n + c->ts.n + k->deferred.n;
+	uint32_t **refs = malloc((cap ? cap : 1) * sizeof(*refs));
+
+	if (!refs)
+		return;
+	for (size_t i = 0; i < st->samples.n; i++)
+		refs[n++] = &st->samples.a[i].chain;
+	for (size_t i = 0; i < c->ts.n; i++)
+		if (c->ts.a[i].has_chain)
+			refs[n++] = &c->ts.a[i].chain;
+	for (size_t i = 0; i < k->deferred.n; i++)
+		refs[n++] = &k->deferred.a[i].chain;
+	if (!evprof__sstore_chains_compact(st, refs, n)) {
+		evprof__hashmap_free(pt->sk.stacks);
+		pt->sk.stacks = NULL;
+	}
+	free(refs);
+}
+
 int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 		      struct sess_stitch *k, struct sess_cut *c, uint64_t until)
 {
@@ -174,6 +202,7 @@ int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 			st->sb.a[ew++] = st->sb.a[i];
 	st->sb.n = ew;
 	free(to);
+	compact_chains(pt, st, k, c);
 	return 0;
 }
 

@@ -110,6 +110,16 @@ EVPROF_HIDDEN int evprof__sstore_chain(struct sess_store *st,
 				       const uint64_t *ips, uint64_t nr,
 				       uint32_t *off);
 
+/*
+ * Keeps in the arena only the chains *refs[0..n-1] name (offsets updated:
+ * every offset of a chain kept changes), so the arena holds what is still
+ * referenced after a partial build dropped its samples. Offsets held
+ * elsewhere are stale afterwards. Returns 0 or -ENOMEM (nothing changed).
+ */
+EVPROF_HIDDEN int evprof__sstore_chains_compact(struct sess_store *st,
+						uint32_t *const *refs,
+						size_t n);
+
 static inline const uint64_t *evprof__sstore_chainp(const struct sess_store *st,
 						    uint32_t off)
 {
