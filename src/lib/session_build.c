@@ -142,17 +142,6 @@ static int emit_tasks(struct build *b)
 	return 0;
 }
 
-/* Whether x carries any value (a stand-in may carry none). */
-static bool has_values(const struct sess_store *st, const struct ssample *x)
-{
-	if ((x->flags & SS_HAS_CPU) && x->cpu_delta)
-		return true;
-	for (size_t i = 0; i < st->nr_slots; i++)
-		if (evprof__sstore_delta(st, x, i))
-			return true;
-	return false;
-}
-
 static int emit_sample(struct build *b, const struct ssample *x,
 		       const struct bthread *th, int stack)
 {
@@ -307,7 +296,8 @@ static void keep(struct build *b, const struct order *so, size_t ns,
 			x->flags |= SS_BUILT;
 		if (!evprof__tasks_lineage(b->t, th->proc)->in_tree)
 			continue;
-		if ((x->flags & SS_TAIL) && !has_values(&s->store, x))
+		if ((x->flags & SS_TAIL) &&
+		    !evprof__sstore_has_values(&s->store, x))
 			continue;
 		x->flags |= SS_KEPT;
 		th->kept++;
@@ -315,6 +305,25 @@ static void keep(struct build *b, const struct order *so, size_t ns,
 		*kept += !(x->flags & (SS_OFFCPU | SS_TAIL));
 		*cut += (x->flags & (SS_OFFCPU | SS_CUT | SS_TAIL)) == SS_CUT;
 	}
+}
+
+/*
+ * Stand-ins that hold nothing yet stay out of the part (and in the store):
+ * they would only be replayed for nothing at every part. Returns how many
+ * of so[0..ns-1] are left.
+ */
+static size_t skip_empty_tails(const struct sess_store *st, struct order *so,
+			       size_t ns)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < ns; i++) {
+		const struct ssample *x = &st->samples.a[so[i].idx];
+
+		if (!(x->flags & SS_TAIL) || evprof__sstore_has_values(st, x))
+			so[k++] = so[i];
+	}
+	return k;
 }
 
 /*
@@ -342,6 +351,8 @@ static int build(struct build *b, size_t *nr, uint64_t *kept, uint64_t *cut)
 	stacks = malloc((ns ? ns : 1) * sizeof(*stacks));
 	if (!so || !eo || !thr || !stacks)
 		goto out;
+	if (b->part)
+		ns = skip_empty_tails(&s->store, so, ns);
 	err = replay(b, so, ns, eo, ne, thr, stacks);
 	s->st.stacks_unwound += b->sk->unwound;
 	s->st.stacks_truncated += b->sk->truncated;

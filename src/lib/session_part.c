@@ -147,6 +147,33 @@ static void compact_chains(struct sess_part *pt, struct sess_store *st,
 	free(refs);
 }
 
+/*
+ * A stand-in that holds nothing and is no thread's latest sample any more
+ * (the thread sampled again) has no use left.
+ */
+static void drop_orphans(struct sess_store *st, const struct sess_cut *c)
+{
+	for (size_t i = 0; i < st->samples.n; i++) {
+		struct ssample *x = &st->samples.a[i];
+
+		if ((x->flags & (SS_TAIL | SS_BUILT)) == SS_TAIL &&
+		    !evprof__sstore_has_values(st, x))
+			x->flags |= SS_BUILT;
+	}
+	/* Those still standing in stay (unless built: they held values). */
+	for (size_t i = 0; i < c->ts.n; i++) {
+		uint32_t last = c->ts.a[i].last;
+		struct ssample *x;
+
+		if (last == NO_SAMPLE)
+			continue;
+		x = &st->samples.a[last];
+		if ((x->flags & SS_TAIL) && !(x->flags & SS_KEPT) &&
+		    !evprof__sstore_has_values(st, x))
+			x->flags &= ~(uint32_t)SS_BUILT;
+	}
+}
+
 int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 		      struct sess_stitch *k, struct sess_cut *c, uint64_t until)
 {
@@ -159,6 +186,7 @@ int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 	if (err)
 		return err;
 	add_tails(st, c);
+	drop_orphans(st, c);
 	n = st->samples.n;
 	to = malloc((n ? n : 1) * sizeof(*to));
 	if (!to)

@@ -174,6 +174,17 @@ struct ssample *evprof__sstore_sample(struct sess_store *st,
 	return ss;
 }
 
+bool evprof__sstore_has_values(const struct sess_store *st,
+			       const struct ssample *x)
+{
+	if ((x->flags & SS_HAS_CPU) && x->cpu_delta)
+		return true;
+	for (size_t i = 0; i < st->nr_slots; i++)
+		if (evprof__sstore_delta(st, x, i))
+			return true;
+	return false;
+}
+
 uint64_t evprof__sstore_delta(const struct sess_store *st,
 			      const struct ssample *x, size_t slot)
 {

@@ -146,6 +146,10 @@ static inline struct ssample *evprof__sstore_samplep(struct sess_store *st,
 	return st->samples.a + idx;
 }
 
+/* Whether x carries a non-zero delta or CPU time. */
+EVPROF_HIDDEN bool evprof__sstore_has_values(const struct sess_store *st,
+					     const struct ssample *x);
+
 /* Delta of slot of x, or 0 when x has none. */
 EVPROF_HIDDEN uint64_t evprof__sstore_delta(const struct sess_store *st,
 					    const struct ssample *x,
