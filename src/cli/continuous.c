@@ -47,11 +47,6 @@ int cont_init(struct cont *c, struct evprof_recorder *r)
 		cli_err("cannot write into %s: %s", c->dir, strerror(errno));
 		return -1;
 	}
-	c->sym = evprof_symbolizer__new(NULL);
-	if (!c->sym) {
-		cli_err("cannot make a symbolizer: %s", strerror(errno));
-		return -1;
-	}
 	if (c->keep) {
 		c->kept = calloc((size_t)c->keep, sizeof(*c->kept));
 		if (!c->kept) {
@@ -120,7 +115,8 @@ static void write_window(struct cont *c, struct evprof_profile *p)
 static void one_window(struct cont *c)
 {
 	struct evprof_profile *p = NULL;
-	int err = evprof_recorder__window(c->r, c->sym, &p);
+	/* The recorder's own symbolizer: its parts and windows share caches. */
+	int err = evprof_recorder__window(c->r, NULL, &p);
 
 	if (err) {
 		cli_err("cannot build the window: %s", evprof_strerror(err));
@@ -163,5 +159,4 @@ void cont_free(struct cont *c)
 	for (int i = 0; c->kept && i < c->keep; i++)
 		free(c->kept[i]);
 	free(c->kept);
-	evprof_symbolizer__free(c->sym);
 }

@@ -8,7 +8,6 @@
 #include "cli.h"
 
 struct evprof_recorder;
-struct evprof_symbolizer;
 
 struct cont {
 	/* the options */
@@ -20,7 +19,6 @@ struct cont {
 
 	/* the state */
 	struct evprof_recorder *r;
-	struct evprof_symbolizer *sym; /* kept across windows: its caches */
 	uint64_t start_mono, start_wall;
 	uint64_t win_mono; /* CLOCK_MONOTONIC start of the next window */
 	uint64_t next;	   /* when the next window is due */
@@ -29,8 +27,8 @@ struct cont {
 };
 
 /*
- * After evprof_recorder__start(): makes the directory (one level) and the
- * symbolizer. Returns 0, or -1 after a message.
+ * After evprof_recorder__start(): makes the directory (one level). Returns
+ * 0, or -1 after a message.
  */
 int cont_init(struct cont *c, struct evprof_recorder *r);
 /* In the recording loop: takes and writes a window when one is due. */
