@@ -208,8 +208,9 @@ int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 
 		if (x.flags & SS_BUILT)
 			continue;
-		memmove(st->deltas.a + dw, st->deltas.a + x.deltas,
-			nd * sizeof(uint64_t));
+		if (nd) /* no counters: no deltas array at all */
+			memmove(st->deltas.a + dw, st->deltas.a + x.deltas,
+				nd * sizeof(uint64_t));
 		x.deltas = (uint32_t)dw;
 		dw += nd;
 		if (x.ustack) {
