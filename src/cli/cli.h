@@ -71,6 +71,10 @@ int cli_parse_pids(const char *list, pid_t **pids);
  */
 int out_check(const char *path, bool *in_dir);
 
+/* True when p has a column (samples, cpu, a counter or a weight type) of
+ * that name: what --weight may name. */
+bool out_has_column(const struct evprof_profile *p, const char *name);
+
 /*
  * out_write(), and when the place fails (full disk, no permission...) the
  * same profile under $TMPDIR, /tmp, /var/tmp or $HOME, said on stderr.
