@@ -113,8 +113,13 @@ static size_t build_attrs(struct evprof_recorder *r,
 		a->enable_on_exec = r->child > 0 && !r->per_cpu;
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = 1;
 		a->task = 1;
-		/* Switch records: when each off-CPU interval ends. */
-		a->context_switch = r->off_cpu;
+		/*
+		 * Switch records: when each off-CPU interval ends; per CPU,
+		 * where each thread's stretch begins when the task before it
+		 * was never sampled (the cut's reads alone would give that
+		 * task's time to it).
+		 */
+		a->context_switch = r->off_cpu || (r->per_cpu && r->cut_member);
 		set_call_graph(r, a);
 		a->watermark = 1;
 		a->wakeup_watermark = (uint32_t)(r->ring_pages * 4096 / 4);

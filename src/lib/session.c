@@ -229,6 +229,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	uint64_t nr;
 	struct ssample *ss;
 	struct tstate *ts = NULL;
+	struct cpu_state *cs = NULL;
 	int role = cut_role(s, smp);
 	bool cut = role != 0;
 	/* A switch-out that opens an off-CPU interval keeps its own stack. */
@@ -254,6 +255,8 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	/* Everything that can fail comes before the state changes. */
 	for (uint32_t i = 0; !err && i < snap.nr; i++)
 		err = evprof__delta_prepare(&s->delta, snap.values[i].id, tid);
+	if (!err && s->per_cpu && (s->fmt.sample_type & PERF_SAMPLE_CPU))
+		err = evprof__cut_cpu(&s->cut, smp->cpu, &cs);
 	if (!err && s->has_cut && !idle) {
 		ts = evprof__tstate_get(&s->cut, &s->store, tid);
 		if (!ts)
@@ -271,6 +274,9 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		return err;
 
 	take_deltas(s, &snap, tid, smp->time, &sd);
+	if (cs)
+		s->dropped_cpu +=
+		    evprof__cut_cpu_read(cs, smp->tid, tid, smp->time, &sd.cpu);
 	if (idle) {
 		drop_deltas(s, &sd);
 		s->idle += !cut;
@@ -367,19 +373,28 @@ static int feed_task(struct evprof_session *s, const struct evprof_record *r)
 
 /*
  * A switch record: the switch-out starts its thread's off-CPU interval
- * (and says whether it was preempted), the switch-in ends it. The sample
- * id names the task switching (out: the one leaving, in: the one coming),
- * in both record types.
+ * (and says whether it was preempted), the switch-in ends it; per CPU, a
+ * switch-in also says where its thread's stretch began. The sample id
+ * names the task switching (out: the one leaving, in: the one coming), in
+ * both record types.
  */
 static int feed_switch(struct evprof_session *s, const struct evprof_record *r)
 {
 	uint32_t tid = r->sid.tid;
+	int err;
 
 	if (!r->sid.present || !(s->fmt.sample_type & PERF_SAMPLE_TID) ||
 	    !(s->fmt.sample_type & PERF_SAMPLE_TIME))
 		return 0;
+	if (s->per_cpu && r->type == PERF_RECORD_SWITCH_CPU_WIDE &&
+	    !r->sw.out && (s->fmt.sample_type & PERF_SAMPLE_CPU)) {
+		err = evprof__cut_switch_in(&s->cut, r->sid.cpu, tid,
+					    r->sw.next_prev_tid, r->sid.time);
+		if (err)
+			return err;
+	}
 	/* The idle task and dead tasks (tid -1) have no interval to end. */
-	if (!tid || tid == UINT32_MAX)
+	if (!s->has_switch || !tid || tid == UINT32_MAX)
 		return 0;
 	return evprof__offcpu_switch(&s->off, tid, r->sid.time, !r->sw.out,
 				     r->sw.preempt);
@@ -446,8 +461,7 @@ int evprof_session__feed(struct evprof_session *s, const void *rec, size_t size)
 		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		if (s->has_switch)
-			err = feed_switch(s, &r);
+		err = feed_switch(s, &r);
 		break;
 	case PERF_RECORD_COMM:
 		err = feed_comm(s, &r);

@@ -739,6 +739,82 @@ static void test_per_cpu_exit_tail(void **state)
 	evprof_session__free(s);
 }
 
+/* A switch-in (SWITCH_CPU_WIDE) of tid on CPU 0 at time, after prev. */
+static int feed_switch_in(struct evprof_session *s, uint32_t tid, uint32_t prev,
+			  uint64_t time)
+{
+	struct rb b;
+
+	rb_begin(&b, PERF_RECORD_SWITCH_CPU_WIDE, 0);
+	rb_u32x2(&b, prev == UINT32_MAX ? UINT32_MAX : 100, prev);
+	rb_trailer(&b, 100, tid, time);
+	return rb_feed(s, &b);
+}
+
+/*
+ * Per CPU, a task the kernel never samples (the idle task of some CPUs)
+ * leaves no read at its switch-out: the next thread's switch-in record
+ * says where its own stretch began, and its first read takes only the CPU
+ * time from there (the clock counts wall time). The unseen stretch is
+ * unattributed, also before a CPU's first read.
+ */
+static void test_per_cpu_unseen(void **state)
+{
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS,
+		    .read_format = RF_BITS,
+		    .sample_id_all = true},
+	    .counters = counter_names,
+	    .nr_counters = 2,
+	    .exclude_idle = true,
+	    .per_cpu = true,
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(p);
+	set_group_ids(s, L0, A0, B0, C0);
+	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
+	/* Unseen from the start to 90: 101's first read takes 90..100. */
+	assert_int_equal(feed_switch_in(s, 101, 0, 90), 0);
+	assert_int_equal(feed_cpu0(s, false, 100, 101, 100, 10, 1000), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, 101, 150, 15, 1500), 0);
+	/* 101 read last: nothing unseen before 102. */
+	assert_int_equal(feed_switch_in(s, 102, 101, 155), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, 102, 200, 20, 2000), 0);
+	/* 200..600 unseen (idle), then 101 runs to 610. */
+	assert_int_equal(feed_switch_in(s, 101, 0, 600), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, 101, 610, 21, 6100), 0);
+	/* 102 from 612; then its last switch-out after its EXIT (tid -1)
+	 * is the read before 101's switch-in. */
+	assert_int_equal(feed_switch_in(s, 102, 101, 612), 0);
+	assert_int_equal(feed_cpu0(s, false, 100, 102, 700, 22, 7000), 0);
+	assert_int_equal(
+	    feed_task(s, PERF_RECORD_EXIT, 100, 100, 102, 102, 705), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, UINT32_MAX, 710, 23, 7100), 0);
+	assert_int_equal(feed_switch_in(s, 101, UINT32_MAX, 712), 0);
+	assert_int_equal(feed_cpu0(s, false, 100, 101, 800, 24, 8000), 0);
+
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 101, EVPROF_SESSION_CPU_TIME),
+	    10 + 500 + 10 + 900);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 102, EVPROF_SESSION_CPU_TIME),
+	    500 + 900 + 100);
+	assert_int_equal(
+	    evprof_session__unattributed(s, EVPROF_SESSION_CPU_TIME),
+	    990 + 4090);
+	/* The other counters of an unseen stretch cannot be split. */
+	assert_int_equal(evprof_session__thread_total(s, 101, 0),
+			 10 + 5 + 1 + 1);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
 /* ---- stacks through the symbolizer -------------------------------------- */
 
 static volatile int sink;
@@ -1087,6 +1163,7 @@ int main(void)
 	    cmocka_unit_test(test_per_cpu_cuts),
 	    cmocka_unit_test(test_per_cpu_exit_tail),
 	    cmocka_unit_test(test_per_cpu_backwards),
+	    cmocka_unit_test(test_per_cpu_unseen),
 	    cmocka_unit_test(test_offcpu),
 	    cmocka_unit_test(test_build_symbols),
 	    cmocka_unit_test(test_maps_override),
