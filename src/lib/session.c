@@ -153,15 +153,36 @@ static bool is_cut_role(int role)
 	return role == EVPROF_SESSION_CUT || role == EVPROF_SESSION_SWITCH_OUT;
 }
 
-/* The role of a cut sample's id, or 0 for a profile sample. */
+/*
+ * The role of a cut sample's id, or 0 for a profile sample. A software
+ * event or tracepoint firing for several perf sessions on a CPU shares one
+ * perf_sample_data between them (do_perf_sw_event(), perf_tp_event(),
+ * Linux 6.18): the fields the first event filled are not filled again
+ * (data->sample_flags), so our sample may carry the IDENTIFIER of another
+ * session's event (the newest opened comes first). Its READ part is read
+ * from our own group: the sampling member that counted since the group's
+ * last read is the one that fired. (Its TIME and CALLCHAIN are that
+ * session's too: the same instant and stack unless its clock or call
+ * graph options differ, which cannot be undone here.)
+ */
 static int cut_role(const struct evprof_session *s,
-		    const struct evprof_sample *smp)
+		    const struct evprof_sample *smp,
+		    const struct evprof_snapshot *snap, uint32_t tid)
 {
 	int role;
 
-	if (s->has_cut && evprof__delta_role(&s->delta, smp->id, &role) &&
-	    is_cut_role(role))
-		return role;
+	if (!s->has_cut)
+		return 0;
+	if (evprof__delta_role(&s->delta, smp->id, &role))
+		return is_cut_role(role) ? role : 0;
+	for (uint32_t i = 0; i < snap->nr; i++) {
+		const struct evprof_counter_value *v = &snap->values[i];
+
+		if (evprof__delta_role(&s->delta, v->id, &role) &&
+		    is_cut_role(role) &&
+		    evprof__delta_moved(&s->delta, v->id, tid, v->raw))
+			return role;
+	}
 	return 0;
 }
 
@@ -185,8 +206,11 @@ static void take_deltas(struct evprof_session *s,
 			s->st.unknown_ids++;
 			continue;
 		}
-		if (is_cut_role(role) ||
-		    (role == EVPROF_SESSION_SAMPLER && !s->sampler_counter))
+		if (is_cut_role(role)) {
+			evprof__delta_note(&s->delta, v->id, tid, v->raw, time);
+			continue;
+		}
+		if (role == EVPROF_SESSION_SAMPLER && !s->sampler_counter)
 			continue;
 		if (!evprof__delta_take(&s->delta, v->id, tid, v->raw, time,
 					&d))
@@ -230,10 +254,8 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	struct ssample *ss;
 	struct tstate *ts = NULL;
 	struct cpu_state *cs = NULL;
-	int role = cut_role(s, smp);
-	bool cut = role != 0;
-	/* A switch-out that opens an off-CPU interval keeps its own stack. */
-	bool off = role == EVPROF_SESSION_SWITCH_OUT;
+	int role;
+	bool cut, off;
 	/* Per-CPU values must follow every read, the idle task's too. */
 	bool idle = s->exclude_idle && (s->fmt.sample_type & PERF_SAMPLE_TID) &&
 		    smp->pid == 0;
@@ -251,6 +273,10 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		if (err < 0)
 			return err;
 	}
+	role = cut_role(s, smp, &snap, tid);
+	cut = role != 0;
+	/* A switch-out that opens an off-CPU interval keeps its own stack. */
+	off = role == EVPROF_SESSION_SWITCH_OUT;
 	err = 0;
 	/* Everything that can fail comes before the state changes. */
 	for (uint32_t i = 0; !err && i < snap.nr; i++)

@@ -84,6 +84,40 @@ int evprof__delta_prepare(struct sess_delta *d, uint64_t id, uint32_t tid)
 	return 0;
 }
 
+void evprof__delta_note(struct sess_delta *d, uint64_t id, uint32_t tid,
+			uint64_t raw, uint64_t time)
+{
+	struct delta_inst *e;
+	long k, i;
+
+	if (!evprof__hashmap_find(d->by_id, (long)id, &k) ||
+	    !evprof__hashmap_find(
+		d->by_key, inst_key(k, d->per_cpu ? PER_CPU_TID : tid), &i))
+		return; /* not prepared: a bug of the caller */
+	e = &d->inst.a[i];
+	if (d->per_cpu && e->read && raw < e->last)
+		return;
+	e->read = true;
+	e->last = raw;
+	e->time = time;
+}
+
+bool evprof__delta_moved(const struct sess_delta *d, uint64_t id, uint32_t tid,
+			 uint64_t raw)
+{
+	const struct delta_inst *e;
+	long k, i;
+
+	if (!d->by_id || !evprof__hashmap_find(d->by_id, (long)id, &k))
+		return false;
+	if (!d->by_key ||
+	    !evprof__hashmap_find(
+		d->by_key, inst_key(k, d->per_cpu ? PER_CPU_TID : tid), &i))
+		return raw != 0;
+	e = &d->inst.a[i];
+	return raw != (e->read ? e->last : 0);
+}
+
 /* A first read carries the whole value, counted since the instance began. */
 bool evprof__delta_take(struct sess_delta *d, uint64_t id, uint32_t tid,
 			uint64_t raw, uint64_t time, uint64_t *delta)

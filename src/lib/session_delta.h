@@ -70,6 +70,21 @@ EVPROF_HIDDEN bool evprof__delta_take(struct sess_delta *d, uint64_t id,
 				      uint32_t tid, uint64_t raw, uint64_t time,
 				      uint64_t *delta);
 /*
+ * Keeps raw, read by thread tid at time, as the last value of id's
+ * instance (prepared) when no delta of it is taken (the cut members'), for
+ * evprof__delta_moved(); per CPU, only a value not below the last one.
+ */
+EVPROF_HIDDEN void evprof__delta_note(struct sess_delta *d, uint64_t id,
+				      uint32_t tid, uint64_t raw,
+				      uint64_t time);
+/*
+ * True when raw, a value of id (declared) read by thread tid, differs from
+ * the instance's last value (from 0 when it has none): its event counted
+ * since the last read.
+ */
+EVPROF_HIDDEN bool evprof__delta_moved(const struct sess_delta *d, uint64_t id,
+				       uint32_t tid, uint64_t raw);
+/*
  * A FORK at time makes tid a new thread (task mode): its instances last
  * read before then start again at 0.
  */
