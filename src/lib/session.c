@@ -167,7 +167,8 @@ static bool is_cut_role(int role)
  */
 static int cut_role(const struct evprof_session *s,
 		    const struct evprof_sample *smp,
-		    const struct evprof_snapshot *snap, uint32_t tid)
+		    const struct evprof_snapshot *snap,
+		    const struct delta_ref *refs)
 {
 	int role;
 
@@ -175,14 +176,11 @@ static int cut_role(const struct evprof_session *s,
 		return 0;
 	if (evprof__delta_role(&s->delta, smp->id, &role))
 		return is_cut_role(role) ? role : 0;
-	for (uint32_t i = 0; i < snap->nr; i++) {
-		const struct evprof_counter_value *v = &snap->values[i];
-
-		if (evprof__delta_role(&s->delta, v->id, &role) &&
-		    is_cut_role(role) &&
-		    evprof__delta_moved(&s->delta, v->id, tid, v->raw))
-			return role;
-	}
+	for (uint32_t i = 0; i < snap->nr; i++)
+		if (refs[i].inst >= 0 && is_cut_role(refs[i].role) &&
+		    evprof__delta_moved(&s->delta, &refs[i],
+					snap->values[i].raw))
+			return refs[i].role;
 	return 0;
 }
 
@@ -194,34 +192,34 @@ struct sample_deltas {
 };
 
 static void take_deltas(struct evprof_session *s,
-			const struct evprof_snapshot *snap, uint32_t tid,
-			uint64_t time, struct sample_deltas *sd)
+			const struct evprof_snapshot *snap,
+			const struct delta_ref *refs, uint64_t time,
+			struct sample_deltas *sd)
 {
 	for (uint32_t i = 0; i < snap->nr; i++) {
-		const struct evprof_counter_value *v = &snap->values[i];
-		uint64_t d;
-		int role, slot;
+		const struct delta_ref *ref = &refs[i];
+		uint64_t d, raw = snap->values[i].raw;
+		int slot;
 
-		if (!evprof__delta_role(&s->delta, v->id, &role)) {
+		if (ref->inst < 0) {
 			s->st.unknown_ids++;
 			continue;
 		}
-		if (is_cut_role(role)) {
-			evprof__delta_note(&s->delta, v->id, tid, v->raw, time);
+		if (is_cut_role(ref->role)) {
+			evprof__delta_note(&s->delta, ref, raw, time);
 			continue;
 		}
-		if (role == EVPROF_SESSION_SAMPLER && !s->sampler_counter)
+		if (ref->role == EVPROF_SESSION_SAMPLER && !s->sampler_counter)
 			continue;
-		if (!evprof__delta_take(&s->delta, v->id, tid, v->raw, time,
-					&d))
+		if (!evprof__delta_take(&s->delta, ref, raw, time, &d))
 			continue;
-		if (role == EVPROF_SESSION_CPU_TIME) {
+		if (ref->role == EVPROF_SESSION_CPU_TIME) {
 			sd->cpu += d;
 			sd->has_cpu = true;
 			continue;
 		}
-		slot =
-		    role == EVPROF_SESSION_SAMPLER ? (int)s->nr_counters : role;
+		slot = ref->role == EVPROF_SESSION_SAMPLER ? (int)s->nr_counters
+							   : ref->role;
 		if (!(sd->has & (1ULL << slot)))
 			sd->vals[slot] = 0;
 		sd->vals[slot] += d;
@@ -247,6 +245,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 			   ? evprof__cut_dead_tid(&s->cut, smp->cpu)
 			   : smp->tid;
 	struct evprof_snapshot snap;
+	struct delta_ref refs[EVPROF_SNAPSHOT_MAX];
 	struct sample_deltas sd = {.has = 0};
 	uint64_t one[2];
 	const uint64_t *ips;
@@ -273,14 +272,17 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		if (err < 0)
 			return err;
 	}
-	role = cut_role(s, smp, &snap, tid);
-	cut = role != 0;
-	/* A switch-out that opens an off-CPU interval keeps its own stack. */
-	off = role == EVPROF_SESSION_SWITCH_OUT;
 	err = 0;
 	/* Everything that can fail comes before the state changes. */
 	for (uint32_t i = 0; !err && i < snap.nr; i++)
-		err = evprof__delta_prepare(&s->delta, snap.values[i].id, tid);
+		err = evprof__delta_prepare(&s->delta, snap.values[i].id, tid,
+					    &refs[i]);
+	if (err)
+		return err;
+	role = cut_role(s, smp, &snap, refs);
+	cut = role != 0;
+	/* A switch-out that opens an off-CPU interval keeps its own stack. */
+	off = role == EVPROF_SESSION_SWITCH_OUT;
 	if (!err && s->per_cpu && (s->fmt.sample_type & PERF_SAMPLE_CPU))
 		err = evprof__cut_cpu(&s->cut, smp->cpu, &cs);
 	if (!err && s->has_cut && !idle) {
@@ -299,7 +301,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	if (err)
 		return err;
 
-	take_deltas(s, &snap, tid, smp->time, &sd);
+	take_deltas(s, &snap, refs, smp->time, &sd);
 	if (cs)
 		s->dropped_cpu +=
 		    evprof__cut_cpu_read(cs, smp->tid, tid, smp->time, &sd.cpu);
