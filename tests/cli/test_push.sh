@@ -85,7 +85,8 @@ grep -q "push: 1 profiles sent" "$TMP/ok.err" && ok "summary says sent" ||
 	fail "no push summary: $(cat "$TMP/ok.err")"
 [ "$(wc -l <"$TMP/ok.log")" -eq 1 ] && ok "exactly one request" ||
 	fail "requests: $(cat "$TMP/ok.log")"
-[ "$(req "$TMP/ok.log" 1 'r["status"]')" = 200 ] && ok "push accepted" ||
+[ "$(req "$TMP/ok.log" 1 'r["status"], "series" in r')" = "(200, True)" ] &&
+	ok "push accepted and parsed" ||
 	fail "push answered: $(cat "$TMP/ok.log")"
 [ "$(req "$TMP/ok.log" 1 'r["auth"], r["tenant"]')" = "('Bearer s3cret', 'team-a')" ] &&
 	ok "token and tenant from the environment" ||
@@ -118,6 +119,32 @@ else
 	fail "pushed page faults '$pf' vs rusage '$truth'"
 fi
 [ -s "$TMP/ok.pb.gz" ] && ok "local output written too" || fail "no local file"
+
+# 2b. Two processes of different names (and a shell that may be sampled):
+# one series per process name, each with its own process's faults.
+cp "$WL" "$TMP/wl_other"
+start_ep two
+port=$(wait_port two)
+"$EVPROF" record -e cpu-clock,page-faults -o "$TMP/two.pb.gz" \
+	--push "http://127.0.0.1:$port" -- sh -c \
+	"'$WL' 40000 0 1 2>'$TMP/two.a'; '$TMP/wl_other' 30000 0 2 2>'$TMP/two.b'" \
+	>/dev/null 2>"$TMP/two.err" || fail "two: $(cat "$TMP/two.err")"
+stop_ep
+names=$(req "$TMP/two.log" 1 'sorted(g["labels"]["process_name"] for g in r.get("series", []))')
+case $names in
+"['sh', 'wl_faults', 'wl_other']" | "['wl_faults', 'wl_other']")
+	ok "one series per process name: $names" ;;
+*) fail "series: $names" ;;
+esac
+for p in wl_faults:a wl_other:b; do
+	got=$(req "$TMP/two.log" 1 "[g['totals'][r['sampleTypes'].index('page-faults/count')] for g in r['series'] if g['labels']['process_name'] == '${p%:*}'][0]")
+	truth=$(sed -n 's/^process faults=//p' "$TMP/two.${p#*:}")
+	if [ -n "$truth" ] && within "$got" "$truth" 0.5; then
+		ok "series ${p%:*}: page faults $got within 0.5% of its rusage $truth"
+	else
+		fail "series ${p%:*}: page faults '$got' vs rusage '$truth'"
+	fi
+done
 
 # record PORT NAME [EXTRA...]: a short recording pushed to the port.
 record() {

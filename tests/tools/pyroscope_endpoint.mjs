@@ -33,11 +33,13 @@ const listenAfter = Number(opt('--listen-after-ms', '0'));
 let requests = 0;
 const activeSeries = new Set();
 
-// Pyroscope's error body (pkg/util/http ErrorWithStatus).
+// Pyroscope's error body (pkg/util/http ErrorWithStatus). Answers are
+// built first and sent after the request is logged, so that a client that
+// got its answer (and a test that then stops this server) finds the log.
 function fail(res, status, code, message) {
-  res.writeHead(status, { 'Content-Type': 'application/json',
-    'X-Content-Type-Options': 'nosniff' });
-  res.end(JSON.stringify({ code, message }) + '\n');
+  res.answer = { status, body: JSON.stringify({ code, message }) + '\n',
+    headers: { 'Content-Type': 'application/json',
+      'X-Content-Type-Options': 'nosniff' } };
   return status;
 }
 
@@ -185,8 +187,6 @@ async function ingest(req, res, body, rec) {
   if (activeSeries.size + fresh.length > seriesLimit)
     return fail(res, 429, 'resource_exhausted', `Maximum active series limit exceeded (${activeSeries.size + fresh.length}/${seriesLimit}), reduce the number of active streams (reduce labels or reduce label values), or contact your administrator to see if the limit can be increased`);
   fresh.forEach((k) => activeSeries.add(k));
-  res.writeHead(200);
-  res.end();
   return 200;
 }
 
@@ -197,8 +197,9 @@ function scripted(res) {
   if (m === '400') return fail(res, 400, 'invalid_argument', 'name: invalid service name');
   if (m === '500' && requests <= Number(n)) return fail(res, 500, 'unknown', 'internal error (scripted)');
   if (m === '429' && requests <= Number(n)) {
-    res.setHeader('Retry-After', secs);
-    return fail(res, 429, 'resource_exhausted', 'rate limited (scripted)');
+    fail(res, 429, 'resource_exhausted', 'rate limited (scripted)');
+    res.answer.headers['Retry-After'] = secs;
+    return 429;
   }
   return 0;
 }
@@ -220,11 +221,13 @@ const server = http.createServer((req, res) => {
         return; // never answers; the client must give up
       }
       if (!status) status = await ingest(req, res, Buffer.concat(chunks), rec);
-      if (!res.writableEnded) res.end();
     }
     rec.status = status;
     rec.bodyBytes = Buffer.concat(chunks).length;
     fs.appendFileSync(logFile, JSON.stringify(rec) + '\n');
+    const a = res.answer || { status, body: '', headers: {} };
+    res.writeHead(a.status, a.headers);
+    res.end(a.body);
   });
 });
 
