@@ -146,7 +146,12 @@ static long post(struct evprof_pusher *pu, CURL *c, const struct win *w,
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)pu->timeout_ms);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "evprof");
+#if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85 */
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS,
+			 CURLPROTO_HTTP | CURLPROTO_HTTPS);
+#endif
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (pu->ca_file)
@@ -186,8 +191,12 @@ static bool retryable(long status)
 	return !status || status == 408 || status == 429 || status >= 500;
 }
 
-/* Sends the head window until it is done; called unlocked, busy set. */
-static void send_head(struct evprof_pusher *pu, CURL *c, struct win *w)
+/*
+ * Sends the head window until it is done; called unlocked, busy set,
+ * returns locked: true when the window is finished (sent or rejected),
+ * false when the pusher stops first.
+ */
+static bool send_head(struct evprof_pusher *pu, CURL *c, struct win *w)
 {
 	unsigned int backoff = FIRST_BACKOFF_MS;
 	char err[CURL_ERROR_SIZE];
@@ -208,7 +217,7 @@ static void send_head(struct evprof_pusher *pu, CURL *c, struct win *w)
 			pu->st.sent++;
 			pu->st.bytes += w->body.len;
 			free(answer.b);
-			return; /* locked */
+			return true;
 		}
 		if (!retryable(status)) {
 			pu->st.rejected++;
@@ -218,11 +227,11 @@ static void send_head(struct evprof_pusher *pu, CURL *c, struct win *w)
 			    pu->url, status, answer.b ? answer.b : "");
 			free(answer.b);
 			pthread_mutex_lock(&pu->lock);
-			return;
+			return true;
 		}
 		if (pu->stop) {
 			free(answer.b);
-			return;
+			return false;
 		}
 		wait = ra ? (uint64_t)ra * 1000 : backoff;
 		pthread_mutex_unlock(&pu->lock);
@@ -239,7 +248,7 @@ static void send_head(struct evprof_pusher *pu, CURL *c, struct win *w)
 		pthread_mutex_lock(&pu->lock);
 		wait_until(pu, now_ms() + wait);
 		if (pu->stop)
-			return;
+			return false;
 		pthread_mutex_unlock(&pu->lock);
 	}
 }
@@ -252,6 +261,7 @@ static void *sender(void *arg)
 	pthread_mutex_lock(&pu->lock);
 	for (;;) {
 		struct win *w;
+		bool done = false;
 
 		while (!pu->head && !pu->stop)
 			pthread_cond_wait(&pu->cond, &pu->lock);
@@ -261,15 +271,15 @@ static void *sender(void *arg)
 		pu->busy = true;
 		pthread_mutex_unlock(&pu->lock);
 		if (c) {
-			send_head(pu, c, w);
+			done = send_head(pu, c, w);
 		} else {
 			say(pu, "push: cannot start libcurl");
 			pthread_mutex_lock(&pu->lock);
 			pu->stop = true;
 		}
-		/* Locked. The head may have been dropped meanwhile. */
+		/* Locked; a full queue never drops the head while busy. */
 		pu->busy = false;
-		if (pu->head == w && !pu->stop) {
+		if (done) {
 			pu->head = w->next;
 			if (!pu->head)
 				pu->tail = NULL;
@@ -477,7 +487,7 @@ int evprof_pusher__push(struct evprof_pusher *pu, const void *pprof, size_t len,
 		return err;
 	}
 	pthread_mutex_lock(&pu->lock);
-	if (pu->nr == pu->max) {
+	if (pu->nr - pu->busy == pu->max) {
 		/* The oldest that is not in flight makes room. */
 		struct win **pp = pu->busy ? &pu->head->next : &pu->head;
 
