@@ -42,7 +42,8 @@ struct evprof_push_opts {
 	 * low-cardinality: every distinct set is a series.
 	 */
 	const char *const *labels;
-	unsigned int queue_max;	 /* unsent windows kept; 0: 8 */
+	/* Windows kept waiting behind the one in flight; 0: 8. */
+	unsigned int queue_max;
 	unsigned int timeout_ms; /* one attempt, connect included; 0: 10 s */
 	unsigned int
 	    backoff_max_ms; /* longest wait between attempts; 0: 30 s */
