@@ -44,9 +44,10 @@ struct evprof_push_opts {
 	const char *const *labels;
 	/* Windows kept waiting behind the one in flight; 0: 8. */
 	unsigned int queue_max;
-	unsigned int timeout_ms; /* one attempt, connect included; 0: 10 s */
-	unsigned int
-	    backoff_max_ms; /* longest wait between attempts; 0: 30 s */
+	/* One attempt, connect included; 0: 10 s. */
+	unsigned int timeout_ms;
+	/* Longest wait between attempts (from 0.5 s, doubling); 0: 30 s. */
+	unsigned int backoff_max_ms;
 	/* Credentials; NULL: none. Basic auth and a token exclude each other. */
 	const char *user, *password; /* HTTP basic auth */
 	const char *token;	     /* "Authorization: Bearer" */
