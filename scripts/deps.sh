@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libelf-dev libdw-dev zlib1g-dev
       libzstd-dev libpfm4-dev libcmocka-dev binutils libjson-c-dev
       golang-go libiberty-dev xz-utils man-db util-linux clang-format
-      python3 coreutils linux-perf libcurl4-openssl-dev)
+      python3 coreutils linux-perf libcurl4-openssl-dev openssl curl)
 # Node runs the Firefox Profiler's loader in the tests; a node installed
 # outside apt (e.g. from nodesource) is fine, and apt's npm would fight it.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

@@ -219,4 +219,27 @@ grep -q "1 left unsent after waiting" "$TMP/hang.err" &&
 gzip -t "$TMP/hang.pb.gz" 2>/dev/null && ok "hang: local file written" ||
 	fail "hang: local file missing or broken"
 
+# 8. TLS is verified: a self-signed server is refused, then accepted with
+# its certificate as EVPROF_PUSH_CA_FILE.
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
+	-addext subjectAltName=IP:127.0.0.1 -keyout "$TMP/key.pem" \
+	-out "$TMP/cert.pem" >/dev/null 2>&1 || fail "openssl cannot make a cert"
+start_ep tls --tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem"
+port=$(wait_port tls)
+"$EVPROF" record -e cpu-clock -o "$TMP/tls1.pb.gz" --push-wait 2 \
+	--push "https://127.0.0.1:$port" -- "$WL" 2000 0 1 >/dev/null \
+	2>"$TMP/tls1.err"
+status=$?
+[ "$status" -eq 1 ] && grep -qi "certificate" "$TMP/tls1.err" &&
+	[ ! -s "$TMP/tls.log" ] && ok "self-signed server refused" ||
+	fail "self-signed: exit $status: $(cat "$TMP/tls1.err" "$TMP/tls.log")"
+EVPROF_PUSH_CA_FILE=$TMP/cert.pem "$EVPROF" record -e cpu-clock \
+	-o "$TMP/tls2.pb.gz" --push "https://127.0.0.1:$port" -- "$WL" 2000 0 1 \
+	>/dev/null 2>"$TMP/tls2.err"
+status=$?
+stop_ep
+[ "$status" -eq 0 ] && [ "$(req "$TMP/tls.log" 1 'r.get("status")')" = 200 ] &&
+	ok "accepted with EVPROF_PUSH_CA_FILE" ||
+	fail "CA file: exit $status: $(cat "$TMP/tls2.err" "$TMP/tls.log")"
+
 finish

@@ -8,7 +8,7 @@
 //
 //   node pyroscope_endpoint.mjs --port-file F --log L [--port N]
 //        [--mode ok|500:N|429:N:SECS|400|hang] [--series-limit N]
-//        [--listen-after-ms MS]
+//        [--listen-after-ms MS] [--tls-cert PEM --tls-key PEM]
 //
 // It writes its port to F once listening, and one JSON line per request
 // to L: {t_ms, status, name, labels, from, until, sampleRate, spyName,
@@ -16,6 +16,7 @@
 // series: one entry per distinct label set after Pyroscope's split of the
 // samples (series labels + string sample labels), with value totals.
 import http from 'node:http';
+import https from 'node:https';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { Profile } from 'pprof-format';
@@ -204,7 +205,8 @@ function scripted(res) {
   return 0;
 }
 
-const server = http.createServer((req, res) => {
+const tlsCert = opt('--tls-cert');
+const handler = (req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', async () => {
@@ -229,7 +231,10 @@ const server = http.createServer((req, res) => {
     res.writeHead(a.status, a.headers);
     res.end(a.body);
   });
-});
+};
+const server = tlsCert
+  ? https.createServer({ cert: fs.readFileSync(tlsCert), key: fs.readFileSync(opt('--tls-key')) }, handler)
+  : http.createServer(handler);
 
 setTimeout(() => {
   server.listen(Number(opt('--port', '0')), '127.0.0.1', () => {
