@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzzes evprof_profile__load_buf (gzip, the pprof decoder, the Firefox
- * JSON reader), then runs the report, every writer and the read API (store
+ * JSON reader, folded stacks), then runs the report, every writer and the read API (store
  * entries, timelines, stacks and frames) over whatever loaded: a loaded
  * model must be as sound as a recorded one.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <evprof/page.h>
 #include <evprof/profile.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -68,6 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    evprof_profile__write_firefox(p, "/dev/null", NULL) ||
 	    evprof_profile__write_folded(p, "/dev/null", NULL) ||
 	    evprof_profile__for_each_entry(p, -1, walk, p))
+		abort();
+	/* A build without the page's scripts says so, and only that. */
+	if (evprof_profile__write_page(p, "/dev/null", NULL) !=
+	    (evprof_page__available() ? 0 : -ENOTSUP))
 		abort();
 	timelines(p);
 	fclose(null);

@@ -13,6 +13,7 @@
 #include <evprof/symbols.h>
 #include <evprof/profile.h>
 #include <evprof/diff.h>
+#include <evprof/page.h>
 #include <evprof/session.h>
 #include <evprof/launch.h>
 #include <evprof/recorder.h>

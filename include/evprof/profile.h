@@ -590,7 +590,10 @@ evprof_profile__write_report(const struct evprof_profile *p, FILE *f,
  * (no timeline), the sample count their samples/count (each Sample counts
  * 1 in files without that type). Other pprof files load too when their
  * samples carry the labels; sample types in nanoseconds other than
- * cpu/nanoseconds become weight types, the others counters. Returns a profile freed with
+ * cpu/nanoseconds become weight types, the others counters. Folded stacks
+ * (evprof_profile__write_folded(), FlameGraph's stackcollapse output) load
+ * too: the first name of a line is the thread, "_[k]" marks kernel frames,
+ * the count goes to samples (no timeline). Returns a profile freed with
  * evprof_profile__free(), or NULL with errno set: ENOENT, EACCES... from
  * the file, EVPROF_ERR_MALFORMED for bytes that are neither (or a type named both
  * as a count and in ns), EVPROF_ERR_NEGATIVE for a pprof file with negative

@@ -13,6 +13,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 /* Each command's --help text: also its man page's synopsis and options. */
 extern const char cli_stat_usage[];
@@ -21,6 +22,7 @@ extern const char cli_record_usage[];
 extern const char cli_report_usage[];
 extern const char cli_diff_usage[];
 extern const char cli_import_usage[];
+extern const char cli_view_usage[];
 
 /* The kernel feature probes, one line each (info and --version). */
 void cli_print_features(void);
@@ -31,13 +33,25 @@ uint64_t cli_now_ns(void);
 struct evprof_profile;
 
 /* Output formats of record and report (output.c). */
-enum out_format { OUT_FIREFOX, OUT_FOLDED, OUT_PPROF, OUT_SPEEDSCOPE };
+enum out_format {
+	OUT_FIREFOX,
+	OUT_FOLDED,
+	OUT_PPROF,
+	OUT_SPEEDSCOPE,
+	OUT_PAGE
+};
 
 /* "firefox", "folded" or "pprof" as a format, or -1. */
 int out_parse_format(const char *name);
-/* The format a file name asks for (.folded, .pb.gz, .pprof; else firefox). */
+/*
+ * The format a file name asks for (.folded, .pb.gz, .pprof, .html; else
+ * firefox).
+ */
 enum out_format out_format_of(const char *path);
-/* Writes p to path in fmt, weighed by counter weight (NULL: samples). */
+/*
+ * Writes p to path in fmt, weighed by counter weight (NULL: samples; the
+ * page opens weighed by it).
+ */
 int out_write(const struct evprof_profile *p, const char *path,
 	      enum out_format fmt, const char *weight);
 
@@ -57,6 +71,10 @@ int cli_parse_pids(const char *list, pid_t **pids);
  */
 int out_check(const char *path, bool *in_dir);
 
+/* True when p has a column (samples, cpu, a counter or a weight type) of
+ * that name: what --weight may name. */
+bool out_has_column(const struct evprof_profile *p, const char *name);
+
 /*
  * out_write(), and when the place fails (full disk, no permission...) the
  * same profile under $TMPDIR, /tmp, /var/tmp or $HOME, said on stderr.
@@ -65,6 +83,9 @@ int out_check(const char *path, bool *in_dir);
 int out_write_somewhere(const struct evprof_profile *p, const char *path,
 			enum out_format fmt, const char *weight, char *saved,
 			size_t len);
+
+/* Why .html outputs and evprof view fail in a build without the page. */
+extern const char cli_page_missing[];
 
 /* --push and --tag (push.c). */
 #define CLI_PUSH_TAGS_MAX 16
@@ -99,6 +120,7 @@ int cli_push_profile(struct evprof_pusher *pu, const struct evprof_profile *p,
  * window was sent, else -1.
  */
 int cli_push_finish(struct evprof_pusher *pu, unsigned int wait_s);
+
 /* Prints "evprof: <message>\n" to stderr. */
 __attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);
 

@@ -19,7 +19,8 @@
 
 const char cli_diff_usage[] =
     "usage: evprof diff [--normalize] [--weight EVENT] [--limit N] BASE NEW\n"
-    "       evprof diff -o OUT.pb.gz [--normalize] [--weight EVENT] BASE NEW\n"
+    "       evprof diff -o OUT.pb.gz|OUT.html [--normalize] [--weight EVENT]\n"
+    "                   BASE NEW\n"
     "\n"
     "  BASE, NEW           profiles evprof wrote, in any format evprof\n"
     "                      report reads (.json.gz, .pb.gz)\n"
@@ -30,7 +31,11 @@ const char cli_diff_usage[] =
     "  -n, --limit N       functions per table (default 20; 0: all)\n"
     "  -o, --output OUT    write pprof instead (.pb.gz): NEW's samples\n"
     "                      and BASE's negated, labelled pprof::base, as\n"
-    "                      go tool pprof -diff_base shows them\n";
+    "                      go tool pprof -diff_base shows them; or the\n"
+    "                      page of evprof view (.html), NEW's flame graph\n"
+    "                      coloured red where it grew, blue where it shrank\n"
+    "                      (its own switch compares shares or values;\n"
+    "                      --normalize and --limit are for the table)\n";
 
 /* Which of a function's values a table sorts and prints. */
 struct table {
@@ -280,6 +285,16 @@ static int run(const struct evprof_profile *p[2], const char *path[2],
 		cli_err("%s has no samples: nothing to compare",
 			path[c.base_total ? 1 : 0]);
 		err = 1;
+	} else if (out && out_format_of(out) == OUT_PAGE) {
+		struct evprof_page_opts po = {.sz = sizeof(po), .base = p[0]};
+
+		say_uncompared(d, p, path);
+		evprof_profile_diff__column(d, (size_t)t.sort, &c);
+		po.weight = c.name;
+		err = evprof_profile__write_page(p[1], out, &po);
+		if (err)
+			cli_err("cannot write %s: %s", out,
+				evprof_strerror(err));
 	} else if (out) {
 		struct evprof_pprof_opts po = {.sz = sizeof(po)};
 
@@ -365,9 +380,17 @@ int cmd_diff(int argc, char **argv)
 		fputs(cli_diff_usage, stderr);
 		return 2;
 	}
-	if (out && out_format_of(out) != OUT_PPROF) {
-		cli_err("diff writes pprof only: name OUT .pb.gz, not %s", out);
+	if (out && out_format_of(out) != OUT_PPROF &&
+	    out_format_of(out) != OUT_PAGE) {
+		cli_err(
+		    "diff writes pprof (.pb.gz) or the page (.html), not %s",
+		    out);
 		return 2;
+	}
+	if (out && out_format_of(out) == OUT_PAGE &&
+	    !evprof_page__available()) {
+		cli_err("%s", cli_page_missing);
+		return 1;
 	}
 	for (s = 0; s < 2; s++) {
 		path[s] = argv[optind + s];

@@ -109,14 +109,16 @@ int cmd_import(int argc, char **argv)
 		return 1;
 	}
 	evprof_perfdata__stats(pd, &st);
+	if (weight && !out_has_column(p, weight)) {
+		cli_err("no event named '%s' in %s", weight, in);
+		err = -ENOENT;
+	}
 	for (size_t i = 0; i < nr_outs && !err; i++) {
 		err = out_write_somewhere(p, outs[i],
 					  fmt < 0 ? out_format_of(outs[i])
 						  : (enum out_format)fmt,
 					  weight, saved, sizeof(saved));
-		if (err == -ENOENT && weight)
-			cli_err("no event named '%s' in %s", weight, in);
-		else if (err)
+		if (err)
 			cli_err("cannot write %s: %s", outs[i],
 				evprof_strerror(err));
 	}

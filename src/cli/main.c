@@ -24,6 +24,8 @@ static const struct cmd {
      cli_diff_usage},
     {"import", cmd_import, "a perf.data file into every evprof output",
      cli_import_usage},
+    {"view", cmd_view, "a recorded profile in the browser, counter-aware",
+     cli_view_usage},
     {"stat", cmd_stat, "count events while a command runs (like perf stat)",
      cli_stat_usage},
     {"info", cmd_info, "what this kernel and machine allow, and advice",

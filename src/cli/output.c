@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <evprof/page.h>
 #include <evprof/profile.h>
 
 #include "cli.h"
@@ -46,6 +47,8 @@ enum out_format out_format_of(const char *path)
 	if (ends_with(path, ".speedscope.json") ||
 	    ends_with(path, ".speedscope.json.gz"))
 		return OUT_SPEEDSCOPE;
+	if (ends_with(path, ".html") || ends_with(path, ".htm"))
+		return OUT_PAGE;
 	return OUT_FIREFOX;
 }
 
@@ -63,6 +66,13 @@ int out_write(const struct evprof_profile *p, const char *path,
 						   .default_type = weight};
 
 		return evprof_profile__write_speedscope(p, path, &o);
+	}
+	if (fmt == OUT_PAGE) {
+		struct evprof_page_opts o = {.sz = sizeof(o), .weight = weight};
+
+		if (!evprof_page__available())
+			cli_err("%s", cli_page_missing);
+		return evprof_profile__write_page(p, path, &o);
 	}
 	if (fmt == OUT_FOLDED) {
 		struct evprof_folded_opts o = {.sz = sizeof(o),
@@ -95,6 +105,10 @@ static int dir_writable(const char *dir)
 	return 0;
 }
 
+const char cli_page_missing[] =
+    "this evprof was built without its page (no node and npm at build "
+    "time, or EVPROF_PAGE=OFF): evprof view and .html outputs are disabled";
+
 int out_check(const char *path, bool *in_dir)
 {
 	char copy[PATH_MAX];
@@ -104,6 +118,10 @@ int out_check(const char *path, bool *in_dir)
 	*in_dir = false;
 	if (!*path)
 		return -ENOENT;
+	if (out_format_of(path) == OUT_PAGE && !evprof_page__available()) {
+		cli_err("%s", cli_page_missing);
+		return -ENOTSUP;
+	}
 	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
 		/* A device or pipe (/dev/stdout) is written in place. */
 		fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK);
@@ -118,6 +136,21 @@ int out_check(const char *path, bool *in_dir)
 		return -ENAMETOOLONG;
 	*in_dir = true;
 	return dir_writable(dirname(copy));
+}
+
+bool out_has_column(const struct evprof_profile *p, const char *name)
+{
+	const char *c;
+
+	if (!strcmp(name, "samples") || !strcmp(name, "cpu"))
+		return true;
+	for (int i = 0; (c = evprof_profile__counter_name(p, i)); i++)
+		if (!strcmp(c, name))
+			return true;
+	for (int i = 0; (c = evprof_profile__weight_name(p, i)); i++)
+		if (!strcmp(c, name))
+			return true;
+	return false;
 }
 
 /* Errors of the place, not of the profile: another place may work. */

@@ -19,13 +19,13 @@ const char cli_report_usage[] =
     "usage: evprof report [--sort EVENT] [--top N] [--per-thread] FILE\n"
     "       evprof report -o OUT [--weight EVENT] FILE\n"
     "\n"
-    "  FILE                a profile from evprof record: .json.gz or .pb.gz\n"
+    "  FILE                a profile from evprof: .json.gz, .pb.gz or folded\n"
     "  -s, --sort EVENT    samples, cpu or a counter (default: cpu time)\n"
     "  -n, --top N         functions per table (default 20; 0: all)\n"
     "  -T, --per-thread    one report per thread\n"
     "  -o, --output OUT    convert instead: OUT's name picks the format\n"
-    "                      (.folded, .pb.gz, .speedscope.json, else\n"
-    "                      Firefox JSON)\n"
+    "                      (.folded, .pb.gz, .speedscope.json, .html,\n"
+    "                      else Firefox JSON)\n"
     "      --weight EVENT  with -o: weigh by that counter (folded,\n"
     "                      Firefox) or show it first (pprof)\n";
 
@@ -88,18 +88,18 @@ int cmd_report(int argc, char **argv)
 			evprof_strerror(errno));
 		return 1;
 	}
+	if (out ? weight && !out_has_column(p, weight)
+		: ro.sort && !out_has_column(p, ro.sort)) {
+		cli_err("no counter named '%s' in %s", out ? weight : ro.sort,
+			argv[optind]);
+		evprof_profile__free(p);
+		return 1;
+	}
 	if (out)
 		err = out_write(p, out, out_format_of(out), weight);
 	else
 		err = evprof_profile__write_report(p, stdout, &ro);
-	/*
-	 * -ENOENT is also a missing directory of OUT; without a name given
-	 * no counter can be missing.
-	 */
-	if (err == -ENOENT && (out ? weight : ro.sort))
-		cli_err("no counter named '%s' in %s", out ? weight : ro.sort,
-			argv[optind]);
-	else if (err)
+	if (err)
 		cli_err("cannot write %s: %s", out ? out : "the report",
 			evprof_strerror(err));
 	evprof_profile__free(p);

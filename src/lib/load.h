@@ -7,6 +7,7 @@
 #ifndef EVPROF_LIB_LOAD_H
 #define EVPROF_LIB_LOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,5 +26,12 @@ EVPROF_HIDDEN int evprof__load_pprof(const uint8_t *buf, size_t len,
 				     struct evprof_profile **out);
 EVPROF_HIDDEN int evprof__load_firefox(const char *buf, size_t len,
 				       struct evprof_profile **out);
+/*
+ * Folded stacks (load_folded.c): whether buf's first line looks like one
+ * ("names N"), and the reader, with the same returns as the others.
+ */
+EVPROF_HIDDEN bool evprof__looks_folded(const uint8_t *buf, size_t len);
+EVPROF_HIDDEN int evprof__load_folded(const char *buf, size_t len,
+				      struct evprof_profile **out);
 
 #endif /* EVPROF_LIB_LOAD_H */

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 BUILD=$(dirname "$EVPROF")
-cmds="record report diff import stat info"
+cmds="record report diff import view stat info"
 
 # 1. --version
 "$EVPROF" --version >"$TMP/v" || fail "--version exit status"
@@ -43,6 +43,7 @@ declare -A opts=(
 	[report]="--sort --top --per-thread --output --weight"
 	[diff]="--normalize --weight --limit --output"
 	[import]="--output --format --weight --symfs --no-inline"
+	[view]="--output --port --no-open --weight --base"
 	[info]=""
 )
 for c in $cmds; do
