@@ -393,6 +393,15 @@ static int malformed(struct evprof_perfdata *pd, uint32_t type, uint64_t off)
 	return fail(pd, off, what);
 }
 
+static int too_long(struct evprof_perfdata *pd, uint32_t type, uint64_t off)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "%s record too long to rewrite",
+		 evprof_record_type_name(type));
+	return fail(pd, off, what);
+}
+
 /* A kernel record leaves the ordering: into the session. */
 static int emit(void *ctx, const uint64_t *rec, uint32_t size, uint64_t off)
 {
@@ -433,6 +442,9 @@ static int emit(void *ctx, const uint64_t *rec, uint32_t size, uint64_t off)
 						   (size_t)err);
 		break;
 	}
+	/* Rewritten, it would pass the u16 size: perf never writes one. */
+	if (err == -E2BIG)
+		return too_long(pd, r.type, off);
 	/* A record the session could not use is counted there, not fatal. */
 	return err == -ENOMEM ? err : 0;
 }

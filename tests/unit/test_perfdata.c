@@ -841,6 +841,67 @@ static void test_malformed(void **state)
 	free(b.b);
 }
 
+/*
+ * A side-band record at the largest size (65528) of an event without
+ * sample_id_all: rewritten with the session's trailer it would pass 64
+ * KiB, so it is refused as too long, naming its offset (it once wrote past
+ * the rewrite buffer).
+ */
+static void long_sideband_case(uint32_t type)
+{
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
+	struct buf b = {0};
+	struct evprof_perfdata *pd;
+	uint64_t id = 5;
+	size_t at;
+	char want[96];
+
+	a.sample_id_all = 0;
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	sample(&b, 100, 100, 10, 5, 1, NULL, 0);
+	at = rec_begin(&b, type, 0);
+	if (type == PERF_RECORD_COMM) {
+		u32x2(&b, 100, 100);
+		str8(&b, "main");
+	} else {
+		u64(&b, id);
+		u64(&b, 3);
+	}
+	while (b.n - at < 65528)
+		u64(&b, 0);
+	rec_end(&b, at);
+	empty(&b, 68);
+	assert_null(import(&b, &pd));
+	assert_int_equal(errno, EVPROF_ERR_BAD_PERFDATA);
+	snprintf(want, sizeof(want),
+		 "%s record too long to rewrite at offset 0x%zx",
+		 type == PERF_RECORD_COMM ? "COMM" : "LOST", at);
+	assert_string_equal(evprof_perfdata__error(pd), want);
+	evprof_perfdata__free(pd);
+
+	/* 32 bytes shorter, body and trailer fit: the import goes on. */
+	memmove(b.b + at + 65496, b.b + at + 65528, b.n - at - 65528);
+	b.n -= 32;
+	memcpy(b.b + at + 6, &(uint16_t){65496}, 2);
+	{
+		struct evprof_profile *p = import(&b, &pd);
+
+		assert_non_null(p);
+		assert_int_equal(thread_sum(p, 100, NULL).samples, 1);
+		evprof_profile__free(p);
+	}
+	evprof_perfdata__free(pd);
+	free(b.b);
+}
+
+static void test_long_sideband(void **state)
+{
+	(void)state;
+	long_sideband_case(PERF_RECORD_COMM);
+	long_sideband_case(PERF_RECORD_LOST);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -853,6 +914,7 @@ int main(void)
 	    cmocka_unit_test(test_kernel_of_this_boot),
 	    cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_long_sideband),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
