@@ -486,6 +486,7 @@ static bool fast_time(struct evprof_perfdata *pd, const struct pd_rec *r,
 			   !!(f->sample_type & PERF_SAMPLE_IP) +
 			   !!(f->sample_type & PERF_SAMPLE_TID));
 	} else if (f->sample_id_all && r->type != PERF_RECORD_MMAP &&
+		   r->type != PERF_RECORD_MMAP2 &&
 		   r->type <= EVPROF_RECORD_CALLCHAIN_DEFERRED && r->type) {
 		sid = evprof__pd_sid_size(f);
 		if (r->size < 8 + sid)
@@ -524,10 +525,23 @@ static int queue(struct evprof_perfdata *pd, const struct pd_rec *pr)
 	time = r.type == PERF_RECORD_SAMPLE ? r.sample.time
 	       : r.sid.present		    ? r.sid.time
 					    : 0;
-	/* The kernel map: where _text was (KASLR) when this was recorded. */
-	if (r.type == PERF_RECORD_MMAP && r.mmap.pid == UINT32_MAX &&
-	    !strncmp(r.mmap.filename, "[kernel.kallsyms]", 17))
+	/*
+	 * The kernel map: where _text was (KASLR) when this was recorded.
+	 * perf record --buildid-mmap (perf 5.12; the default since 6.x)
+	 * writes it as an MMAP2 with the kernel's build id, and then no
+	 * HEADER_BUILD_ID.
+	 */
+	if ((r.type == PERF_RECORD_MMAP || r.type == PERF_RECORD_MMAP2) &&
+	    r.mmap.pid == UINT32_MAX &&
+	    !strncmp(r.mmap.filename, "[kernel.kallsyms]", 17)) {
 		pd->ktext = r.mmap.pgoff;
+		if (r.mmap.build_id_size) {
+			pd->kbid_len = (uint8_t)(r.mmap.build_id_size > 20
+						     ? 20
+						     : r.mmap.build_id_size);
+			memcpy(pd->kbid, r.mmap.build_id, pd->kbid_len);
+		}
+	}
 	return evprof__pd_order_add(&pd->order, pr->data, pr->size, time,
 				    pr->off);
 }

@@ -188,6 +188,8 @@ const struct pd_dso *evprof__pd_dso(struct pd_dsos *d, const char *path,
 		d->a.a[k].frames++;
 		return &d->a.a[k];
 	}
+	e.bid_len = (uint8_t)(len < sizeof(e.bid) ? len : sizeof(e.bid));
+	memcpy(e.bid, bid, e.bid_len);
 	e.path = strdup(path);
 	if (!e.path || resolve(d, &e, bid, len) || EVPROF_VEC_PUSH(&d->a, e)) {
 		free(e.path);

@@ -238,6 +238,8 @@ struct pd_dso {
 	char *resolved; /* the file to read */
 	enum pd_dso_status status;
 	uint64_t frames; /* mmaps seen */
+	uint8_t bid[20]; /* the build id it was checked against */
+	uint8_t bid_len; /* 0: none recorded */
 };
 
 struct pd_dsos {
@@ -362,6 +364,8 @@ struct evprof_perfdata {
 	/* The kallsyms file kernel frames are named from (kernel_ok). */
 	char ksyms[4096];
 	uint64_t ktext;
+	/* The kernel map's build id (MMAP2, --buildid-mmap), len 0: none. */
+	uint8_t kbid[20], kbid_len;
 	uint64_t kernel_samples;
 	/* Sum of periods per (attr, tid): the values of synthetic entries. */
 	struct evprof_hashmap *cum;

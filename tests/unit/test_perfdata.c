@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -641,12 +642,36 @@ static void write_file(const char *path, const void *b, size_t n)
 	fclose(f);
 }
 
+/* An MMAP2 with the build id of its file (perf record --buildid-mmap). */
+static void mmap2_bid(struct buf *b, uint32_t pid, uint64_t addr, uint64_t len,
+		      uint64_t pgoff, const uint8_t *bid, const char *path,
+		      uint64_t id)
+{
+	size_t at = rec_begin(b, PERF_RECORD_MMAP2,
+			      (pid == (uint32_t)-1 ? PERF_RECORD_MISC_KERNEL
+						   : PERF_RECORD_MISC_USER) |
+				  PERF_RECORD_MISC_MMAP_BUILD_ID);
+
+	u32x2(b, pid, pid == (uint32_t)-1 ? 0 : pid);
+	u64(b, addr);
+	u64(b, len);
+	u64(b, pgoff);
+	put(b, &(uint8_t){20}, 1); /* build_id_size, reserved */
+	put(b, "\0\0\0", 3);
+	put(b, bid, 20);
+	u32x2(b, 5, 2); /* PROT_READ | PROT_EXEC, MAP_PRIVATE */
+	str8(b, path);
+	trailer(b, pid, pid == (uint32_t)-1 ? 0 : pid, 0, id);
+	rec_end(b, at);
+}
+
 /*
  * Kernel frames are named only from the kernel that recorded: its build
- * id (HEADER_BUILD_ID) must be the running one's (the notes file) and its
- * _text (the kernel MMAP's pgoff) where kallsyms puts it now.
+ * id (HEADER_BUILD_ID, else the kernel MMAP2's with --buildid-mmap) must
+ * be the running one's (the notes file) and its _text (the kernel map's
+ * pgoff) where kallsyms puts it now.
  */
-static void kernel_case(const char *kallsyms, const uint8_t *now_id,
+static void kernel_case(const char *kallsyms, const uint8_t *now_id, bool mmap2,
 			const char *want_frame, const char *want_note)
 {
 	static const uint8_t rec_id[20] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
@@ -672,20 +697,30 @@ static void kernel_case(const char *kallsyms, const uint8_t *now_id,
 
 	pipe_header(&b);
 	header_attr(&b, &a, &id, 1);
-	at = rec_begin(&b, 67, PERF_RECORD_MISC_KERNEL); /* HEADER_BUILD_ID */
-	put(&b, &(int32_t){-1}, 4);
-	put(&b, rec_id, 20);
-	put(&b, "\0\0\0\0", 4);
-	str8(&b, "[kernel.kallsyms]");
-	rec_end(&b, at);
-	at = rec_begin(&b, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
-	u32x2(&b, -1, 0);
-	u64(&b, 0xffffffff81000000ULL);
-	u64(&b, 0x1000000);
-	u64(&b, 0xffffffff81000000ULL);
-	str8(&b, "[kernel.kallsyms]_text");
-	trailer(&b, -1, 0, 0, id);
-	rec_end(&b, at);
+	if (mmap2) {
+		mmap2_bid(&b, -1, 0xffffffff81000000ULL, 0x1000000,
+			  0xffffffff81000000ULL, rec_id,
+			  "[kernel.kallsyms]_text", id);
+		/* A user binary whose build id only its MMAP2 gives. */
+		mmap2_bid(&b, 100, 0x400000, 0x2000, 0, rec_id,
+			  "/nonexistent/evprof-test/lib.so", id);
+	} else {
+		/* HEADER_BUILD_ID, then the kernel MMAP */
+		at = rec_begin(&b, 67, PERF_RECORD_MISC_KERNEL);
+		put(&b, &(int32_t){-1}, 4);
+		put(&b, rec_id, 20);
+		put(&b, "\0\0\0\0", 4);
+		str8(&b, "[kernel.kallsyms]");
+		rec_end(&b, at);
+		at = rec_begin(&b, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+		u32x2(&b, -1, 0);
+		u64(&b, 0xffffffff81000000ULL);
+		u64(&b, 0x1000000);
+		u64(&b, 0xffffffff81000000ULL);
+		str8(&b, "[kernel.kallsyms]_text");
+		trailer(&b, -1, 0, 0, id);
+		rec_end(&b, at);
+	}
 	comm(&b, 100, 100, "main", 1, id);
 	at = rec_begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
 	u64(&b, 0xffffffff81000123ULL);
@@ -707,6 +742,12 @@ static void kernel_case(const char *kallsyms, const uint8_t *now_id,
 	evprof_profile__for_each_entry(p, -1, leaf_entry, ctx);
 	assert_string_equal(leaf, want_frame);
 	assert_true(has_note(p, want_note));
+	if (mmap2) {
+		assert_true(has_note(p, "binary not found: "
+					"/nonexistent/evprof-test/lib.so "
+					"(build id 0102030405060708090a0000"));
+		assert_false(has_note(p, "records no build ids"));
+	}
 	evprof_profile__free(p);
 	evprof_perfdata__free(pd);
 	unlink(ks);
@@ -727,11 +768,14 @@ static void test_kernel_of_this_boot(void **state)
 			    "ffffffff8a000100 T recorded_fn\n";
 
 	(void)state;
-	kernel_case(here, same, "recorded_fn", "kernel frames named from");
-	kernel_case(here, other, "[kernel.kallsyms]+0x123",
-		    "another kernel (build id differs)");
-	kernel_case(moved, same, "[kernel.kallsyms]+0x123",
-		    "another address in this boot (KASLR)");
+	for (int mmap2 = 0; mmap2 < 2; mmap2++) {
+		kernel_case(here, same, mmap2, "recorded_fn",
+			    "kernel frames named from");
+		kernel_case(here, other, mmap2, "[kernel.kallsyms]+0x123",
+			    "another kernel (build id differs)");
+		kernel_case(moved, same, mmap2, "[kernel.kallsyms]+0x123",
+			    "another address in this boot (KASLR)");
+	}
 }
 
 /* File-mode header of a file perf did not finish: data size 0. */
