@@ -516,7 +516,7 @@ static int queue(struct evprof_perfdata *pd, const struct pd_rec *pr)
 	/* Most records: the time read in place; emit() decodes them. */
 	if (fast_time(pd, pr, &time))
 		return evprof__pd_order_add(&pd->order, pr->data, pr->size,
-					    time, pr->off);
+					    time, pr->off, emit, pd);
 	err = decode(pd, pr->data, pr->size, &r, &a);
 	if (err == -ENOTSUP)
 		return note_unknown(pd, pr->type);
@@ -543,7 +543,7 @@ static int queue(struct evprof_perfdata *pd, const struct pd_rec *pr)
 		}
 	}
 	return evprof__pd_order_add(&pd->order, pr->data, pr->size, time,
-				    pr->off);
+				    pr->off, emit, pd);
 }
 
 static int one(struct evprof_perfdata *pd, const struct pd_rec *r);

@@ -208,15 +208,25 @@ struct pd_order {
 	} * q;
 	size_t nr, cap;
 	uint64_t seq, max_time, limit;
+	size_t max_bytes; /* 0: PD_ORDER_MAX_BYTES (tests set less) */
 };
+
+/* What may wait for its round before the older half is handed on. */
+#define PD_ORDER_MAX_BYTES ((size_t)64 << 20)
 
 typedef int (*pd_emit_fn)(void *ctx, const uint64_t *rec, uint32_t size,
 			  uint64_t off);
 
 EVPROF_HIDDEN void evprof__pd_order_free(struct pd_order *o);
+/*
+ * Queues a record; when the queue would pass its byte cap, first emits
+ * its older half through fn. Returns 0, -ENOMEM or fn's error.
+ */
 EVPROF_HIDDEN int evprof__pd_order_add(struct pd_order *o, const uint64_t *rec,
 				       uint32_t size, uint64_t time,
-				       uint64_t off);
+				       uint64_t off, pd_emit_fn fn, void *ctx);
+/* Bytes the waiting records take (arena and queue). */
+EVPROF_HIDDEN size_t evprof__pd_order_bytes(const struct pd_order *o);
 /* A FINISHED_ROUND: emits what no later record can precede. */
 EVPROF_HIDDEN int evprof__pd_order_round(struct pd_order *o, pd_emit_fn fn,
 					 void *ctx);

@@ -24,6 +24,7 @@
 #include <evprof/perfdata.h>
 #include <evprof/profile.h>
 
+#include "perfdata_internal.h"
 #include "profile_model.h"
 
 #define PLAIN_ST                                                               \
@@ -946,6 +947,57 @@ static void test_long_sideband(void **state)
 	long_sideband_case(PERF_RECORD_LOST);
 }
 
+struct emitted {
+	size_t n, during_add;
+	uint64_t last_time, off_sum;
+	bool adding, in_order;
+};
+
+static int count_emit(void *ctx, const uint64_t *rec, uint32_t size,
+		      uint64_t off)
+{
+	struct emitted *e = ctx;
+
+	assert_int_equal(size, 64);
+	if (rec[1] < e->last_time)
+		e->in_order = false;
+	e->last_time = rec[1];
+	e->n++;
+	e->during_add += e->adding;
+	e->off_sum += off;
+	return 0;
+}
+
+/*
+ * Records without any FINISHED_ROUND: the queue never holds more than its
+ * cap (the older half goes on first), every record comes out once, and
+ * records out of order by less than half the queue still come out sorted.
+ */
+static void test_order_cap(void **state)
+{
+	struct pd_order o = {.max_bytes = 16384};
+	struct emitted e = {.in_order = true};
+	uint64_t rec[8] = {0}, n = 2000;
+
+	(void)state;
+	e.adding = true;
+	for (uint64_t i = 0; i < n; i++) {
+		rec[1] = 1000 + (i ^ 7); /* out of order in groups of 8 */
+		assert_int_equal(evprof__pd_order_add(&o, rec, sizeof(rec),
+						      rec[1], i, count_emit,
+						      &e),
+				 0);
+		assert_true(evprof__pd_order_bytes(&o) <= o.max_bytes);
+	}
+	e.adding = false;
+	assert_true(e.during_add > 0);
+	assert_int_equal(evprof__pd_order_flush(&o, count_emit, &e), 0);
+	assert_int_equal(e.n, n);
+	assert_int_equal(e.off_sum, n * (n - 1) / 2);
+	assert_true(e.in_order);
+	evprof__pd_order_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -959,6 +1011,7 @@ int main(void)
 	    cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_malformed),
 	    cmocka_unit_test(test_long_sideband),
+	    cmocka_unit_test(test_order_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
