@@ -566,8 +566,18 @@ static int compressed(struct evprof_perfdata *pd, const struct pd_rec *r)
 		len = (size_t)n;
 	}
 	pd->st.compressed++;
-	err = evprof__pd_unzip_feed(pd->unzip, b + start, len, pd->err,
-				    sizeof(pd->err));
+	evprof__pd_unzip_feed(pd->unzip, b + start, len);
+	while ((err = evprof__pd_unzip_next(pd->unzip, &in, pd->err,
+					    sizeof(pd->err))) > 0) {
+		in.off = r->off;
+		err = one(pd, &in);
+		if (err)
+			return err;
+	}
+	if (err == -EVPROF_ERR_BAD_PERFDATA && !pd->err[0])
+		return fail(
+		    pd, r->off,
+		    "record shorter than its header in compressed data");
 	if (err == -EVPROF_ERR_BAD_PERFDATA) {
 		size_t n = strlen(pd->err);
 
@@ -575,17 +585,6 @@ static int compressed(struct evprof_perfdata *pd, const struct pd_rec *r)
 			 " in the compressed record at offset 0x%" PRIx64,
 			 r->off);
 	}
-	while (!err) {
-		err = evprof__pd_unzip_next(pd->unzip, &in);
-		if (err <= 0)
-			break;
-		in.off = r->off;
-		err = one(pd, &in);
-	}
-	if (err == -EVPROF_ERR_BAD_PERFDATA && !pd->err[0])
-		return fail(
-		    pd, r->off,
-		    "record shorter than its header in compressed data");
 	return err;
 }
 

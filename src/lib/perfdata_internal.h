@@ -159,14 +159,20 @@ EVPROF_HIDDEN int evprof__pd_src_slurp(struct pd_src *s);
 
 EVPROF_HIDDEN struct pd_unzip *evprof__pd_unzip_new(void);
 EVPROF_HIDDEN void evprof__pd_unzip_free(struct pd_unzip *z);
-/* Feeds the payload of a COMPRESSED record. Returns 0 or -errno. */
-EVPROF_HIDDEN int evprof__pd_unzip_feed(struct pd_unzip *z, const void *buf,
-					size_t len, char *err, size_t errlen);
+/*
+ * Takes the payload of a COMPRESSED record (buf must stay valid until
+ * evprof__pd_unzip_next() returned 0): it is decompressed as its records
+ * are asked for.
+ */
+EVPROF_HIDDEN void evprof__pd_unzip_feed(struct pd_unzip *z, const void *buf,
+					 size_t len);
 /*
  * The next whole decompressed record, copied 8-byte aligned: 1, 0 when
- * none is complete yet, or -EVPROF_ERR_BAD_PERFDATA for a bad size.
+ * the payload holds no more whole one, or -EVPROF_ERR_BAD_PERFDATA for a
+ * bad size (err "") or bad zstd data (err says what).
  */
-EVPROF_HIDDEN int evprof__pd_unzip_next(struct pd_unzip *z, struct pd_rec *r);
+EVPROF_HIDDEN int evprof__pd_unzip_next(struct pd_unzip *z, struct pd_rec *r,
+					char *err, size_t errlen);
 /* Bytes of an incomplete record left over. */
 EVPROF_HIDDEN size_t evprof__pd_unzip_left(const struct pd_unzip *z);
 

@@ -7,6 +7,7 @@
  * come from the records each test writes.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -998,6 +999,65 @@ static void test_order_cap(void **state)
 	evprof__pd_order_free(&o);
 }
 
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 m = mallinfo2();
+
+	return m.hblkhd + m.uordblks;
+}
+
+/*
+ * One small COMPRESSED payload that inflates to 16 MiB of records: they
+ * come out one by one while the heap stays far below what the whole
+ * output would take (it once grew to hold it all, up to 2 GiB).
+ */
+static void test_unzip_bounded(void **state)
+{
+	const size_t n = (size_t)16 << 20, rsz = 4096;
+	uint8_t *plain = calloc(1, n), *zbuf;
+	size_t zn, base, peak = 0, got = 0;
+	struct pd_unzip *z;
+	struct pd_rec r;
+	char err[128] = "";
+	int ret;
+
+	(void)state;
+	assert_non_null(plain);
+	for (size_t o = 0; o < n; o += rsz) {
+		plain[o] = 100; /* a user type nobody knows */
+		plain[o + 6] = (uint8_t)rsz;
+		plain[o + 7] = (uint8_t)(rsz >> 8);
+	}
+	zbuf = malloc(ZSTD_compressBound(n));
+	assert_non_null(zbuf);
+	zn = ZSTD_compress(zbuf, ZSTD_compressBound(n), plain, n, 1);
+	assert_false(ZSTD_isError(zn));
+	assert_true(zn < 65536 - 8); /* fits one COMPRESSED record */
+	free(plain);
+	z = evprof__pd_unzip_new();
+	assert_non_null(z);
+	base = heap_in_use();
+	evprof__pd_unzip_feed(z, zbuf, zn);
+	while ((ret = evprof__pd_unzip_next(z, &r, err, sizeof(err))) > 0) {
+		size_t now = heap_in_use();
+
+		assert_int_equal(r.type, 100);
+		assert_int_equal(r.size, rsz);
+		got++;
+		if (now > base && now - base > peak)
+			peak = now - base;
+	}
+	assert_int_equal(ret, 0);
+	assert_string_equal(err, "");
+	assert_int_equal(got, n / rsz);
+	assert_int_equal(evprof__pd_unzip_left(z), 0);
+	/* zstd's window (512 KiB at level 1) and no output to speak of. */
+	print_message("heap growth while draining 16 MiB: %zu bytes\n", peak);
+	assert_true(peak < ((size_t)4 << 20));
+	evprof__pd_unzip_free(z);
+	free(zbuf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1012,6 +1072,7 @@ int main(void)
 	    cmocka_unit_test(test_malformed),
 	    cmocka_unit_test(test_long_sideband),
 	    cmocka_unit_test(test_order_cap),
+	    cmocka_unit_test(test_unzip_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
