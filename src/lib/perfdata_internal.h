@@ -352,8 +352,8 @@ EVPROF_HIDDEN size_t evprof__pd_sid_size(const struct evprof_record_fmt *fmt);
 
 /* A synthetic id's top bits: kernel ids are small counters. */
 #define SYNTH_ID (1ULL << 63)
-/* Binaries named in one note before "and N more". */
-#define NOTE_DSOS 8
+/* Binaries given a note each before one "and N more". */
+#define NOTE_DSOS 10
 
 struct cpu_total { /* per-CPU group reads (-a): the last value per id */
 	uint64_t id, last;

@@ -168,29 +168,42 @@ static void note_dsos(const struct evprof_perfdata *pd,
 		      struct evprof_profile *p)
 {
 	bool none = !pd->h.bids.n && !pd->kbid_len;
+	size_t said = 0;
 	char hex[41];
 
 	for (size_t i = 0; i < pd->dsos.a.n; i++)
 		none &= !pd->dsos.a.a[i].bid_len;
 	for (size_t i = 0; i < pd->dsos.a.n; i++) {
 		const struct pd_dso *d = &pd->dsos.a.a[i];
+		bool missing =
+		    d->status == PD_DSO_MISSING && (d->bid_len || none);
 
+		if (!missing && d->status != PD_DSO_DIFFERENT)
+			continue;
+		/* A container's worth of binaries is not a wall of notes. */
+		if (said++ >= NOTE_DSOS)
+			continue;
 		if (d->bid_len)
 			evprof__hex(hex, d->bid, d->bid_len, false);
 		else
 			snprintf(hex, sizeof(hex), "not recorded");
-		if (d->status == PD_DSO_MISSING && (d->bid_len || none))
+		if (missing)
 			note(p,
 			     "binary not found: %s (build id %s), under "
 			     "--symfs, at its path or in the build-id cache: "
 			     "its frames are unnamed",
 			     d->path, hex);
-		else if (d->status == PD_DSO_DIFFERENT)
+		else
 			note(p,
 			     "binary %s differs from the one recorded (build "
 			     "id %s): not used, its frames are unnamed",
 			     d->path, hex);
 	}
+	if (said > NOTE_DSOS)
+		note(p,
+		     "and %zu more binaries not found or different from the "
+		     "ones recorded: their frames are unnamed",
+		     said - NOTE_DSOS);
 	if (none && pd->dsos.a.n)
 		note(p, "the file records no build ids (pipe mode, -z or "
 			"--no-buildid): binaries were read from their "

@@ -999,6 +999,53 @@ static void test_order_cap(void **state)
 	evprof__pd_order_free(&o);
 }
 
+static size_t notes_with(const struct evprof_profile *p, const char *part)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nr_notes; i++)
+		n += strstr(p->notes[i], part) != NULL;
+	return n;
+}
+
+/* 15 binaries not found: 10 notes name one each, one says the rest. */
+static void test_many_missing(void **state)
+{
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
+	struct evprof_perfdata_opts o = {.sz = sizeof(o),
+					 .buildid_dir = "/nonexistent"};
+	uint8_t bid[20] = {0xee};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	struct buf b = {0};
+	uint64_t id = 4;
+	char path[64];
+
+	(void)state;
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	for (int i = 0; i < 15; i++) {
+		bid[1] = (uint8_t)i;
+		snprintf(path, sizeof(path),
+			 "/nonexistent/evprof-test/lib%d.so", i);
+		mmap2_bid(&b, 100, 0x400000 + 0x10000 * (uint64_t)i, 0x2000, 0,
+			  bid, path, id);
+	}
+	sample(&b, 100, 100, 10, id, 1, NULL, 0);
+	empty(&b, 68);
+	pd = evprof_perfdata__open_mem(b.b, b.n, &o);
+	assert_non_null(pd);
+	p = evprof_perfdata__import(pd);
+	assert_non_null(p);
+	assert_int_equal(notes_with(p, "binary not found: "), 10);
+	assert_true(has_note(p, "lib9.so"));
+	assert_false(has_note(p, "lib10.so"));
+	assert_int_equal(notes_with(p, "and 5 more binaries not found"), 1);
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	free(b.b);
+}
+
 static size_t heap_in_use(void)
 {
 	struct mallinfo2 m = mallinfo2();
@@ -1073,6 +1120,7 @@ int main(void)
 	    cmocka_unit_test(test_long_sideband),
 	    cmocka_unit_test(test_order_cap),
 	    cmocka_unit_test(test_unzip_bounded),
+	    cmocka_unit_test(test_many_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
