@@ -274,9 +274,6 @@ EVPROF_HIDDEN const struct pd_dso *evprof__pd_dso(struct pd_dsos *d,
 						  const char *path,
 						  const uint8_t *bid,
 						  size_t len);
-/* The GNU build id of an ELF file: its length, 0 when none, or -errno. */
-EVPROF_HIDDEN int evprof__pd_file_build_id(const char *path, uint8_t *id,
-					   size_t max);
 /* _text in a kallsyms file, 0 when it has none. */
 EVPROF_HIDDEN uint64_t evprof__pd_kallsyms_text(const char *path);
 /*

@@ -6,7 +6,10 @@
  * record, unknown records, truncated and malformed files. Expected values
  * come from the records each test writes.
  */
+#define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -645,10 +648,12 @@ static void write_file(const char *path, const void *b, size_t n)
 }
 
 /* An MMAP2 with the build id of its file (perf record --buildid-mmap). */
-static void mmap2_bid(struct buf *b, uint32_t pid, uint64_t addr, uint64_t len,
-		      uint64_t pgoff, const uint8_t *bid, const char *path,
-		      uint64_t id)
+static void mmap2_bid_len(struct buf *b, uint32_t pid, uint64_t addr,
+			  uint64_t len, uint64_t pgoff, const uint8_t *bid,
+			  uint8_t bid_len, const char *path, uint64_t id)
 {
+	uint8_t b20[20] = {0};
+
 	size_t at = rec_begin(b, PERF_RECORD_MMAP2,
 			      (pid == (uint32_t)-1 ? PERF_RECORD_MISC_KERNEL
 						   : PERF_RECORD_MISC_USER) |
@@ -658,13 +663,21 @@ static void mmap2_bid(struct buf *b, uint32_t pid, uint64_t addr, uint64_t len,
 	u64(b, addr);
 	u64(b, len);
 	u64(b, pgoff);
-	put(b, &(uint8_t){20}, 1); /* build_id_size, reserved */
+	memcpy(b20, bid, bid_len);
+	put(b, &bid_len, 1); /* build_id_size, reserved */
 	put(b, "\0\0\0", 3);
-	put(b, bid, 20);
+	put(b, b20, 20);
 	u32x2(b, 5, 2); /* PROT_READ | PROT_EXEC, MAP_PRIVATE */
 	str8(b, path);
 	trailer(b, pid, pid == (uint32_t)-1 ? 0 : pid, 0, id);
 	rec_end(b, at);
+}
+
+static void mmap2_bid(struct buf *b, uint32_t pid, uint64_t addr, uint64_t len,
+		      uint64_t pgoff, const uint8_t *bid, const char *path,
+		      uint64_t id)
+{
+	mmap2_bid_len(b, pid, addr, len, pgoff, bid, 20, path, id);
 }
 
 /*
@@ -1046,6 +1059,96 @@ static void test_many_missing(void **state)
 	free(b.b);
 }
 
+/* The main program's GNU build id, from its PT_NOTE in memory. */
+static int exe_note(struct dl_phdr_info *info, size_t sz, void *ctx)
+{
+	struct buf *id = ctx;
+
+	(void)sz;
+	if (info->dlpi_name[0])
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *p =
+		    (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		size_t off = 0;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		while (off + 12 <= ph->p_memsz) {
+			uint32_t nsz, dsz, type;
+
+			memcpy(&nsz, p + off, 4);
+			memcpy(&dsz, p + off + 4, 4);
+			memcpy(&type, p + off + 8, 4);
+			off += 12;
+			if (type == NT_GNU_BUILD_ID && nsz == 4 &&
+			    !memcmp(p + off, "GNU", 4)) {
+				put(id, p + off + 4, dsz);
+				return 1;
+			}
+			off += ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
+		}
+	}
+	return 1;
+}
+
+/* Whether an exec mapping of exe, recorded with build id bid, differs. */
+static bool exe_differs(const char *exe, const uint8_t *bid, uint8_t len)
+{
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
+	struct evprof_perfdata_opts o = {.sz = sizeof(o),
+					 .buildid_dir = "/nonexistent"};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	struct buf b = {0};
+	uint64_t id = 4;
+	bool differs;
+
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	mmap2_bid_len(&b, 100, 0x400000, 0x2000, 0, bid, len, exe, id);
+	sample(&b, 100, 100, 10, id, 1, NULL, 0);
+	empty(&b, 68);
+	pd = evprof_perfdata__open_mem(b.b, b.n, &o);
+	assert_non_null(pd);
+	p = evprof_perfdata__import(pd);
+	assert_non_null(p);
+	assert_false(has_note(p, "binary not found"));
+	differs = has_note(p, "differs from the one recorded");
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	free(b.b);
+	return differs;
+}
+
+/*
+ * A binary is the recorded one only when its build id is the recorded
+ * one whole: a recorded id that is a prefix of the file's is another.
+ */
+static void test_build_id_exact(void **state)
+{
+	struct buf id = {0};
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = '\0';
+	dl_iterate_phdr(exe_note, &id);
+	if (id.n < 9 || id.n > 20) {
+		print_message(
+		    "skip: this test binary has no usable build id\n");
+		free(id.b);
+		return;
+	}
+	assert_false(exe_differs(exe, id.b, (uint8_t)id.n));
+	assert_true(exe_differs(exe, id.b, 8));
+	id.b[0] ^= 0xff;
+	assert_true(exe_differs(exe, id.b, (uint8_t)id.n));
+	free(id.b);
+}
+
 static size_t heap_in_use(void)
 {
 	struct mallinfo2 m = mallinfo2();
@@ -1121,6 +1224,7 @@ int main(void)
 	    cmocka_unit_test(test_order_cap),
 	    cmocka_unit_test(test_unzip_bounded),
 	    cmocka_unit_test(test_many_missing),
+	    cmocka_unit_test(test_build_id_exact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
