@@ -260,7 +260,7 @@ else
 	ok "skip --buildid-mmap: this perf lacks it ($(head -1 "$TMP/bm.err"))"
 fi
 
-# 10. Options: an unknown weight, a missing file, help.
+# 10. Options: an unknown format or weight, a missing file, help.
 "$EVPROF" import --weight nosuch -o "$TMP/w.folded" "$TMP/pf.data" \
 	2>"$TMP/imp" && fail "unknown weight accepted" ||
 	grep -q "no event named 'nosuch'" "$TMP/imp" && ok "unknown weight said" ||
@@ -268,6 +268,14 @@ fi
 "$EVPROF" import "$TMP/nosuch.data" 2>"$TMP/imp" && fail "missing file ok" ||
 	grep -q "cannot open" "$TMP/imp" && ok "missing file said" ||
 	fail "missing file: $(cat "$TMP/imp")"
+"$EVPROF" import --format nosuch "$TMP/pf.data" 2>"$TMP/imp" &&
+	fail "unknown format accepted" ||
+	grep -q "unknown format 'nosuch' (firefox, folded, pprof or speedscope;.*\.html" \
+		"$TMP/imp" && ok "unknown format: every format named" ||
+	fail "unknown format: $(cat "$TMP/imp")"
+"$EVPROF" import --format speedscope -o "$TMP/ss.out" "$TMP/pf.data" \
+	2>/dev/null && grep -q '"\$schema":"https://www.speedscope.app' "$TMP/ss.out" &&
+	ok "--format speedscope" || fail "--format speedscope"
 "$EVPROF" help import | grep -q -- "--symfs" && ok "help lists --symfs" ||
 	fail "help import"
 
