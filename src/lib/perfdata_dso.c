@@ -127,7 +127,8 @@ const struct pd_dso *evprof__pd_dso(struct pd_dsos *d, const char *path,
 		return &d->a.a[k];
 	}
 	e.bid_len = (uint8_t)(len < sizeof(e.bid) ? len : sizeof(e.bid));
-	memcpy(e.bid, bid, e.bid_len);
+	if (e.bid_len)
+		memcpy(e.bid, bid, e.bid_len);
 	e.path = strdup(path);
 	if (!e.path || resolve(d, &e, bid, len) || EVPROF_VEC_PUSH(&d->a, e)) {
 		free(e.path);
