@@ -23,8 +23,10 @@ const char cli_import_usage[] =
     "                      standard input (perf record -o - | ...)\n"
     "  -o, --output OUT    write the profile to OUT (repeatable; default\n"
     "                      perf.json.gz); its name picks the format\n"
-    "                      (.folded, .pb.gz, else Firefox JSON)\n"
-    "  -f, --format FMT    firefox, folded or pprof, for every OUT\n"
+    "                      (.folded, .pb.gz, .speedscope.json, .html: the\n"
+    "                      page, else Firefox JSON)\n"
+    "  -f, --format FMT    firefox, folded, pprof or speedscope, for\n"
+    "                      every OUT\n"
     "  -w, --weight EVENT  weigh by that event (folded, Firefox) or show\n"
     "                      it first (pprof); default: samples\n"
     "      --symfs DIR     look for the recorded binaries under DIR first\n"
@@ -64,7 +66,8 @@ int cmd_import(int argc, char **argv)
 			fmt = out_parse_format(optarg);
 			if (fmt < 0) {
 				cli_err("unknown format '%s' (firefox, folded, "
-					"pprof)",
+					"pprof or speedscope; an OUT named "
+					".html gets the page)",
 					optarg);
 				return 2;
 			}
