@@ -13,7 +13,10 @@
  *   per-CPU mode: per id the deltas sum to its last accepted value (reads
  *     below the last one are rejected and counted).
  *   both: per counter, the thread totals plus the unattributed bucket
- *     equal the model's sum.
+ *     equal the model's sum (per CPU, CPU time a switch-in record shows
+ *     to be another task's is unattributed).
+ * Switch-out cuts (EVPROF_SESSION_SWITCH_OUT) and switch records also open
+ * and close off-CPU intervals, written as weights.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -130,6 +133,7 @@ static void model_read(struct model *m, uint32_t tid, uint64_t time,
 	int slot;
 
 	if (!e || e->role == EVPROF_SESSION_CUT ||
+	    e->role == EVPROF_SESSION_SWITCH_OUT ||
 	    (e->role == EVPROF_SESSION_SAMPLER && !m->sampler))
 		return;
 	slot = e->role == EVPROF_SESSION_CPU_TIME  ? SLOT_CPU
@@ -324,7 +328,7 @@ static void run(const uint8_t *data, size_t size, struct model *m)
 
 		if (role >= 0)
 			role %= SESSION_INPUT_COUNTERS;
-		else if (role < EVPROF_SESSION_CUT)
+		else if (role < EVPROF_SESSION_SWITCH_OUT)
 			role = EVPROF_SESSION_SAMPLER;
 		m->ids[m->nr_ids++] = (struct ident){load64(data + off), role};
 		if (evprof_session__set_id(s, load64(data + off), role))

@@ -15,7 +15,8 @@
  *   u32 root pid (with mode bit 2)
  *   u64 sample_type, read_format, sample_regs_user
  *   nr_ids x { u64 id; i8 role }: role >= 0 a counter index, or one of
- *       EVPROF_SESSION_SAMPLER / CPU_TIME / CUT
+ *       EVPROF_SESSION_SAMPLER / CPU_TIME / CUT / SWITCH_OUT (below it:
+ *       SAMPLER)
  * then perf records as a ring hands them out (header.size each), fed in
  * order until one does not fit.
  */

@@ -3,15 +3,17 @@
  * Records a workload with software events through the public group and
  * ring API and writes what the rings handed out as a fuzz_session input
  * (fuzz/session_input.h):
- *   seed_session task|cpu|dwarf MAX_BYTES OUT CMD [ARG...]
+ *   seed_session task|cpu|dwarf[-off] MAX_BYTES OUT CMD [ARG...]
  *
  * Groups on every CPU: leader cpu-clock sampling every 100 us (the
  * sampler), task-clock (CPU time), page-faults (counter 0) and
  * context-switches sampling every switch (the cut). task: the workload and
  * its descendants (inherit); cpu: every task on the CPU, the workload's
  * tree kept by the session; dwarf: as task, with 256-byte user stack
- * copies and the registers DWARF unwinding needs. Records past MAX_BYTES
- * are dropped whole.
+ * copies and the registers DWARF unwinding needs. -off: as record
+ * --off-cpu, the cut opens off-CPU intervals (EVPROF_SESSION_SWITCH_OUT)
+ * and the leader adds switch records. Records past MAX_BYTES are dropped
+ * whole.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,8 +36,8 @@
 #define NR_MEMBERS 4
 #define RING_PAGES 64
 
-static const int roles[NR_MEMBERS] = {
-    EVPROF_SESSION_SAMPLER, EVPROF_SESSION_CPU_TIME, 0, EVPROF_SESSION_CUT};
+static int roles[NR_MEMBERS] = {EVPROF_SESSION_SAMPLER, EVPROF_SESSION_CPU_TIME,
+				0, EVPROF_SESSION_CUT};
 
 static uint8_t *out;
 static size_t out_len, out_max;
@@ -75,7 +77,8 @@ int main(int argc, char **argv)
 	struct perf_event_attr attrs[NR_MEMBERS] = {0};
 	struct evprof_ring *rings[256];
 	struct evprof_group_set *set;
-	bool per_cpu, dwarf;
+	bool per_cpu, dwarf, off;
+	size_t mode_len;
 	uint64_t regs = 0;
 	size_t nr_rings = 0, nr_ids = 0;
 	uint8_t hdr[SESSION_INPUT_HDR] = {0};
@@ -83,14 +86,20 @@ int main(int argc, char **argv)
 	pid_t child;
 	FILE *f;
 
+	mode_len = argc < 5 ? 0 : strlen(argv[1]);
+	off = mode_len > 4 && !strcmp(argv[1] + mode_len - 4, "-off");
+	if (off)
+		argv[1][mode_len - 4] = '\0';
 	if (argc < 5 || (strcmp(argv[1], "task") && strcmp(argv[1], "cpu") &&
 			 strcmp(argv[1], "dwarf"))) {
-		fprintf(stderr, "usage: seed_session task|cpu|dwarf MAX_BYTES "
-				"OUT CMD...\n");
+		fprintf(stderr, "usage: seed_session task|cpu|dwarf[-off] "
+				"MAX_BYTES OUT CMD...\n");
 		return 2;
 	}
 	per_cpu = !strcmp(argv[1], "cpu");
 	dwarf = !strcmp(argv[1], "dwarf");
+	if (off)
+		roles[3] = EVPROF_SESSION_SWITCH_OUT;
 	if (dwarf) {
 		regs = evprof_session__unwind_regs();
 		st |= PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_USER;
@@ -127,6 +136,7 @@ int main(int argc, char **argv)
 	attrs[0].sample_period = 100000;
 	attrs[0].comm = attrs[0].task = attrs[0].mmap = 1;
 	attrs[0].mmap2 = 1;
+	attrs[0].context_switch = off;
 	attrs[1].config = PERF_COUNT_SW_TASK_CLOCK;
 	attrs[2].config = PERF_COUNT_SW_PAGE_FAULTS;
 	attrs[3].config = PERF_COUNT_SW_CONTEXT_SWITCHES;

@@ -6,7 +6,9 @@
  *
  * A function is a name in a lib (the lib's file name, not its path, so
  * two builds in different directories compare); kernel functions are in
- * "[kernel]", frames without a lib in "[?]". Its self value sums the
+ * "[kernel]", frames without a lib in "[?]". Libs of one file name are one;
+ * a name found in one lib only on each side is one function whatever the
+ * libs (the program renamed: app-v1 against app-v2), shown in the new lib. Its self value sums the
  * stacks it is the leaf of, its total value every stack it is on (once
  * per stack, however often it recurses), as evprof_profile__write_report()
  * counts them.

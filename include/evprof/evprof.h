@@ -18,5 +18,6 @@
 #include <evprof/launch.h>
 #include <evprof/recorder.h>
 #include <evprof/perfdata.h>
+#include <evprof/push.h>
 
 #endif /* EVPROF_EVPROF_H */

@@ -20,17 +20,19 @@
  *   per-CPU totals go to a note.
  *
  * Records are replayed in time order per round (PERF_RECORD_FINISHED_ROUND:
- * perf's own two-round rule), compressed records (`perf record -z`, zstd)
- * are decompressed in one stream, and record types this reader does not
- * know are skipped by their size and counted. A file whose header says its
- * data is empty (perf killed before it finished) is read up to its last
- * whole record, with a note.
+ * perf's own two-round rule; without rounds, the older half of what waits
+ * goes on past 64 MiB), compressed records (`perf record -z`, zstd) are
+ * decompressed in one stream as they are read, and record types this
+ * reader does not know are skipped by their size and counted. A file
+ * whose header says its data is empty (perf killed before it finished) is
+ * read up to its last whole record, with a note.
  *
  * Binaries are looked for under opts.symfs, at their recorded paths, then
- * in perf's build-id cache; the build id perf recorded must match, else the
- * frames stay unnamed and a note says which binary. Kernel frames are named
- * from the running kernel's kallsyms only when the recorded kernel build id
- * and the kernel's _text address match this boot; else they are
+ * in perf's build-id cache; the build id perf recorded (its build-id
+ * section, or the MMAP2 records' own with --buildid-mmap) must match, else
+ * the frames stay unnamed and a note says which binary. Kernel frames are
+ * named from the running kernel's kallsyms only when the recorded kernel
+ * build id and the kernel's _text address match this boot; else they are
  * "[kernel.kallsyms]+offset" from _text, with a note.
  */
 #ifndef EVPROF_PERFDATA_H

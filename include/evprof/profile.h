@@ -498,14 +498,27 @@ struct evprof_pprof_opts {
 	 * "samples".
 	 */
 	const char *default_type;
+	/* Sample labels: enum evprof_pprof_labels; 0 (THREAD) by default. */
+	int labels;
+};
+
+enum evprof_pprof_labels {
+	/* pid and tid (numbers) and thread (the thread's name). */
+	EVPROF_PPROF_LABELS_THREAD = 0,
+	/*
+	 * Only process_name (the process's name, else its thread's): for
+	 * backends such as Pyroscope that make one series per distinct set
+	 * of sample labels, where pid and tid would make one per thread.
+	 */
+	EVPROF_PPROF_LABELS_PROCESS = 1,
 };
 
 /*
  * Writes a pprof profile (google/pprof profile.proto). Sample types are
  * samples/count, cpu/nanoseconds, then <counter>/count for every counter
  * and <weight>/nanoseconds for every weight type; one Sample per store
- * entry (thread, stack) with its sums and the labels
- * pid and tid (numbers) and thread (the thread's name). Each lib is a
+ * entry (thread, stack) with its sums and the labels opts->labels
+ * chooses (pid, tid and thread by default). Each lib is a
  * Mapping (path, build id in lowercase hex, has_functions; addresses are
  * lib-relative as in the Firefox output), kernel frames share a
  * "[kernel.kallsyms]" mapping; inlined frames are several Lines of one
@@ -517,6 +530,17 @@ struct evprof_pprof_opts {
 EVPROF_API int
 evprof_profile__write_pprof(const struct evprof_profile *p, const char *path,
 			    const struct evprof_pprof_opts *opts);
+
+/*
+ * As evprof_profile__write_pprof() into memory, not compressed (e.g. for
+ * evprof_pusher__push()). On success *buf is a malloc'd buffer of *len
+ * bytes that the caller frees with free(). Returns 0, -ENOENT, -EINVAL or
+ * -ENOMEM; *buf and *len are untouched on failure.
+ */
+EVPROF_API int
+evprof_profile__write_pprof_mem(const struct evprof_profile *p, void **buf,
+				size_t *len,
+				const struct evprof_pprof_opts *opts);
 
 struct evprof_speedscope_opts {
 	size_t sz; /* sizeof(struct evprof_speedscope_opts) */

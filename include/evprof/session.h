@@ -96,7 +96,11 @@ struct evprof_session_opts {
 	 * shares its counters, so a delta is the value minus the last value
 	 * of the same id (whatever thread it was), charged to the sample's
 	 * thread. Exact when EVPROF_SESSION_CUT samples end every thread's
-	 * interval. Records of one CPU must be fed in ring order.
+	 * interval. Some tasks are never sampled (the idle task of some CPUs
+	 * in a VM): PERF_RECORD_SWITCH_CPU_WIDE records (attr.context_switch
+	 * on the sampler) then say where the next thread's stretch began, and
+	 * the CPU time before it is unattributed. Records of one CPU must be
+	 * fed in ring order.
 	 */
 	bool per_cpu;
 };

@@ -71,6 +71,10 @@ int cli_parse_pids(const char *list, pid_t **pids);
  */
 int out_check(const char *path, bool *in_dir);
 
+/* True when p has a column (samples, cpu, a counter or a weight type) of
+ * that name: what --weight may name. */
+bool out_has_column(const struct evprof_profile *p, const char *name);
+
 /*
  * out_write(), and when the place fails (full disk, no permission...) the
  * same profile under $TMPDIR, /tmp, /var/tmp or $HOME, said on stderr.
@@ -82,6 +86,40 @@ int out_write_somewhere(const struct evprof_profile *p, const char *path,
 
 /* Why .html outputs and evprof view fail in a build without the page. */
 extern const char cli_page_missing[];
+
+/* --push and --tag (push.c). */
+#define CLI_PUSH_TAGS_MAX 16
+struct cli_push_conf {
+	const char *url;		     /* NULL: no push */
+	const char *tags[CLI_PUSH_TAGS_MAX]; /* "key=value" */
+	int nr_tags;
+	unsigned int wait_s;	 /* how long the end waits for the sender */
+	unsigned int timeout_ms; /* one attempt; 0: the library's */
+};
+struct evprof_pusher;
+/* Adds a --tag KEY=VALUE. Returns 0, or -1 after a message. */
+int cli_push_tag(struct cli_push_conf *c, const char *kv);
+/*
+ * A pusher for c->url: app name from the tag service_name (default
+ * "evprof"), labels from the other tags plus hostname, pmu and cpu;
+ * credentials from EVPROF_PUSH_USER/_PASSWORD, _TOKEN, _TENANT and
+ * _CA_FILE. NULL after a message.
+ */
+struct evprof_pusher *cli_pusher_new(struct cli_push_conf *c);
+/*
+ * Queues p (one window, wall-clock ns bounds, sampling rate in Hz or 0) as
+ * pprof with process-level sample labels. Returns 0 or -errno after a
+ * message. Never waits on the network: a continuous recording calls it per
+ * window.
+ */
+int cli_push_profile(struct evprof_pusher *pu, const struct evprof_profile *p,
+		     uint64_t start_ns, uint64_t end_ns, unsigned int rate);
+/*
+ * Waits up to wait_s for the queue to drain, reports what was sent,
+ * rejected, dropped or left unsent, and frees pu. Returns 0 when every
+ * window was sent, else -1.
+ */
+int cli_push_finish(struct evprof_pusher *pu, unsigned int wait_s);
 
 /* Prints "evprof: <message>\n" to stderr. */
 __attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);

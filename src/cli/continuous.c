@@ -3,7 +3,8 @@
  * evprof record --continuous: one complete profile per window of
  * --interval seconds (the recorder's windows), written into --output-dir as
  * evprof-<UTC start of the window>.<format's extension>, the last --keep
- * of them kept; the last, partial window is written when recording ends.
+ * of them kept, and/or queued for --push; the last, partial window when
+ * recording ends.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,11 +40,11 @@ int cont_init(struct cont *c, struct evprof_recorder *r)
 {
 	struct evprof_recorder_stats st;
 
-	if (mkdir(c->dir, 0777) && errno != EEXIST) {
+	if (c->dir && mkdir(c->dir, 0777) && errno != EEXIST) {
 		cli_err("cannot make %s: %s", c->dir, strerror(errno));
 		return -1;
 	}
-	if (access(c->dir, W_OK | X_OK)) {
+	if (c->dir && access(c->dir, W_OK | X_OK)) {
 		cli_err("cannot write into %s: %s", c->dir, strerror(errno));
 		return -1;
 	}
@@ -123,7 +124,15 @@ static void one_window(struct cont *c)
 		c->failed++;
 		return;
 	}
-	write_window(c, p);
+	if (c->dir)
+		write_window(c, p);
+	/* Queued: sending never holds up the recording. */
+	if (c->pusher &&
+	    cli_push_profile(
+		c->pusher, p, c->start_wall + (c->win_mono - c->start_mono),
+		c->start_wall + (evprof_profile__end(p) - c->start_mono),
+		c->rate))
+		c->failed++;
 	c->win_mono = evprof_profile__end(p);
 	evprof_profile__free(p);
 }
@@ -146,11 +155,12 @@ int cont_finish(struct cont *c)
 	if (!c->win_mono)
 		c->win_mono = c->start_mono;
 	one_window(c);
-	fprintf(stderr, "evprof: wrote %lu windows of %g s into %s%s\n",
-		c->written, c->interval, c->dir,
-		c->keep && c->written > (unsigned long)c->keep
-		    ? " (older ones removed: --keep)"
-		    : "");
+	if (c->dir)
+		fprintf(stderr, "evprof: wrote %lu windows of %g s into %s%s\n",
+			c->written, c->interval, c->dir,
+			c->keep && c->written > (unsigned long)c->keep
+			    ? " (older ones removed: --keep)"
+			    : "");
 	return c->failed ? -1 : 0;
 }
 

@@ -8,12 +8,15 @@
 #include "cli.h"
 
 struct evprof_recorder;
+struct evprof_pusher;
 
 struct cont {
 	/* the options */
-	double interval; /* seconds */
-	const char *dir;
-	int keep; /* windows kept, 0: all */
+	double interval;	      /* seconds */
+	const char *dir;	      /* NULL: not written */
+	struct evprof_pusher *pusher; /* NULL: not pushed */
+	unsigned int rate;	      /* sampling rate pushed, Hz or 0 */
+	int keep;		      /* windows kept, 0: all */
 	enum out_format fmt;
 	const char *weight;
 

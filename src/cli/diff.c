@@ -33,7 +33,9 @@ const char cli_diff_usage[] =
     "                      and BASE's negated, labelled pprof::base, as\n"
     "                      go tool pprof -diff_base shows them; or the\n"
     "                      page of evprof view (.html), NEW's flame graph\n"
-    "                      coloured red where it grew, blue where it shrank\n";
+    "                      coloured red where it grew, blue where it shrank\n"
+    "                      (its own switch compares shares or values;\n"
+    "                      --normalize and --limit are for the table)\n";
 
 /* Which of a function's values a table sorts and prints. */
 struct table {
@@ -289,8 +291,6 @@ static int run(const struct evprof_profile *p[2], const char *path[2],
 		say_uncompared(d, p, path);
 		evprof_profile_diff__column(d, (size_t)t.sort, &c);
 		po.weight = c.name;
-		if (!evprof_page__available())
-			cli_err("%s", cli_page_missing);
 		err = evprof_profile__write_page(p[1], out, &po);
 		if (err)
 			cli_err("cannot write %s: %s", out,
@@ -386,6 +386,11 @@ int cmd_diff(int argc, char **argv)
 		    "diff writes pprof (.pb.gz) or the page (.html), not %s",
 		    out);
 		return 2;
+	}
+	if (out && out_format_of(out) == OUT_PAGE &&
+	    !evprof_page__available()) {
+		cli_err("%s", cli_page_missing);
+		return 1;
 	}
 	for (s = 0; s < 2; s++) {
 		path[s] = argv[optind + s];

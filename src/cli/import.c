@@ -23,8 +23,10 @@ const char cli_import_usage[] =
     "                      standard input (perf record -o - | ...)\n"
     "  -o, --output OUT    write the profile to OUT (repeatable; default\n"
     "                      perf.json.gz); its name picks the format\n"
-    "                      (.folded, .pb.gz, else Firefox JSON)\n"
-    "  -f, --format FMT    firefox, folded or pprof, for every OUT\n"
+    "                      (.folded, .pb.gz, .speedscope.json, .html: the\n"
+    "                      page, else Firefox JSON)\n"
+    "  -f, --format FMT    firefox, folded, pprof or speedscope, for\n"
+    "                      every OUT\n"
     "  -w, --weight EVENT  weigh by that event (folded, Firefox) or show\n"
     "                      it first (pprof); default: samples\n"
     "      --symfs DIR     look for the recorded binaries under DIR first\n"
@@ -64,7 +66,8 @@ int cmd_import(int argc, char **argv)
 			fmt = out_parse_format(optarg);
 			if (fmt < 0) {
 				cli_err("unknown format '%s' (firefox, folded, "
-					"pprof)",
+					"pprof or speedscope; an OUT named "
+					".html gets the page)",
 					optarg);
 				return 2;
 			}
@@ -109,14 +112,16 @@ int cmd_import(int argc, char **argv)
 		return 1;
 	}
 	evprof_perfdata__stats(pd, &st);
+	if (weight && !out_has_column(p, weight)) {
+		cli_err("no event named '%s' in %s", weight, in);
+		err = -ENOENT;
+	}
 	for (size_t i = 0; i < nr_outs && !err; i++) {
 		err = out_write_somewhere(p, outs[i],
 					  fmt < 0 ? out_format_of(outs[i])
 						  : (enum out_format)fmt,
 					  weight, saved, sizeof(saved));
-		if (err == -ENOENT && weight)
-			cli_err("no event named '%s' in %s", weight, in);
-		else if (err)
+		if (err)
 			cli_err("cannot write %s: %s", outs[i],
 				evprof_strerror(err));
 	}

@@ -138,6 +138,21 @@ int out_check(const char *path, bool *in_dir)
 	return dir_writable(dirname(copy));
 }
 
+bool out_has_column(const struct evprof_profile *p, const char *name)
+{
+	const char *c;
+
+	if (!strcmp(name, "samples") || !strcmp(name, "cpu"))
+		return true;
+	for (int i = 0; (c = evprof_profile__counter_name(p, i)); i++)
+		if (!strcmp(c, name))
+			return true;
+	for (int i = 0; (c = evprof_profile__weight_name(p, i)); i++)
+		if (!strcmp(c, name))
+			return true;
+	return false;
+}
+
 /* Errors of the place, not of the profile: another place may work. */
 static bool place_error(int err)
 {

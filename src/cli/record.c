@@ -26,8 +26,9 @@ const char cli_record_usage[] =
     "usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
     "                     [-o FILE]... [--format firefox|folded|pprof|speedscope]\n"
     "                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
-    "                     [--off-cpu] [--continuous [--interval S] --output-dir DIR\n"
-    "                     [--keep N]]\n"
+    "                     [--off-cpu] [--push URL [--tag KEY=VALUE]...\n"
+    "                     [--push-wait S]] [--continuous [--interval S]\n"
+    "                     [--output-dir DIR [--keep N]]]\n"
     "                     [-p PID[,PID...] | -a [--include-idle]] [-- CMD ARGS...]\n"
     "\n"
     "  -e, --events LIST   first event samples, the others are counted with\n"
@@ -56,10 +57,16 @@ const char cli_record_usage[] =
     "  -p, --pid PIDS      attach to running processes (all their threads)\n"
     "  -a, --all-cpus      system-wide (per-CPU mode)\n"
     "      --include-idle  with -a, keep the idle task's samples\n"
-    "      --continuous    a complete profile per window (pprof unless\n"
-    "                      --format), written into --output-dir DIR as\n"
-    "                      evprof-<UTC start>.pb.gz; the last, partial one\n"
-    "                      at the end\n"
+    "      --push URL      also send the profile to Grafana Pyroscope at URL\n"
+    "                      (POST URL/ingest; credentials from EVPROF_PUSH_*)\n"
+    "      --tag KEY=VALUE a label of the pushed series (service_name=NAME\n"
+    "                      names it; default evprof); repeatable\n"
+    "      --push-wait S   at the end, wait at most S seconds for the push\n"
+    "                      (30)\n"
+    "      --continuous    a complete profile per window, written into\n"
+    "                      --output-dir DIR as evprof-<UTC start>.pb.gz\n"
+    "                      (pprof unless --format) and/or pushed; the last,\n"
+    "                      partial one at the end\n"
     "      --interval S    seconds per window (10)\n"
     "      --keep N        keep only the last N windows' files\n";
 
@@ -286,6 +293,9 @@ int cmd_record(int argc, char **argv)
 	    {"all-cpus", no_argument, NULL, 'a'},
 	    {"include-idle", no_argument, NULL, 'I'},
 	    {"off-cpu", no_argument, NULL, 'O'},
+	    {"push", required_argument, NULL, 'P'},
+	    {"tag", required_argument, NULL, 'T'},
+	    {"push-wait", required_argument, NULL, 'W'},
 	    {"continuous", no_argument, NULL, 'C'},
 	    {"interval", required_argument, NULL, 'i'},
 	    {"output-dir", required_argument, NULL, 'D'},
@@ -308,6 +318,9 @@ int cmd_record(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_sigint};
 	struct evprof_recorder *r = NULL;
 	struct evprof_profile *prof = NULL;
+	struct cli_push_conf push = {.wait_s = 30};
+	struct evprof_pusher *pusher = NULL;
+	struct timespec t0, t1;
 	pid_t *pids = NULL;
 	char saved[4096];
 	double duration = 0;
@@ -367,6 +380,21 @@ int cmd_record(int argc, char **argv)
 		case 'O':
 			ro.off_cpu = true;
 			break;
+		case 'P':
+			push.url = optarg;
+			break;
+		case 'T':
+			if (cli_push_tag(&push, optarg))
+				return 2;
+			break;
+		case 'W':
+			v = atol(optarg);
+			if (v < 0 || v > 86400) {
+				cli_err("--push-wait takes 0 to 86400 seconds");
+				return 2;
+			}
+			push.wait_s = (unsigned int)v;
+			break;
 		case 'C':
 			continuous = true;
 			break;
@@ -410,12 +438,14 @@ int cmd_record(int argc, char **argv)
 		cli_err("--format takes firefox, folded, pprof or speedscope");
 		return 2;
 	}
-	if (continuous && (!cont.dir || nr_outs || ro.off_cpu)) {
-		cli_err(!cont.dir ? "--continuous needs --output-dir DIR"
-			: nr_outs ? "--continuous writes into --output-dir, "
-				    "not -o"
-				  : "--continuous does not take --off-cpu "
-				    "(a wait ends after its window)");
+	if (continuous && ((!cont.dir && !push.url) || nr_outs || ro.off_cpu)) {
+		cli_err(
+		    !cont.dir && !push.url
+			? "--continuous needs --output-dir DIR or --push URL"
+		    : nr_outs ? "--continuous writes into --output-dir, "
+				"not -o"
+			      : "--continuous does not take --off-cpu "
+				"(a wait ends after its window)");
 		return 2;
 	}
 	if (!nr_outs)
@@ -459,6 +489,14 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
+	if (push.nr_tags && !push.url) {
+		cli_err("--tag labels pushed profiles: it needs --push");
+		return 2;
+	}
+	/* Refused before recording: bad labels, no libcurl. */
+	if (push.url && !(pusher = cli_pusher_new(&push)))
+		goto out;
+
 	r = evprof_recorder__new(&tg, events, &ro);
 	if (!r) {
 		if (errno >= EVPROF_ERR_FIRST || errno == E2BIG)
@@ -470,6 +508,7 @@ int cmd_record(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	clock_gettime(CLOCK_REALTIME, &t0);
 	err = evprof_recorder__start(r);
 	if (err && argc) {
 		cli_err("cannot run '%s': %s", argv[0], strerror(-err));
@@ -481,15 +520,18 @@ int cmd_record(int argc, char **argv)
 	if (continuous) {
 		cont.fmt = fmt < 0 ? OUT_PPROF : (enum out_format)fmt;
 		cont.weight = weight;
+		cont.pusher = pusher;
+		cont.rate = (unsigned int)ro.freq;
 		if (cont_init(&cont, r))
 			goto out;
 		status = record_loop(r, duration, cont_tick, &cont);
 		ret = argc ? evprof_exit_code(status) : 0;
 		if (cont_finish(&cont))
 			ret = ret ? ret : 1;
-		goto out;
+		goto push_end;
 	}
 	status = record_loop(r, duration, NULL, NULL);
+	clock_gettime(CLOCK_REALTIME, &t1);
 	ret = argc ? evprof_exit_code(status) : 0;
 
 	prof = evprof_recorder__profile(r, NULL);
@@ -499,6 +541,14 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	weight = check_weight(r, prof, weight);
+	/* Queued first: it goes out while the files are written. */
+	if (pusher &&
+	    cli_push_profile(
+		pusher, prof,
+		(uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec,
+		(uint64_t)t1.tv_sec * 1000000000ull + (uint64_t)t1.tv_nsec,
+		(unsigned int)ro.freq))
+		ret = ret ? ret : 1;
 	for (int i = 0; i < nr_outs; i++) {
 		enum out_format f =
 		    fmt < 0 ? out_format_of(outs[i]) : (enum out_format)fmt;
@@ -520,8 +570,15 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	summary(r, saved);
+push_end:
+	if (pusher) {
+		if (cli_push_finish(pusher, push.wait_s))
+			ret = ret ? ret : 1;
+		pusher = NULL;
+	}
 out:
 	cont_free(&cont);
+	evprof_pusher__free(pusher);
 	evprof_profile__free(prof);
 	evprof_recorder__free(r);
 	free(pids);

@@ -88,18 +88,18 @@ int cmd_report(int argc, char **argv)
 			evprof_strerror(errno));
 		return 1;
 	}
+	if (out ? weight && !out_has_column(p, weight)
+		: ro.sort && !out_has_column(p, ro.sort)) {
+		cli_err("no counter named '%s' in %s", out ? weight : ro.sort,
+			argv[optind]);
+		evprof_profile__free(p);
+		return 1;
+	}
 	if (out)
 		err = out_write(p, out, out_format_of(out), weight);
 	else
 		err = evprof_profile__write_report(p, stdout, &ro);
-	/*
-	 * -ENOENT is also a missing directory of OUT; without a name given
-	 * no counter can be missing.
-	 */
-	if (err == -ENOENT && (out ? weight : ro.sort))
-		cli_err("no counter named '%s' in %s", out ? weight : ro.sort,
-			argv[optind]);
-	else if (err)
+	if (err)
 		cli_err("cannot write %s: %s", out ? out : "the report",
 			evprof_strerror(err));
 	evprof_profile__free(p);

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <evprof/evprof.h>
@@ -113,8 +114,10 @@ static void *serve_conn(void *arg)
 	const char *host;
 	bool head;
 
-	/* A browser's idle preconnect must not hold a thread forever. */
+	/* A browser's idle preconnect, or a reader that stopped reading,
+	 * must not hold a thread forever. */
 	setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	while (n < sizeof(req) - 1) {
 		ssize_t k = recv(c->fd, req + n, sizeof(req) - 1 - n, 0);
 
@@ -159,6 +162,8 @@ static void open_browser(const char *url)
 
 	if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY"))
 		return;
+	/* Nothing waits for it: the kernel reaps it. */
+	signal(SIGCHLD, SIG_IGN);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
@@ -205,9 +210,16 @@ static int serve(struct site *s, int port, bool open)
 		int cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 
 		if (cfd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED ||
-			    errno == EMFILE || errno == ENFILE)
+			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
+			if (errno == EMFILE || errno == ENFILE) {
+				/* Out of fds until connections close: wait
+				 * rather than spin. */
+				nanosleep(
+				    &(struct timespec){.tv_nsec = 100000000},
+				    NULL);
+				continue;
+			}
 			cli_err("accept: %s", strerror(errno));
 			break;
 		}
@@ -320,13 +332,15 @@ int cmd_view(int argc, char **argv)
 		po.base = base;
 	}
 	po.title = argv[optind];
+	if (po.weight && !out_has_column(p, po.weight)) {
+		cli_err("no counter named '%s' in %s", po.weight, argv[optind]);
+		goto out;
+	}
 	if (out)
 		err = evprof_profile__write_page(p, out, &po);
 	else
 		err = page_in_memory(p, &po, &page, &site.len);
-	if (err == -ENOENT && po.weight)
-		cli_err("no counter named '%s' in %s", po.weight, argv[optind]);
-	else if (err)
+	if (err)
 		cli_err("cannot write %s: %s", out ? out : "the page",
 			evprof_strerror(err));
 	if (err || out) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Differential profiles: per-function sums of two profiles (profile_funcs)
- * joined by (name, lib) over the columns both carry, and the pprof form of
+ * joined by name and lib (a name in one lib on each side joined whatever
+ * the libs) over the columns both carry, and the pprof form of
  * the difference (one merged profile whose base half the pprof writer
  * negates).
  */
@@ -44,6 +45,7 @@ struct evprof_profile_diff {
 	struct dcol cols[MAX_COLS];
 	size_t nf;
 	struct dfunc *funcs;
+	uint8_t *has; /* per row: bit 0 base, bit 1 new */
 	double *vals; /* nf * V_N * nc */
 };
 
@@ -104,8 +106,9 @@ static uint32_t *sorted(const struct evprof__funcs *fs)
 	return idx;
 }
 
-/* Function g of side s (a group of fs[s]) into row f's values. */
-static void put_values(struct evprof_profile_diff *d,
+/* Adds function g of side s (a group of fs[s]) to row f's values: one
+ * row may sum several groups (two libs of one file name). */
+static void add_values(struct evprof_profile_diff *d,
 		       const struct evprof__funcs *fs, int s, uint32_t g,
 		       size_t f)
 {
@@ -116,14 +119,75 @@ static void put_values(struct evprof_profile_diff *d,
 		size_t at = (size_t)g * fs->nv + (size_t)col->col[s];
 		double k = s ? 1 : col->scale;
 
-		v[(s ? V_NEW_SELF : V_BASE_SELF) * d->nc + c] =
+		v[(s ? V_NEW_SELF : V_BASE_SELF) * d->nc + c] +=
 		    (double)fs->self[at] * k;
-		v[(s ? V_NEW_TOTAL : V_BASE_TOTAL) * d->nc + c] =
+		v[(s ? V_NEW_TOTAL : V_BASE_TOTAL) * d->nc + c] +=
 		    (double)fs->total[at] * k;
 	}
 }
 
-/* Joins the two sorted function lists into d's rows. */
+/*
+ * The rows of one function name: groups[s][0..n[s]) of side s, sorted by
+ * lib. Same lib name, one row. A name left in one lib on each side (the
+ * program renamed, app-v1 against app-v2) is the same function: one row
+ * under the new lib.
+ */
+static void join_name(struct evprof_profile_diff *d,
+		      const struct evprof__funcs *fs, uint32_t *const groups[2],
+		      const size_t n[2])
+{
+	size_t first = d->nf, only[2] = {0, 0}, at[2] = {0, 0};
+	uint8_t *has = d->has + first;
+
+	for (int s = 0; s < 2; s++) {
+		for (size_t k = 0; k < n[s]; k++) {
+			uint32_t g = groups[s][k];
+			const char *lib = evprof__funcs_lib(&fs[s], g);
+			size_t r = first;
+
+			while (r < d->nf && strcmp(d->funcs[r].lib, lib))
+				r++;
+			if (r == d->nf) {
+				d->funcs[d->nf++] = (struct dfunc){
+				    evprof__funcs_name(&fs[s], g), lib};
+			}
+			add_values(d, &fs[s], s, g, r);
+			d->has[r] |= 1 << s;
+		}
+	}
+	for (size_t r = 0; r < d->nf - first; r++) {
+		for (int s = 0; s < 2; s++) {
+			if (has[r] == 1 << s) {
+				only[s]++;
+				at[s] = first + r;
+			}
+		}
+	}
+	if (only[0] == 1 && only[1] == 1) {
+		double *b = &d->vals[at[0] * V_N * d->nc];
+		double *o = &d->vals[at[1] * V_N * d->nc];
+
+		for (size_t c = 0; c < d->nc; c++) {
+			b[V_NEW_SELF * d->nc + c] = o[V_NEW_SELF * d->nc + c];
+			b[V_NEW_TOTAL * d->nc + c] = o[V_NEW_TOTAL * d->nc + c];
+		}
+		d->funcs[at[0]].lib = d->funcs[at[1]].lib;
+		/* The new-only row goes: the last row takes its place. */
+		d->nf--;
+		d->has[at[0]] = 3;
+		if (at[1] != d->nf) {
+			d->funcs[at[1]] = d->funcs[d->nf];
+			d->has[at[1]] = d->has[d->nf];
+			memcpy(o, &d->vals[d->nf * V_N * d->nc],
+			       V_N * d->nc * sizeof(*o));
+		}
+		d->has[d->nf] = 0;
+		memset(&d->vals[d->nf * V_N * d->nc], 0,
+		       V_N * d->nc * sizeof(*o));
+	}
+}
+
+/* Joins the two sorted function lists into d's rows, name by name. */
 static int join(struct evprof_profile_diff *d, const struct evprof__funcs *fs)
 {
 	uint32_t *idx[2] = {sorted(&fs[0]), sorted(&fs[1])};
@@ -132,25 +196,35 @@ static int join(struct evprof_profile_diff *d, const struct evprof__funcs *fs)
 
 	d->funcs = calloc(n + 1, sizeof(*d->funcs));
 	d->vals = calloc((n + 1) * V_N * d->nc, sizeof(*d->vals));
-	if (!idx[0] || !idx[1] || !d->funcs || !d->vals)
+	d->has = calloc(n + 1, 1);
+	if (!idx[0] || !idx[1] || !d->funcs || !d->vals || !d->has)
 		goto out;
 	while (i[0] < fs[0].n || i[1] < fs[1].n) {
-		int c = i[0] == fs[0].n	  ? 1
-			: i[1] == fs[1].n ? -1
-					  : cmp_group(&fs[0], idx[0][i[0]],
-						      &fs[1], idx[1][i[1]]);
-		int s = c > 0; /* the side whose function comes first */
-		uint32_t g = idx[s][i[s]];
+		const char *name = NULL;
+		uint32_t *groups[2];
+		size_t run[2];
 
-		d->funcs[d->nf] = (struct dfunc){evprof__funcs_name(&fs[s], g),
-						 evprof__funcs_lib(&fs[s], g)};
-		put_values(d, &fs[s], s, g, d->nf);
-		i[s]++;
-		if (!c) {
-			put_values(d, &fs[1], 1, idx[1][i[1]], d->nf);
-			i[1]++;
+		/* The first name of either side. */
+		for (int s = 0; s < 2; s++) {
+			const char *c;
+
+			if (i[s] == fs[s].n)
+				continue;
+			c = evprof__funcs_name(&fs[s], idx[s][i[s]]);
+			if (!name || strcmp(c, name) < 0)
+				name = c;
 		}
-		d->nf++;
+		for (int s = 0; s < 2; s++) {
+			groups[s] = idx[s] + i[s];
+			run[s] = 0;
+			while (i[s] + run[s] < fs[s].n &&
+			       !strcmp(evprof__funcs_name(
+					   &fs[s], idx[s][i[s] + run[s]]),
+				       name))
+				run[s]++;
+			i[s] += run[s];
+		}
+		join_name(d, fs, groups, run);
 	}
 	err = 0;
 out:
@@ -161,7 +235,7 @@ out:
 
 static int compare(struct evprof_profile_diff *d, bool normalize)
 {
-	struct evprof__funcs fs[2];
+	struct evprof__funcs fs[2] = {0};
 	int err = 0, s;
 
 	for (s = 0; s < 2; s++) {
@@ -222,6 +296,7 @@ void evprof_profile_diff__free(struct evprof_profile_diff *d)
 	if (!d)
 		return;
 	free(d->funcs);
+	free(d->has);
 	free(d->vals);
 	free(d);
 }

@@ -27,6 +27,35 @@ void evprof__dso_file_close(struct evprof__dso_file *f)
 	f->fd = -1;
 }
 
+bool evprof__build_id_equal(const uint8_t *a, size_t alen, const uint8_t *b,
+			    size_t blen)
+{
+	return alen && alen == blen && !memcmp(a, b, alen);
+}
+
+int evprof__dso_path_build_id(const char *path, uint8_t *id, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n = 0;
+	const void *bid;
+	ssize_t len;
+	Elf *elf;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		len = dwelf_elf_gnu_build_id(elf, &bid);
+		if (len > 0 && (size_t)len <= max) {
+			memcpy(id, bid, (size_t)len);
+			n = (int)len;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return n;
+}
+
 /*
  * Takes fd (consumed) as f when it holds an ELF file that passes w's
  * identity checks. Returns 0 or -ENOENT.
@@ -51,8 +80,9 @@ static int take_fd(const struct evprof__dso_want *w, int fd, const char *what,
 	bid_len = dwelf_elf_gnu_build_id(f->elf, &bid);
 	if (bid_len < 0 || bid_len > EVPROF__MAX_BUILD_ID)
 		bid_len = 0;
-	if (w->build_id_len && ((size_t)bid_len != w->build_id_len ||
-				memcmp(bid, w->build_id, w->build_id_len))) {
+	if (w->build_id_len &&
+	    !evprof__build_id_equal(bid, (size_t)bid_len, w->build_id,
+				    w->build_id_len)) {
 		pr_debug("symbols: %s: build id differs from the mapping's\n",
 			 what);
 		goto skip;

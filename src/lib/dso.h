@@ -57,6 +57,21 @@ struct evprof__dso_file {
 };
 
 /*
+ * Whether build ids a (alen bytes) and b (blen) are one: the same length
+ * and bytes, never a prefix; an empty one matches nothing.
+ */
+EVPROF_HIDDEN bool evprof__build_id_equal(const uint8_t *a, size_t alen,
+					  const uint8_t *b, size_t blen);
+
+/*
+ * The GNU build id of the ELF file at path, copied into id (max bytes).
+ * Returns its length, 0 when the file has none or is no ELF file (or its
+ * id is longer than max), or -errno when it cannot be opened.
+ */
+EVPROF_HIDDEN int evprof__dso_path_build_id(const char *path, uint8_t *id,
+					    size_t max);
+
+/*
  * Opens the best file for w into *f. Returns 0, or -ENOENT when no
  * candidate is readable and is the mapped ELF file. The caller passes *f
  * to evprof__dso_report() or evprof__dso_new(), or closes it.

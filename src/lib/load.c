@@ -19,7 +19,7 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **out, size_t *olen)
 {
 	z_stream z = {0};
 	uint8_t *buf = NULL;
-	size_t cap = 0;
+	size_t cap = 0, done = 0; /* inflateReset() zeroes total_out */
 	int ret = Z_OK, err = 0;
 
 	if (inflateInit2(&z, 15 + 16) != Z_OK)
@@ -27,14 +27,19 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **out, size_t *olen)
 	z.next_in = (Bytef *)in;
 	z.avail_in = (uInt)(len < UINT32_MAX ? len : UINT32_MAX);
 	while (ret != Z_STREAM_END) {
-		if (evprof__vec_grow((void **)&buf, &cap, 1,
-				     z.total_out + 65536, SIZE_MAX)) {
+		size_t before;
+
+		if (evprof__vec_grow((void **)&buf, &cap, 1, done + 65536,
+				     SIZE_MAX)) {
 			err = -ENOMEM;
 			break;
 		}
-		z.next_out = buf + z.total_out;
-		z.avail_out = (uInt)(cap - z.total_out);
+		z.next_out = buf + done;
+		z.avail_out =
+		    (uInt)(cap - done < UINT32_MAX ? cap - done : UINT32_MAX);
+		before = z.avail_out;
 		ret = inflate(&z, Z_NO_FLUSH);
+		done += before - z.avail_out;
 		if (ret == Z_STREAM_END && z.avail_in) {
 			/* Concatenated members are one gzip file. */
 			ret = inflateReset(&z);
@@ -42,7 +47,7 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **out, size_t *olen)
 		}
 		if ((ret != Z_OK && ret != Z_STREAM_END) ||
 		    (ret == Z_OK && !z.avail_in && z.avail_out) ||
-		    z.total_out > LOAD_MAX) {
+		    done > LOAD_MAX) {
 			err = ret == Z_MEM_ERROR ? -ENOMEM
 						 : -EVPROF_ERR_MALFORMED;
 			break;
@@ -50,7 +55,7 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **out, size_t *olen)
 	}
 	if (!err && z.avail_in) /* beyond 4 GiB of input */
 		err = -EFBIG;
-	*olen = z.total_out;
+	*olen = done;
 	inflateEnd(&z);
 	if (err) {
 		free(buf);

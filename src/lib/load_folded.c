@@ -146,11 +146,12 @@ int evprof__load_folded(const char *buf, size_t len,
 	r.proc = evprof__load_process(r.p, 0, "folded");
 	if (r.proc < 0)
 		err = r.proc;
-	for (; !err && s < e; s = nl + 1, line++) {
+	for (; !err && s < e; line++) {
 		nl = memchr(s, '\n', (size_t)(e - s));
 		if (!nl)
 			nl = e;
 		err = read_line(&r, s, nl);
+		s = nl < e ? nl + 1 : e;
 	}
 	if (err == MALFORMED)
 		evprof__print(EVPROF_WARN,

@@ -112,9 +112,12 @@ struct pp {
 	struct pb extra;   /* extra string_table entries, encoded */
 	struct pb m, sub;  /* scratch messages */
 	uint64_t key_pid, key_tid, key_thread; /* label key strings */
-	size_t first_base;		       /* threads of a diff's base */
-	uint64_t key_base, str_true;	       /* "pprof::base", "true" */
-	int32_t *lf;			       /* location frames */
+	uint64_t key_process;		       /* "process_name" */
+	uint64_t *proc_str;  /* per process: its name's string, 0: none yet */
+	bool process_labels; /* EVPROF_PPROF_LABELS_PROCESS */
+	size_t first_base;   /* threads of a diff's base */
+	uint64_t key_base, str_true; /* "pprof::base", "true" */
+	int32_t *lf;		     /* location frames */
 	size_t nr_lf, cap_lf;
 	struct loc *locs;
 	size_t nr_locs, cap_locs;
@@ -231,6 +234,8 @@ static void write_header(struct pp *c, const char *def)
 	c->key_pid = extra_str(c, "pid");
 	c->key_tid = extra_str(c, "tid");
 	c->key_thread = extra_str(c, "thread");
+	if (c->process_labels)
+		c->key_process = extra_str(c, "process_name");
 	if (c->first_base < p->nr_threads) {
 		c->key_base = extra_str(c, "pprof::base");
 		c->str_true = extra_str(c, "true");
@@ -240,15 +245,41 @@ static void write_header(struct pp *c, const char *def)
 	evprof__sink_write(c->out, c->m.b, c->m.len);
 }
 
+static void put_label(struct pp *c, uint64_t key, uint32_t field, uint64_t v)
+{
+	c->sub.len = 0;
+	pb_u64(&c->sub, LABEL_KEY, key);
+	pb_u64(&c->sub, field, v);
+	pb_msg(&c->m, SAMPLE_LABEL, &c->sub);
+}
+
+static void thread_labels(struct pp *c, const struct evprof__thread *t,
+			  uint64_t name)
+{
+	put_label(c, c->key_pid, LABEL_NUM,
+		  (uint64_t)(int64_t)c->p->procs[t->proc].pid);
+	put_label(c, c->key_tid, LABEL_NUM, (uint64_t)(int64_t)t->tid);
+	put_label(c, c->key_thread, LABEL_STR, name);
+}
+
 /* One Sample per store entry of thread t. */
 static int write_thread(struct pp *c, const struct evprof__thread *t)
 {
 	const struct evprof_profile *p = c->p;
-	uint64_t name = extra_str(c, t->name);
+	uint64_t name = c->process_labels ? 0 : extra_str(c, t->name);
+	uint64_t proc_name = 0;
 	bool base = (size_t)(t - p->threads) >= c->first_base;
 	uint32_t i;
 	int64_t k;
 
+	if (c->process_labels) {
+		const char *pn = p->procs[t->proc].name;
+
+		if (!c->proc_str[t->proc])
+			c->proc_str[t->proc] =
+			    extra_str(c, pn && *pn ? pn : t->name);
+		proc_name = c->proc_str[t->proc];
+	}
 	for (k = t->first_entry; k >= 0; k = p->store.e[k].next) {
 		const uint64_t *a = evprof__entry_vals(p, (size_t)k);
 		int32_t st = p->store.e[k].stack;
@@ -267,25 +298,12 @@ static int write_thread(struct pp *c, const struct evprof__thread *t)
 			pb_varint(&c->sub, base ? -a[i] : a[i]);
 		pb_msg(&c->m, SAMPLE_VALUE, &c->sub);
 
-		c->sub.len = 0;
-		pb_u64(&c->sub, LABEL_KEY, c->key_pid);
-		pb_u64(&c->sub, LABEL_NUM,
-		       (uint64_t)(int64_t)p->procs[t->proc].pid);
-		pb_msg(&c->m, SAMPLE_LABEL, &c->sub);
-		c->sub.len = 0;
-		pb_u64(&c->sub, LABEL_KEY, c->key_tid);
-		pb_u64(&c->sub, LABEL_NUM, (uint64_t)(int64_t)t->tid);
-		pb_msg(&c->m, SAMPLE_LABEL, &c->sub);
-		c->sub.len = 0;
-		pb_u64(&c->sub, LABEL_KEY, c->key_thread);
-		pb_u64(&c->sub, LABEL_STR, name);
-		pb_msg(&c->m, SAMPLE_LABEL, &c->sub);
-		if (base) {
-			c->sub.len = 0;
-			pb_u64(&c->sub, LABEL_KEY, c->key_base);
-			pb_u64(&c->sub, LABEL_STR, c->str_true);
-			pb_msg(&c->m, SAMPLE_LABEL, &c->sub);
-		}
+		if (c->process_labels)
+			put_label(c, c->key_process, LABEL_STR, proc_name);
+		else
+			thread_labels(c, t, name);
+		if (base)
+			put_label(c, c->key_base, LABEL_STR, c->str_true);
 		if (c->m.oom || c->sub.oom)
 			return -ENOMEM;
 		emit(c->out, PROFILE_SAMPLE, &c->m);
@@ -454,28 +472,27 @@ static int write_pprof(struct pp *c, const char *def)
 	return c->out->err;
 }
 
-int evprof__write_pprof_diff(const struct evprof_profile *p, const char *path,
-			     const struct evprof_pprof_opts *opts,
-			     size_t first_base)
+/* Writes the profile into an opened sink; closing it is the caller's. */
+static int write_to_sink(const struct evprof_profile *p,
+			 struct evprof__sink *out,
+			 const struct evprof_pprof_opts *opts,
+			 size_t first_base)
 {
 	const char *def = EVPROF_OPTS_GET(opts, default_type, NULL);
-	struct evprof__sink out;
-	struct pp c = {.p = p, .out = &out, .first_base = first_base};
-	int err, cerr;
+	int labels = EVPROF_OPTS_GET(opts, labels, EVPROF_PPROF_LABELS_THREAD);
+	struct pp c = {.p = p, .out = out, .first_base = first_base};
+	int err;
 
-	if (!p || !path || !EVPROF_OPTS_VALID(opts, true))
+	if (labels != EVPROF_PPROF_LABELS_THREAD &&
+	    labels != EVPROF_PPROF_LABELS_PROCESS)
 		return -EINVAL;
-	if (def && evprof__profile_column(p, def) < 0)
-		return -ENOENT;
+	c.process_labels = labels == EVPROF_PPROF_LABELS_PROCESS;
 	if (!def)
 		def = p->has_cpu ? "cpu" : "samples";
 	c.nv = COL_COUNTERS + p->nr_counters + p->nr_weights;
 	c.next_str = p->nr_strs + 1;
-	err = evprof__sink_open(&out, path);
-	if (err)
-		return err;
-	err = write_pprof(&c, def);
-	cerr = evprof__sink_close(&out, !err);
+	c.proc_str = calloc(p->nr_procs + 1, sizeof(*c.proc_str));
+	err = c.proc_str ? write_pprof(&c, def) : -ENOMEM;
 	free(c.extra.b);
 	free(c.m.b);
 	free(c.sub.b);
@@ -486,6 +503,37 @@ int evprof__write_pprof_diff(const struct evprof_profile *p, const char *path,
 	free(c.next_at);
 	free(c.scratch);
 	free(c.maps);
+	free(c.proc_str);
+	return err;
+}
+
+static int check_args(const struct evprof_profile *p,
+		      const struct evprof_pprof_opts *opts)
+{
+	const char *def = EVPROF_OPTS_GET(opts, default_type, NULL);
+
+	if (!p || !EVPROF_OPTS_VALID(opts, true))
+		return -EINVAL;
+	if (def && evprof__profile_column(p, def) < 0)
+		return -ENOENT;
+	return 0;
+}
+
+int evprof__write_pprof_diff(const struct evprof_profile *p, const char *path,
+			     const struct evprof_pprof_opts *opts,
+			     size_t first_base)
+{
+	struct evprof__sink out;
+	int err, cerr;
+
+	err = check_args(p, opts);
+	if (err || !path)
+		return err ? err : -EINVAL;
+	err = evprof__sink_open(&out, path);
+	if (err)
+		return err;
+	err = write_to_sink(p, &out, opts, first_base);
+	cerr = evprof__sink_close(&out, !err);
 	return err ? err : cerr;
 }
 
@@ -494,4 +542,37 @@ int evprof_profile__write_pprof(const struct evprof_profile *p,
 				const struct evprof_pprof_opts *opts)
 {
 	return evprof__write_pprof_diff(p, path, opts, SIZE_MAX);
+}
+
+int evprof_profile__write_pprof_mem(const struct evprof_profile *p, void **buf,
+				    size_t *len,
+				    const struct evprof_pprof_opts *opts)
+{
+	struct evprof__sink out;
+	char *b = NULL;
+	size_t n = 0;
+	FILE *f;
+	int err, cerr;
+
+	err = check_args(p, opts);
+	if (err || !buf || !len)
+		return err ? err : -EINVAL;
+	f = open_memstream(&b, &n);
+	if (!f)
+		return -errno;
+	err = evprof__sink_open_file(&out, f);
+	if (!err) {
+		err = write_to_sink(p, &out, opts, SIZE_MAX);
+		cerr = evprof__sink_close(&out, !err);
+		err = err ? err : cerr;
+	}
+	if (fclose(f) && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(b);
+		return err;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
 }

@@ -393,6 +393,15 @@ static int malformed(struct evprof_perfdata *pd, uint32_t type, uint64_t off)
 	return fail(pd, off, what);
 }
 
+static int too_long(struct evprof_perfdata *pd, uint32_t type, uint64_t off)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "%s record too long to rewrite",
+		 evprof_record_type_name(type));
+	return fail(pd, off, what);
+}
+
 /* A kernel record leaves the ordering: into the session. */
 static int emit(void *ctx, const uint64_t *rec, uint32_t size, uint64_t off)
 {
@@ -433,6 +442,9 @@ static int emit(void *ctx, const uint64_t *rec, uint32_t size, uint64_t off)
 						   (size_t)err);
 		break;
 	}
+	/* Rewritten, it would pass the u16 size: perf never writes one. */
+	if (err == -E2BIG)
+		return too_long(pd, r.type, off);
 	/* A record the session could not use is counted there, not fatal. */
 	return err == -ENOMEM ? err : 0;
 }
@@ -474,6 +486,7 @@ static bool fast_time(struct evprof_perfdata *pd, const struct pd_rec *r,
 			   !!(f->sample_type & PERF_SAMPLE_IP) +
 			   !!(f->sample_type & PERF_SAMPLE_TID));
 	} else if (f->sample_id_all && r->type != PERF_RECORD_MMAP &&
+		   r->type != PERF_RECORD_MMAP2 &&
 		   r->type <= EVPROF_RECORD_CALLCHAIN_DEFERRED && r->type) {
 		sid = evprof__pd_sid_size(f);
 		if (r->size < 8 + sid)
@@ -503,7 +516,7 @@ static int queue(struct evprof_perfdata *pd, const struct pd_rec *pr)
 	/* Most records: the time read in place; emit() decodes them. */
 	if (fast_time(pd, pr, &time))
 		return evprof__pd_order_add(&pd->order, pr->data, pr->size,
-					    time, pr->off);
+					    time, pr->off, emit, pd);
 	err = decode(pd, pr->data, pr->size, &r, &a);
 	if (err == -ENOTSUP)
 		return note_unknown(pd, pr->type);
@@ -512,12 +525,25 @@ static int queue(struct evprof_perfdata *pd, const struct pd_rec *pr)
 	time = r.type == PERF_RECORD_SAMPLE ? r.sample.time
 	       : r.sid.present		    ? r.sid.time
 					    : 0;
-	/* The kernel map: where _text was (KASLR) when this was recorded. */
-	if (r.type == PERF_RECORD_MMAP && r.mmap.pid == UINT32_MAX &&
-	    !strncmp(r.mmap.filename, "[kernel.kallsyms]", 17))
+	/*
+	 * The kernel map: where _text was (KASLR) when this was recorded.
+	 * perf record --buildid-mmap (perf 5.12; the default since 6.x)
+	 * writes it as an MMAP2 with the kernel's build id, and then no
+	 * HEADER_BUILD_ID.
+	 */
+	if ((r.type == PERF_RECORD_MMAP || r.type == PERF_RECORD_MMAP2) &&
+	    r.mmap.pid == UINT32_MAX &&
+	    !strncmp(r.mmap.filename, "[kernel.kallsyms]", 17)) {
 		pd->ktext = r.mmap.pgoff;
+		if (r.mmap.build_id_size) {
+			pd->kbid_len = (uint8_t)(r.mmap.build_id_size > 20
+						     ? 20
+						     : r.mmap.build_id_size);
+			memcpy(pd->kbid, r.mmap.build_id, pd->kbid_len);
+		}
+	}
 	return evprof__pd_order_add(&pd->order, pr->data, pr->size, time,
-				    pr->off);
+				    pr->off, emit, pd);
 }
 
 static int one(struct evprof_perfdata *pd, const struct pd_rec *r);
@@ -540,8 +566,18 @@ static int compressed(struct evprof_perfdata *pd, const struct pd_rec *r)
 		len = (size_t)n;
 	}
 	pd->st.compressed++;
-	err = evprof__pd_unzip_feed(pd->unzip, b + start, len, pd->err,
-				    sizeof(pd->err));
+	evprof__pd_unzip_feed(pd->unzip, b + start, len);
+	while ((err = evprof__pd_unzip_next(pd->unzip, &in, pd->err,
+					    sizeof(pd->err))) > 0) {
+		in.off = r->off;
+		err = one(pd, &in);
+		if (err)
+			return err;
+	}
+	if (err == -EVPROF_ERR_BAD_PERFDATA && !pd->err[0])
+		return fail(
+		    pd, r->off,
+		    "record shorter than its header in compressed data");
 	if (err == -EVPROF_ERR_BAD_PERFDATA) {
 		size_t n = strlen(pd->err);
 
@@ -549,17 +585,6 @@ static int compressed(struct evprof_perfdata *pd, const struct pd_rec *r)
 			 " in the compressed record at offset 0x%" PRIx64,
 			 r->off);
 	}
-	while (!err) {
-		err = evprof__pd_unzip_next(pd->unzip, &in);
-		if (err <= 0)
-			break;
-		in.off = r->off;
-		err = one(pd, &in);
-	}
-	if (err == -EVPROF_ERR_BAD_PERFDATA && !pd->err[0])
-		return fail(
-		    pd, r->off,
-		    "record shorter than its header in compressed data");
 	return err;
 }
 

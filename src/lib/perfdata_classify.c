@@ -123,6 +123,9 @@ static void decide_kernel(struct evprof_perfdata *pd)
 {
 	const struct pd_buildid *kb =
 	    evprof__pd_buildid(&pd->h, "[kernel.kallsyms]", true);
+	/* Else the kernel map's own (perf record --buildid-mmap). */
+	const uint8_t *bid = kb ? kb->id : pd->kbid;
+	size_t len = kb ? kb->len : pd->kbid_len;
 
 	if (pd->no_symbols) {
 		snprintf(pd->kernel_why, sizeof(pd->kernel_why),
@@ -130,9 +133,8 @@ static void decide_kernel(struct evprof_perfdata *pd)
 		pd->kernel_ok = false;
 	} else {
 		pd->kernel_ok = evprof__pd_same_kernel(
-		    pd->kallsyms, pd->notes, kb ? kb->id : NULL,
-		    kb ? kb->len : 0, pd->ktext, pd->kernel_why,
-		    sizeof(pd->kernel_why));
+		    pd->kallsyms, pd->notes, bid, len, pd->ktext,
+		    pd->kernel_why, sizeof(pd->kernel_why));
 	}
 	/*
 	 * perf's copy of this kernel's kallsyms, when it has one for this
@@ -143,7 +145,7 @@ static void decide_kernel(struct evprof_perfdata *pd)
 	if (pd->kernel_ok) {
 		char hex[41], path[sizeof(pd->ksyms)];
 
-		evprof__hex(hex, kb->id, kb->len, false);
+		evprof__hex(hex, bid, len, false);
 		if (snprintf(path, sizeof(path),
 			     "%s/[kernel.kallsyms]/%s/kallsyms",
 			     pd->buildid_dir, hex) < (int)sizeof(path) &&

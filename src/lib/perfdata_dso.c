@@ -7,21 +7,15 @@
  * symbols from it would be silently wrong.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "dso.h"
 #include "kallsyms.h"
 #include "perfdata_internal.h"
-
-#define EHDR64_SIZE  64
-#define PHDR64_SIZE  56
-#define PT_NOTE_TYPE 4
-#define NOTE_MAX     (64 * 1024)
 
 void evprof__pd_dsos_free(struct pd_dsos *d)
 {
@@ -32,61 +26,6 @@ void evprof__pd_dsos_free(struct pd_dsos *d)
 	EVPROF_VEC_FREE(&d->a);
 	evprof__hashmap_free(d->by_path);
 	d->by_path = NULL;
-}
-
-static int pread_all(int fd, void *buf, size_t len, off_t off)
-{
-	ssize_t r = pread(fd, buf, len, off);
-
-	return r == (ssize_t)len ? 0 : -EIO;
-}
-
-/*
- * The build id from the PT_NOTE segments of a 64-bit little-endian ELF
- * file (what x86-64 and arm64 Linux run); 0 for any other file.
- */
-int evprof__pd_file_build_id(const char *path, uint8_t *id, size_t max)
-{
-	uint8_t eh[EHDR64_SIZE], ph[PHDR64_SIZE], *notes;
-	uint64_t phoff;
-	uint16_t phnum, phentsize;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), n = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (pread_all(fd, eh, sizeof(eh), 0) || memcmp(eh, "\177ELF", 4) ||
-	    eh[4] != 2 || eh[5] != 1)
-		goto out;
-	phoff = evprof__load_u64(eh + 32);
-	phentsize = (uint16_t)(eh[54] | eh[55] << 8);
-	phnum = (uint16_t)(eh[56] | eh[57] << 8);
-	if (phentsize < PHDR64_SIZE)
-		goto out;
-	for (uint16_t i = 0; i < phnum && !n; i++) {
-		uint64_t off, len;
-
-		if (pread_all(fd, ph, sizeof(ph),
-			      (off_t)(phoff + (uint64_t)i * phentsize)))
-			break;
-		if (evprof__load_u32(ph) != PT_NOTE_TYPE)
-			continue;
-		off = evprof__load_u64(ph + 8);
-		len = evprof__load_u64(ph + 32);
-		if (len > NOTE_MAX)
-			continue;
-		notes = malloc(len ? len : 1);
-		if (!notes)
-			break;
-		if (!pread_all(fd, notes, len, (off_t)off)) {
-			n = evprof__notes_build_id(notes, len, id, max);
-			if (n < 0)
-				n = 0;
-		}
-		free(notes);
-	}
-out:
-	close(fd);
-	return n;
 }
 
 /* path exists and, when a build id is known, has that build id. */
@@ -101,9 +40,8 @@ static enum pd_dso_status check(const char *path, const uint8_t *bid,
 		return PD_DSO_MISSING;
 	if (!len)
 		return PD_DSO_UNCHECKED;
-	n = evprof__pd_file_build_id(path, got, sizeof(got));
-	/* A short recorded id is a prefix (perf pads to 20 bytes). */
-	if (n > 0 && (size_t)n >= len && !memcmp(got, bid, len))
+	n = evprof__dso_path_build_id(path, got, sizeof(got));
+	if (n > 0 && evprof__build_id_equal(got, (size_t)n, bid, len))
 		return PD_DSO_FOUND;
 	return PD_DSO_DIFFERENT;
 }
@@ -188,6 +126,9 @@ const struct pd_dso *evprof__pd_dso(struct pd_dsos *d, const char *path,
 		d->a.a[k].frames++;
 		return &d->a.a[k];
 	}
+	e.bid_len = (uint8_t)(len < sizeof(e.bid) ? len : sizeof(e.bid));
+	if (e.bid_len)
+		memcpy(e.bid, bid, e.bid_len);
 	e.path = strdup(path);
 	if (!e.path || resolve(d, &e, bid, len) || EVPROF_VEC_PUSH(&d->a, e)) {
 		free(e.path);
@@ -249,7 +190,7 @@ bool evprof__pd_same_kernel(const char *kallsyms_path, const char *notes_path,
 			 "unknown");
 		return false;
 	}
-	if ((size_t)n < len || memcmp(now, bid, len)) {
+	if (!evprof__build_id_equal(now, (size_t)n, bid, len)) {
 		snprintf(why, whylen,
 			 "the file comes from another kernel "
 			 "(build id differs)");

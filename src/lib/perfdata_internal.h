@@ -159,14 +159,20 @@ EVPROF_HIDDEN int evprof__pd_src_slurp(struct pd_src *s);
 
 EVPROF_HIDDEN struct pd_unzip *evprof__pd_unzip_new(void);
 EVPROF_HIDDEN void evprof__pd_unzip_free(struct pd_unzip *z);
-/* Feeds the payload of a COMPRESSED record. Returns 0 or -errno. */
-EVPROF_HIDDEN int evprof__pd_unzip_feed(struct pd_unzip *z, const void *buf,
-					size_t len, char *err, size_t errlen);
+/*
+ * Takes the payload of a COMPRESSED record (buf must stay valid until
+ * evprof__pd_unzip_next() returned 0): it is decompressed as its records
+ * are asked for.
+ */
+EVPROF_HIDDEN void evprof__pd_unzip_feed(struct pd_unzip *z, const void *buf,
+					 size_t len);
 /*
  * The next whole decompressed record, copied 8-byte aligned: 1, 0 when
- * none is complete yet, or -EVPROF_ERR_BAD_PERFDATA for a bad size.
+ * the payload holds no more whole one, or -EVPROF_ERR_BAD_PERFDATA for a
+ * bad size (err "") or bad zstd data (err says what).
  */
-EVPROF_HIDDEN int evprof__pd_unzip_next(struct pd_unzip *z, struct pd_rec *r);
+EVPROF_HIDDEN int evprof__pd_unzip_next(struct pd_unzip *z, struct pd_rec *r,
+					char *err, size_t errlen);
 /* Bytes of an incomplete record left over. */
 EVPROF_HIDDEN size_t evprof__pd_unzip_left(const struct pd_unzip *z);
 
@@ -208,15 +214,25 @@ struct pd_order {
 	} * q;
 	size_t nr, cap;
 	uint64_t seq, max_time, limit;
+	size_t max_bytes; /* 0: PD_ORDER_MAX_BYTES (tests set less) */
 };
+
+/* What may wait for its round before the older half is handed on. */
+#define PD_ORDER_MAX_BYTES ((size_t)64 << 20)
 
 typedef int (*pd_emit_fn)(void *ctx, const uint64_t *rec, uint32_t size,
 			  uint64_t off);
 
 EVPROF_HIDDEN void evprof__pd_order_free(struct pd_order *o);
+/*
+ * Queues a record; when the queue would pass its byte cap, first emits
+ * its older half through fn. Returns 0, -ENOMEM or fn's error.
+ */
 EVPROF_HIDDEN int evprof__pd_order_add(struct pd_order *o, const uint64_t *rec,
 				       uint32_t size, uint64_t time,
-				       uint64_t off);
+				       uint64_t off, pd_emit_fn fn, void *ctx);
+/* Bytes the waiting records take (arena and queue). */
+EVPROF_HIDDEN size_t evprof__pd_order_bytes(const struct pd_order *o);
 /* A FINISHED_ROUND: emits what no later record can precede. */
 EVPROF_HIDDEN int evprof__pd_order_round(struct pd_order *o, pd_emit_fn fn,
 					 void *ctx);
@@ -238,6 +254,8 @@ struct pd_dso {
 	char *resolved; /* the file to read */
 	enum pd_dso_status status;
 	uint64_t frames; /* mmaps seen */
+	uint8_t bid[20]; /* the build id it was checked against */
+	uint8_t bid_len; /* 0: none recorded */
 };
 
 struct pd_dsos {
@@ -256,9 +274,6 @@ EVPROF_HIDDEN const struct pd_dso *evprof__pd_dso(struct pd_dsos *d,
 						  const char *path,
 						  const uint8_t *bid,
 						  size_t len);
-/* The GNU build id of an ELF file: its length, 0 when none, or -errno. */
-EVPROF_HIDDEN int evprof__pd_file_build_id(const char *path, uint8_t *id,
-					   size_t max);
 /* _text in a kallsyms file, 0 when it has none. */
 EVPROF_HIDDEN uint64_t evprof__pd_kallsyms_text(const char *path);
 /*
@@ -334,8 +349,8 @@ EVPROF_HIDDEN size_t evprof__pd_sid_size(const struct evprof_record_fmt *fmt);
 
 /* A synthetic id's top bits: kernel ids are small counters. */
 #define SYNTH_ID (1ULL << 63)
-/* Binaries named in one note before "and N more". */
-#define NOTE_DSOS 8
+/* Binaries given a note each before one "and N more". */
+#define NOTE_DSOS 10
 
 struct cpu_total { /* per-CPU group reads (-a): the last value per id */
 	uint64_t id, last;
@@ -362,6 +377,8 @@ struct evprof_perfdata {
 	/* The kallsyms file kernel frames are named from (kernel_ok). */
 	char ksyms[4096];
 	uint64_t ktext;
+	/* The kernel map's build id (MMAP2, --buildid-mmap), len 0: none. */
+	uint8_t kbid[20], kbid_len;
 	uint64_t kernel_samples;
 	/* Sum of periods per (attr, tid): the values of synthetic entries. */
 	struct evprof_hashmap *cum;

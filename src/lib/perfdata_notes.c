@@ -160,36 +160,50 @@ static void note_counters(const struct evprof_perfdata *pd,
 
 /*
  * perf records the build ids of the binaries that have samples only: one
- * without is then one no frame needs. A file with none at all (pipe mode,
+ * without is then one no frame needs. With --buildid-mmap every MMAP2
+ * carries its file's build id instead. A file with none at all (pipe mode,
  * -z, --no-buildid) cannot say which files are right.
  */
 static void note_dsos(const struct evprof_perfdata *pd,
 		      struct evprof_profile *p)
 {
-	bool none = !pd->h.bids.n;
+	bool none = !pd->h.bids.n && !pd->kbid_len;
+	size_t said = 0;
 	char hex[41];
 
+	for (size_t i = 0; i < pd->dsos.a.n; i++)
+		none &= !pd->dsos.a.a[i].bid_len;
 	for (size_t i = 0; i < pd->dsos.a.n; i++) {
 		const struct pd_dso *d = &pd->dsos.a.a[i];
-		const struct pd_buildid *b =
-		    evprof__pd_buildid(&pd->h, d->path, false);
+		bool missing =
+		    d->status == PD_DSO_MISSING && (d->bid_len || none);
 
-		if (b)
-			evprof__hex(hex, b->id, b->len, false);
+		if (!missing && d->status != PD_DSO_DIFFERENT)
+			continue;
+		/* A container's worth of binaries is not a wall of notes. */
+		if (said++ >= NOTE_DSOS)
+			continue;
+		if (d->bid_len)
+			evprof__hex(hex, d->bid, d->bid_len, false);
 		else
 			snprintf(hex, sizeof(hex), "not recorded");
-		if (d->status == PD_DSO_MISSING && (b || none))
+		if (missing)
 			note(p,
 			     "binary not found: %s (build id %s), under "
 			     "--symfs, at its path or in the build-id cache: "
 			     "its frames are unnamed",
 			     d->path, hex);
-		else if (d->status == PD_DSO_DIFFERENT)
+		else
 			note(p,
 			     "binary %s differs from the one recorded (build "
 			     "id %s): not used, its frames are unnamed",
 			     d->path, hex);
 	}
+	if (said > NOTE_DSOS)
+		note(p,
+		     "and %zu more binaries not found or different from the "
+		     "ones recorded: their frames are unnamed",
+		     said - NOTE_DSOS);
 	if (none && pd->dsos.a.n)
 		note(p, "the file records no build ids (pipe mode, -z or "
 			"--no-buildid): binaries were read from their "
@@ -230,10 +244,11 @@ void evprof__pd_notes(const struct evprof_perfdata *pd,
 		     "id and _text match this boot)",
 		     pd->ksyms);
 	else if (pd->kernel_samples)
-		note(p,
-		     "kernel frames are not named: %s; they show as "
-		     "[kernel.kallsyms]+offset from _text",
-		     pd->kernel_why);
+		note(p, "kernel frames are not named: %s; they show as %s",
+		     pd->kernel_why,
+		     pd->ktext ? "[kernel.kallsyms]+offset from _text"
+			       : "[kernel.kallsyms]+address (no kernel map "
+				 "says where _text was)");
 	note_dsos(pd, p);
 }
 

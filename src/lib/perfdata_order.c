@@ -9,6 +9,12 @@
  * sorted by time (ties keep file order) and handed on; the rest wait. This
  * is perf's own rule (ordered_events, OE_FLUSH__ROUND), and keeps at most
  * two rounds in memory.
+ *
+ * A file without rounds (perf before 2.6.38, other writers, a crafted
+ * one) would be held whole until the end: past a byte cap the older half
+ * of what waits is handed on (perf's OE_FLUSH__HALF when its queue is
+ * full), so memory stays bounded and only records that come later than
+ * half the queue is old can be out of order.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,34 +30,6 @@ void evprof__pd_order_free(struct pd_order *o)
 	memset(o, 0, sizeof(*o));
 }
 
-int evprof__pd_order_add(struct pd_order *o, const uint64_t *rec, uint32_t size,
-			 uint64_t time, uint64_t off)
-{
-	size_t words = (size + 7) / 8;
-
-	if (o->nr == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 1024;
-		struct pd_qent *q = realloc(o->q, cap * sizeof(*q));
-
-		if (!q)
-			return -ENOMEM;
-		o->q = q;
-		o->cap = cap;
-	}
-	if (EVPROF_VEC_RESERVE(&o->arena, o->arena.n + words))
-		return -ENOMEM;
-	memcpy(o->arena.a + o->arena.n, rec, size);
-	o->q[o->nr++] = (struct pd_qent){.time = time,
-					 .seq = o->seq++,
-					 .word = o->arena.n,
-					 .size = size,
-					 .off = off};
-	o->arena.n += words;
-	if (time > o->max_time)
-		o->max_time = time;
-	return 0;
-}
-
 static int cmp_qent(const void *pa, const void *pb)
 {
 	const struct pd_qent *a = pa, *b = pb;
@@ -61,16 +39,13 @@ static int cmp_qent(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* Emits, in time order, every record at or before limit; keeps the rest. */
-static int emit_upto(struct pd_order *o, uint64_t limit, bool all,
-		     pd_emit_fn fn, void *ctx)
+/* Emits the first n records of the sorted queue, keeps the rest. */
+static int emit_first(struct pd_order *o, size_t n, pd_emit_fn fn, void *ctx)
 {
 	size_t i, keep = 0;
-	int err = 0;
+	int err;
 
-	if (o->nr)
-		qsort(o->q, o->nr, sizeof(*o->q), cmp_qent);
-	for (i = 0; i < o->nr && (all || o->q[i].time <= limit); i++) {
+	for (i = 0; i < n; i++) {
 		err = fn(ctx, o->arena.a + o->q[i].word, o->q[i].size,
 			 o->q[i].off);
 		if (err)
@@ -96,18 +71,73 @@ static int emit_upto(struct pd_order *o, uint64_t limit, bool all,
 		o->arena = o->spare;
 		o->spare = t;
 	}
-	return err;
+	return 0;
+}
+
+static void sort_queue(struct pd_order *o)
+{
+	if (o->nr)
+		qsort(o->q, o->nr, sizeof(*o->q), cmp_qent);
+}
+
+size_t evprof__pd_order_bytes(const struct pd_order *o)
+{
+	return o->arena.n * 8 + o->nr * sizeof(*o->q);
+}
+
+int evprof__pd_order_add(struct pd_order *o, const uint64_t *rec, uint32_t size,
+			 uint64_t time, uint64_t off, pd_emit_fn fn, void *ctx)
+{
+	size_t words = (size + 7) / 8;
+	size_t max = o->max_bytes ? o->max_bytes : PD_ORDER_MAX_BYTES;
+
+	if (evprof__pd_order_bytes(o) + size + sizeof(*o->q) > max && o->nr) {
+		int err;
+
+		sort_queue(o);
+		err = emit_first(o, (o->nr + 1) / 2, fn, ctx);
+		if (err)
+			return err;
+	}
+
+	if (o->nr == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 1024;
+		struct pd_qent *q = realloc(o->q, cap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		o->q = q;
+		o->cap = cap;
+	}
+	if (EVPROF_VEC_RESERVE(&o->arena, o->arena.n + words))
+		return -ENOMEM;
+	memcpy(o->arena.a + o->arena.n, rec, size);
+	o->q[o->nr++] = (struct pd_qent){.time = time,
+					 .seq = o->seq++,
+					 .word = o->arena.n,
+					 .size = size,
+					 .off = off};
+	o->arena.n += words;
+	if (time > o->max_time)
+		o->max_time = time;
+	return 0;
 }
 
 int evprof__pd_order_round(struct pd_order *o, pd_emit_fn fn, void *ctx)
 {
-	int err = emit_upto(o, o->limit, false, fn, ctx);
+	size_t n = 0;
+	int err;
 
+	sort_queue(o);
+	while (n < o->nr && o->q[n].time <= o->limit)
+		n++;
+	err = emit_first(o, n, fn, ctx);
 	o->limit = o->max_time;
 	return err;
 }
 
 int evprof__pd_order_flush(struct pd_order *o, pd_emit_fn fn, void *ctx)
 {
-	return emit_upto(o, 0, true, fn, ctx);
+	sort_queue(o);
+	return emit_first(o, o->nr, fn, ctx);
 }

@@ -171,10 +171,19 @@ int evprof__pd_src_slurp(struct pd_src *s)
 
 /* ---- zstd --------------------------------------------------------------- */
 
+/*
+ * The output window holds one incomplete record (< 64 KiB) and at least
+ * as much room again: records are handed out as they are decompressed,
+ * so a small COMPRESSED record that inflates to gigabytes needs no more.
+ */
+#define UNZIP_CAP (2 * PD_MAX_RECORD)
+
 struct pd_unzip {
 	ZSTD_DStream *ds;
-	uint8_t *out; /* decompressed bytes [start, end) not yet handed out */
-	size_t cap, start, end;
+	ZSTD_inBuffer in; /* the payload being drained */
+	bool full;	  /* the last call filled the window: zstd holds more */
+	uint8_t *out;	  /* decompressed bytes [start, end) not handed out */
+	size_t start, end;
 	uint64_t rec[PD_MAX_RECORD / 8];
 };
 
@@ -185,8 +194,7 @@ struct pd_unzip *evprof__pd_unzip_new(void)
 	if (!z)
 		return NULL;
 	z->ds = ZSTD_createDStream();
-	z->cap = 4 * PD_MAX_RECORD;
-	z->out = malloc(z->cap);
+	z->out = malloc(UNZIP_CAP);
 	if (!z->ds || !z->out || ZSTD_isError(ZSTD_initDStream(z->ds))) {
 		evprof__pd_unzip_free(z);
 		return NULL;
@@ -203,68 +211,62 @@ void evprof__pd_unzip_free(struct pd_unzip *z)
 	free(z);
 }
 
-int evprof__pd_unzip_feed(struct pd_unzip *z, const void *buf, size_t len,
-			  char *err, size_t errlen)
+void evprof__pd_unzip_feed(struct pd_unzip *z, const void *buf, size_t len)
 {
-	ZSTD_inBuffer in = {buf, len, 0};
+	z->in = (ZSTD_inBuffer){buf, len, 0};
+}
 
-	/* What is left is the start of a record that straddles chunks. */
+/* Decompresses what fits behind the bytes not handed out yet. */
+static int unzip_more(struct pd_unzip *z, char *err, size_t errlen)
+{
+	ZSTD_outBuffer out;
+	size_t r;
+
+	/* What is left is the start of a record: it moves to the front. */
 	if (z->start) {
 		memmove(z->out, z->out + z->start, z->end - z->start);
 		z->end -= z->start;
 		z->start = 0;
 	}
-	while (in.pos < in.size) {
-		ZSTD_outBuffer out;
-		size_t r;
-
-		if (z->cap - z->end < PD_MAX_RECORD) {
-			/*
-			 * Growth is bounded by what one chunk holds: perf
-			 * compresses at most its mmap_len per record.
-			 */
-			uint8_t *n;
-
-			if (z->cap >= ((size_t)1 << 31))
-				return -EFBIG;
-			n = realloc(z->out, z->cap * 2);
-			if (!n)
-				return -ENOMEM;
-			z->out = n;
-			z->cap *= 2;
-		}
-		out = (ZSTD_outBuffer){z->out + z->end, z->cap - z->end, 0};
-		r = ZSTD_decompressStream(z->ds, &out, &in);
-		if (ZSTD_isError(r)) {
-			snprintf(err, errlen, "zstd: %s", ZSTD_getErrorName(r));
-			return -EVPROF_ERR_BAD_PERFDATA;
-		}
-		z->end += out.pos;
+	out = (ZSTD_outBuffer){z->out + z->end, UNZIP_CAP - z->end, 0};
+	r = ZSTD_decompressStream(z->ds, &out, &z->in);
+	if (ZSTD_isError(r)) {
+		snprintf(err, errlen, "zstd: %s", ZSTD_getErrorName(r));
+		return -EVPROF_ERR_BAD_PERFDATA;
 	}
+	z->end += out.pos;
+	z->full = out.pos == out.size;
 	return 0;
 }
 
-int evprof__pd_unzip_next(struct pd_unzip *z, struct pd_rec *r)
+int evprof__pd_unzip_next(struct pd_unzip *z, struct pd_rec *r, char *err,
+			  size_t errlen)
 {
-	const uint8_t *p = z->out + z->start;
-	size_t avail = z->end - z->start;
-	uint16_t size;
+	for (;;) {
+		const uint8_t *p = z->out + z->start;
+		size_t avail = z->end - z->start;
+		uint16_t size = avail >= 8 ? (uint16_t)(p[6] | p[7] << 8) : 0;
+		int e;
 
-	if (avail < 8)
-		return 0;
-	size = (uint16_t)(p[6] | p[7] << 8);
-	if (size < 8)
-		return -EVPROF_ERR_BAD_PERFDATA;
-	if (avail < size)
-		return 0;
-	memcpy(z->rec, p, size);
-	r->data = z->rec;
-	r->type = evprof__load_u32(p);
-	r->misc = (uint16_t)(p[4] | p[5] << 8);
-	r->size = size;
-	r->decompressed = true;
-	z->start += size;
-	return 1;
+		if (avail >= 8 && size < 8)
+			return -EVPROF_ERR_BAD_PERFDATA;
+		if (avail >= 8 && avail >= size) {
+			memcpy(z->rec, p, size);
+			r->data = z->rec;
+			r->type = evprof__load_u32(p);
+			r->misc = (uint16_t)(p[4] | p[5] << 8);
+			r->size = size;
+			r->decompressed = true;
+			z->start += size;
+			return 1;
+		}
+		/* A record straddles into the next COMPRESSED record. */
+		if (z->in.pos == z->in.size && !z->full)
+			return 0;
+		e = unzip_more(z, err, errlen);
+		if (e)
+			return e;
+	}
 }
 
 size_t evprof__pd_unzip_left(const struct pd_unzip *z)

@@ -14,6 +14,8 @@
 
 /* Largest record: the header's u16 size, 8-byte aligned. */
 #define MAX_SIZE 65528u
+/* The session's sample_id trailer: pid/tid, time, id, cpu. */
+#define SID_WORDS 4
 
 size_t evprof__pd_sid_size(const struct evprof_record_fmt *fmt)
 {
@@ -203,6 +205,14 @@ int evprof__pd_xcode_sideband(struct pd_xcode *x, const uint64_t *rec,
 		memcpy(w + 1, rec + 1, 4 * 8);
 		n = 5 + put_string(w + 5, filename);
 	} else {
+		/*
+		 * The trailer replaces the record's own (0 to 6 words): a
+		 * body near 64 KiB leaves no room for it. No record the
+		 * session takes is that long (COMM, FORK, LOST, ... are a
+		 * few words; paths end at PATH_MAX), so it is a bad one.
+		 */
+		if (8 * (1 + body + SID_WORDS) > MAX_SIZE)
+			return -E2BIG;
 		memcpy(w + 1, rec + 1, body * 8);
 		n = 1 + body;
 	}

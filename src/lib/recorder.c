@@ -115,6 +115,7 @@ static int set_options(struct evprof_recorder *r,
 	if (!r->period)
 		clamp_freq(r, o->freq ? o->freq : FREQ_DEFAULT);
 	r->ring_pages = o->ring_pages ? o->ring_pages : RING_PAGES_DEFAULT;
+	r->ring_pages_asked = o->ring_pages;
 	r->callchain = o->call_graph != EVPROF_CALL_GRAPH_NONE;
 	if (o->call_graph == EVPROF_CALL_GRAPH_DWARF) {
 		uint32_t sz = o->stack_size ? o->stack_size

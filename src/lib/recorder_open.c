@@ -113,11 +113,20 @@ static size_t build_attrs(struct evprof_recorder *r,
 		a->enable_on_exec = r->child > 0 && !r->per_cpu;
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = 1;
 		a->task = 1;
-		/* Switch records: when each off-CPU interval ends. */
-		a->context_switch = r->off_cpu;
+		/*
+		 * Switch records: when each off-CPU interval ends; per CPU,
+		 * where each thread's stretch begins when the task before it
+		 * was never sampled (the cut's reads alone would give that
+		 * task's time to it).
+		 */
+		a->context_switch = r->off_cpu || (r->per_cpu && r->cut_member);
 		set_call_graph(r, a);
 		a->watermark = 1;
-		a->wakeup_watermark = (uint32_t)(r->ring_pages * 4096 / 4);
+		a->wakeup_watermark =
+		    (uint32_t)((r->ring_pages < RING_PAGES_SMALL
+				    ? r->ring_pages
+				    : RING_PAGES_SMALL) *
+			       4096 / 4);
 		if (r->cpu_time_member) {
 			struct perf_event_attr *t = &attrs[n++];
 
@@ -145,14 +154,19 @@ static size_t build_attrs(struct evprof_recorder *r,
 		};
 		common_attr(r, c, st);
 		/*
-		 * Its samples are parsed with the sampler's format; the
-		 * session keeps a cut's stack only for off-CPU intervals,
-		 * else copy 0 bytes of it.
+		 * Its samples are parsed with the sampler's format. Without
+		 * --off-cpu the session keeps a cut's stack only for a
+		 * thread that has no sample of its own, whose user part is
+		 * what tells it apart: no kernel walk (always the switch
+		 * path, about a third of what a switch costs with the cut,
+		 * measured on the switch bench) and no stack copy.
 		 */
 		set_call_graph(r, c);
 		evprof_attr__set_bit(c, EVPROF_ATTR_BIT_DEFER_OUTPUT, false);
-		if (!r->off_cpu)
+		if (!r->off_cpu) {
 			c->sample_stack_user = 0;
+			c->exclude_callchain_kernel = 1;
+		}
 	}
 	if (r->exit_member) {
 		struct perf_event_attr *x = &attrs[n++];
@@ -441,20 +455,32 @@ static struct evprof_ring *ring_of_cpu(const struct evprof_recorder *r, int cpu)
 }
 
 /*
- * Maps one ring per CPU on the leaders of sets[0]; every other leader and
- * every cut member sends its records into the ring of its CPU.
+ * Maps the rings of sets[0]'s leaders; without a size asked for, the
+ * default falls back to RING_PAGES_SMALL where the locked-memory limit
+ * (kernel.perf_event_mlock_kb, then RLIMIT_MEMLOCK without CAP_IPC_LOCK)
+ * refuses it. Returns 0 or -errno.
  */
-int evprof__recorder_open_rings(struct evprof_recorder *r)
+static int map_rings(struct evprof_recorder *r)
 {
-	r->nr_rings = evprof_group_set__nr(r->sets[0]);
-	r->rings = calloc(r->nr_rings, sizeof(*r->rings));
-	if (!r->rings)
-		return -ENOMEM;
 	for (size_t i = 0; i < r->nr_rings; i++) {
 		struct evprof_group *g = evprof_group_set__group(r->sets[0], i);
 
 		r->rings[i] =
 		    evprof_ring__open(evprof_group__fd(g, 0), r->ring_pages);
+		if (!r->rings[i] && errno == EPERM && !r->ring_pages_asked &&
+		    r->ring_pages > RING_PAGES_SMALL) {
+			for (size_t k = 0; k < i; k++) {
+				evprof_ring__close(r->rings[k]);
+				r->rings[k] = NULL;
+			}
+			r->ring_pages = RING_PAGES_SMALL;
+			evprof__recorder_note(
+			    r,
+			    "%d KiB rings are over the locked-memory limit: "
+			    "%d KiB per CPU",
+			    RING_PAGES_DEFAULT * 4, RING_PAGES_SMALL * 4);
+			return map_rings(r);
+		}
 		if (!r->rings[i]) {
 			int err = errno;
 
@@ -466,6 +492,24 @@ int evprof__recorder_open_rings(struct evprof_recorder *r)
 			return -err;
 		}
 	}
+	return 0;
+}
+
+/*
+ * Maps one ring per CPU on the leaders of sets[0]; every other leader and
+ * every cut member sends its records into the ring of its CPU.
+ */
+int evprof__recorder_open_rings(struct evprof_recorder *r)
+{
+	int ret;
+
+	r->nr_rings = evprof_group_set__nr(r->sets[0]);
+	r->rings = calloc(r->nr_rings, sizeof(*r->rings));
+	if (!r->rings)
+		return -ENOMEM;
+	ret = map_rings(r);
+	if (ret)
+		return ret;
 	for (size_t k = 0; k < r->nr_sets; k++) {
 		for (size_t i = 0; i < evprof_group_set__nr(r->sets[k]); i++) {
 			struct evprof_group *g =

@@ -18,7 +18,13 @@
 
 #include "util.h"
 
-#define RING_PAGES_DEFAULT 128
+/*
+ * Data pages per CPU ring: 2 MiB, about 30 ms of a switch-heavy workload's
+ * records at 100,000 switches a second, 512 KiB where the locked-memory
+ * limit refuses that. The wakeup watermark stays at 128 KiB either way.
+ */
+#define RING_PAGES_DEFAULT 512
+#define RING_PAGES_SMALL   128
 #define FREQ_DEFAULT	   1000
 /* Two members are hidden: the CPU clock and the cut. */
 #define MAX_EVENTS (EVPROF_SNAPSHOT_MAX - 2)
@@ -45,6 +51,7 @@ struct evprof_recorder {
 	size_t nr_members;    /* of the group build_attrs() makes */
 	uint64_t freq, period;
 	size_t ring_pages;
+	bool ring_pages_asked; /* by the caller: no smaller ring then */
 
 	evprof_recorder_note_fn note_fn;
 	void *note_ctx;

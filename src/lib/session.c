@@ -157,15 +157,34 @@ static bool is_cut_role(int role)
 	return role == EVPROF_SESSION_CUT || role == EVPROF_SESSION_SWITCH_OUT;
 }
 
-/* The role of a cut sample's id, or 0 for a profile sample. */
+/*
+ * The role of a cut sample's id, or 0 for a profile sample. A software
+ * event or tracepoint firing for several perf sessions on a CPU shares one
+ * perf_sample_data between them (do_perf_sw_event(), perf_tp_event(),
+ * Linux 6.18): the fields the first event filled are not filled again
+ * (data->sample_flags), so our sample may carry the IDENTIFIER of another
+ * session's event (the newest opened comes first). Its READ part is read
+ * from our own group: the sampling member that counted since the group's
+ * last read is the one that fired. (Its TIME and CALLCHAIN are that
+ * session's too: the same instant and stack unless its clock or call
+ * graph options differ, which cannot be undone here.)
+ */
 static int cut_role(const struct evprof_session *s,
-		    const struct evprof_sample *smp)
+		    const struct evprof_sample *smp,
+		    const struct evprof_snapshot *snap,
+		    const struct delta_ref *refs)
 {
 	int role;
 
-	if (s->has_cut && evprof__delta_role(&s->delta, smp->id, &role) &&
-	    is_cut_role(role))
-		return role;
+	if (!s->has_cut)
+		return 0;
+	if (evprof__delta_role(&s->delta, smp->id, &role))
+		return is_cut_role(role) ? role : 0;
+	for (uint32_t i = 0; i < snap->nr; i++)
+		if (refs[i].inst >= 0 && is_cut_role(refs[i].role) &&
+		    evprof__delta_moved(&s->delta, &refs[i],
+					snap->values[i].raw))
+			return refs[i].role;
 	return 0;
 }
 
@@ -177,31 +196,34 @@ struct sample_deltas {
 };
 
 static void take_deltas(struct evprof_session *s,
-			const struct evprof_snapshot *snap, uint32_t tid,
-			uint64_t time, struct sample_deltas *sd)
+			const struct evprof_snapshot *snap,
+			const struct delta_ref *refs, uint64_t time,
+			struct sample_deltas *sd)
 {
 	for (uint32_t i = 0; i < snap->nr; i++) {
-		const struct evprof_counter_value *v = &snap->values[i];
-		uint64_t d;
-		int role, slot;
+		const struct delta_ref *ref = &refs[i];
+		uint64_t d, raw = snap->values[i].raw;
+		int slot;
 
-		if (!evprof__delta_role(&s->delta, v->id, &role)) {
+		if (ref->inst < 0) {
 			s->st.unknown_ids++;
 			continue;
 		}
-		if (is_cut_role(role) ||
-		    (role == EVPROF_SESSION_SAMPLER && !s->sampler_counter))
+		if (is_cut_role(ref->role)) {
+			evprof__delta_note(&s->delta, ref, raw, time);
 			continue;
-		if (!evprof__delta_take(&s->delta, v->id, tid, v->raw, time,
-					&d))
+		}
+		if (ref->role == EVPROF_SESSION_SAMPLER && !s->sampler_counter)
 			continue;
-		if (role == EVPROF_SESSION_CPU_TIME) {
+		if (!evprof__delta_take(&s->delta, ref, raw, time, &d))
+			continue;
+		if (ref->role == EVPROF_SESSION_CPU_TIME) {
 			sd->cpu += d;
 			sd->has_cpu = true;
 			continue;
 		}
-		slot =
-		    role == EVPROF_SESSION_SAMPLER ? (int)s->nr_counters : role;
+		slot = ref->role == EVPROF_SESSION_SAMPLER ? (int)s->nr_counters
+							   : ref->role;
 		if (!(sd->has & (1ULL << slot)))
 			sd->vals[slot] = 0;
 		sd->vals[slot] += d;
@@ -227,16 +249,16 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 			   ? evprof__cut_dead_tid(&s->cut, smp->cpu)
 			   : smp->tid;
 	struct evprof_snapshot snap;
+	struct delta_ref refs[EVPROF_SNAPSHOT_MAX];
 	struct sample_deltas sd = {.has = 0};
 	uint64_t one[2];
 	const uint64_t *ips;
 	uint64_t nr;
 	struct ssample *ss;
 	struct tstate *ts = NULL;
-	int role = cut_role(s, smp);
-	bool cut = role != 0;
-	/* A switch-out that opens an off-CPU interval keeps its own stack. */
-	bool off = role == EVPROF_SESSION_SWITCH_OUT;
+	struct cpu_state *cs = NULL;
+	int role;
+	bool cut, off;
 	/* Per-CPU values must follow every read, the idle task's too. */
 	bool idle = s->exclude_idle && (s->fmt.sample_type & PERF_SAMPLE_TID) &&
 		    smp->pid == 0;
@@ -257,7 +279,16 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	err = 0;
 	/* Everything that can fail comes before the state changes. */
 	for (uint32_t i = 0; !err && i < snap.nr; i++)
-		err = evprof__delta_prepare(&s->delta, snap.values[i].id, tid);
+		err = evprof__delta_prepare(&s->delta, snap.values[i].id, tid,
+					    &refs[i]);
+	if (err)
+		return err;
+	role = cut_role(s, smp, &snap, refs);
+	cut = role != 0;
+	/* A switch-out that opens an off-CPU interval keeps its own stack. */
+	off = role == EVPROF_SESSION_SWITCH_OUT;
+	if (!err && s->per_cpu && (s->fmt.sample_type & PERF_SAMPLE_CPU))
+		err = evprof__cut_cpu(&s->cut, smp->cpu, &cs);
 	if (!err && s->has_cut && !idle) {
 		ts = evprof__tstate_get(&s->cut, &s->store, tid);
 		if (!ts)
@@ -274,7 +305,10 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	if (err)
 		return err;
 
-	take_deltas(s, &snap, tid, smp->time, &sd);
+	take_deltas(s, &snap, refs, smp->time, &sd);
+	if (cs)
+		s->dropped_cpu +=
+		    evprof__cut_cpu_read(cs, smp->tid, tid, smp->time, &sd.cpu);
 	if (idle) {
 		drop_deltas(s, &sd);
 		s->idle += !cut;
@@ -371,19 +405,28 @@ static int feed_task(struct evprof_session *s, const struct evprof_record *r)
 
 /*
  * A switch record: the switch-out starts its thread's off-CPU interval
- * (and says whether it was preempted), the switch-in ends it. The sample
- * id names the task switching (out: the one leaving, in: the one coming),
- * in both record types.
+ * (and says whether it was preempted), the switch-in ends it; per CPU, a
+ * switch-in also says where its thread's stretch began. The sample id
+ * names the task switching (out: the one leaving, in: the one coming), in
+ * both record types.
  */
 static int feed_switch(struct evprof_session *s, const struct evprof_record *r)
 {
 	uint32_t tid = r->sid.tid;
+	int err;
 
 	if (!r->sid.present || !(s->fmt.sample_type & PERF_SAMPLE_TID) ||
 	    !(s->fmt.sample_type & PERF_SAMPLE_TIME))
 		return 0;
+	if (s->per_cpu && r->type == PERF_RECORD_SWITCH_CPU_WIDE &&
+	    !r->sw.out && (s->fmt.sample_type & PERF_SAMPLE_CPU)) {
+		err = evprof__cut_switch_in(&s->cut, r->sid.cpu, tid,
+					    r->sw.next_prev_tid, r->sid.time);
+		if (err)
+			return err;
+	}
 	/* The idle task and dead tasks (tid -1) have no interval to end. */
-	if (!tid || tid == UINT32_MAX)
+	if (!s->has_switch || !tid || tid == UINT32_MAX)
 		return 0;
 	return evprof__offcpu_switch(&s->off, tid, r->sid.time, !r->sw.out,
 				     r->sw.preempt);
@@ -450,8 +493,7 @@ int evprof_session__feed(struct evprof_session *s, const void *rec, size_t size)
 		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		if (s->has_switch)
-			err = feed_switch(s, &r);
+		err = feed_switch(s, &r);
 		break;
 	case PERF_RECORD_COMM:
 		err = feed_comm(s, &r);

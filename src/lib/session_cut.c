@@ -24,7 +24,7 @@ void evprof__cut_free(struct sess_cut *c)
 	EVPROF_VEC_FREE(&c->ts);
 	evprof__hashmap_free(c->by_tid);
 	EVPROF_VEC_FREE(&c->vals);
-	EVPROF_VEC_FREE(&c->exit_tid);
+	EVPROF_VEC_FREE(&c->cpus);
 }
 
 static struct tstate *find(const struct sess_cut *c, uint32_t tid)
@@ -198,23 +198,74 @@ int evprof__cut_fork(struct sess_cut *c, struct sess_store *st, uint32_t tid,
 	return err;
 }
 
-int evprof__cut_exit(struct sess_cut *c, uint32_t cpu, uint32_t tid)
+int evprof__cut_cpu(struct sess_cut *c, uint32_t cpu, struct cpu_state **cs)
 {
+	*cs = NULL;
 	if (cpu >= MAX_CPUS)
 		return 0;
-	if (cpu >= c->exit_tid.n) {
-		if (EVPROF_VEC_RESERVE(&c->exit_tid, (size_t)cpu + 1))
+	if (cpu >= c->cpus.n) {
+		if (EVPROF_VEC_RESERVE(&c->cpus, (size_t)cpu + 1))
 			return -ENOMEM;
-		while (c->exit_tid.n <= cpu)
-			c->exit_tid.a[c->exit_tid.n++] = UINT32_MAX;
+		while (c->cpus.n <= cpu)
+			c->cpus.a[c->cpus.n++] =
+			    (struct cpu_state){.exit_tid = UINT32_MAX};
 	}
-	c->exit_tid.a[cpu] = tid;
+	*cs = &c->cpus.a[cpu];
 	return 0;
+}
+
+int evprof__cut_exit(struct sess_cut *c, uint32_t cpu, uint32_t tid)
+{
+	struct cpu_state *cs;
+	int err = evprof__cut_cpu(c, cpu, &cs);
+
+	if (cs)
+		cs->exit_tid = tid;
+	return err;
 }
 
 uint32_t evprof__cut_dead_tid(const struct sess_cut *c, uint32_t cpu)
 {
-	return cpu < c->exit_tid.n ? c->exit_tid.a[cpu] : UINT32_MAX;
+	return cpu < c->cpus.n ? c->cpus.a[cpu].exit_tid : UINT32_MAX;
+}
+
+int evprof__cut_switch_in(struct sess_cut *c, uint32_t cpu, uint32_t tid,
+			  uint32_t prev_tid, uint64_t time)
+{
+	struct cpu_state *cs;
+	int err = evprof__cut_cpu(c, cpu, &cs);
+
+	if (!cs)
+		return err;
+	/*
+	 * prev's switch-out read comes before this record in the CPU's ring
+	 * (prepare_task_switch() samples it, finish_task_switch() writes
+	 * this): a read of prev last means nothing ran unseen.
+	 */
+	cs->gap = !cs->read || cs->read_tid != prev_tid;
+	cs->in_tid = tid;
+	cs->in_time = time;
+	return 0;
+}
+
+uint64_t evprof__cut_cpu_read(struct cpu_state *cs, uint32_t sample_tid,
+			      uint32_t tid, uint64_t time, uint64_t *cpu_ns)
+{
+	uint64_t unseen = 0;
+
+	/* Another thread reading first: a record was lost, nothing known. */
+	if (cs->gap && cs->in_tid == tid) {
+		uint64_t own = time > cs->in_time ? time - cs->in_time : 0;
+
+		if (*cpu_ns > own) {
+			unseen = *cpu_ns - own;
+			*cpu_ns = own;
+		}
+	}
+	cs->gap = false;
+	cs->read = true;
+	cs->read_tid = sample_tid;
+	return unseen;
 }
 
 int evprof__cut_flush(struct sess_cut *c, struct sess_store *st)

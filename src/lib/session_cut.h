@@ -25,12 +25,27 @@ struct tstate {
 	bool has_chain, has_cpu, pending;
 };
 
+/*
+ * Who ran on a CPU, from its records (per-CPU mode). A stretch no read
+ * ends (a task whose switch-out the kernel does not sample: the idle task
+ * of some CPUs, some tasks of a VM's host agent on Linux 6.18) would go
+ * whole into the next read: the next task's switch-in record tells where
+ * it began.
+ */
+struct cpu_state {
+	uint64_t in_time;  /* of in_tid's switch-in, valid with gap */
+	uint32_t exit_tid; /* whose EXIT came last */
+	uint32_t read_tid; /* sample tid of the latest read, valid with read */
+	uint32_t in_tid;   /* switched in after an unseen stretch */
+	bool read, gap;
+};
+
 struct sess_cut {
 	/* interval state held between context-switch cuts, per tid */
 	EVPROF_VEC(struct tstate) ts;
 	struct evprof_hashmap *by_tid; /* tid -> index in ts */
 	EVPROF_VEC(uint64_t) vals;     /* nr_slots per tstate */
-	EVPROF_VEC(uint32_t) exit_tid; /* per CPU: whose EXIT came last */
+	EVPROF_VEC(struct cpu_state) cpus;
 };
 
 EVPROF_HIDDEN void evprof__cut_free(struct sess_cut *c);
@@ -60,6 +75,13 @@ EVPROF_HIDDEN void evprof__cut_take(struct sess_cut *c,
 EVPROF_HIDDEN int evprof__cut_fork(struct sess_cut *c, struct sess_store *st,
 				   uint32_t tid, uint64_t time);
 /*
+ * Sets *cs to cpu's state, made when new, valid until the next call; NULL
+ * for a CPU number past any machine's (an untrusted record). Returns 0 or
+ * -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__cut_cpu(struct sess_cut *c, uint32_t cpu,
+				  struct cpu_state **cs);
+/*
  * Per CPU, an EXIT record comes before the task's last switch-out, which
  * Linux 6.18 reports with tid -1 (the thread is unhashed by then). Returns
  * 0 or -ENOMEM.
@@ -69,6 +91,26 @@ EVPROF_HIDDEN int evprof__cut_exit(struct sess_cut *c, uint32_t cpu,
 /* The tid a per-CPU record of tid -1 on cpu stands for. */
 EVPROF_HIDDEN uint32_t evprof__cut_dead_tid(const struct sess_cut *c,
 					    uint32_t cpu);
+/*
+ * A switch-in of tid at time on cpu, after prev_tid (PERF_RECORD_SWITCH_
+ * CPU_WIDE). When the CPU's latest read was not prev_tid's, or it had
+ * none, what ran before time was never read: tid's first read must not
+ * take it. Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__cut_switch_in(struct sess_cut *c, uint32_t cpu,
+					uint32_t tid, uint32_t prev_tid,
+					uint64_t time);
+/*
+ * A read of cpu at time, by a sample of sample_tid (tid once resolved),
+ * whose CPU time delta is *cpu_ns. After an unseen stretch, the part of
+ * *cpu_ns before tid's switch-in is taken out: returns it (0 for none).
+ * Per-CPU clocks count wall time, so that part is the time from the
+ * previous read to the switch-in; the other counters of the stretch cannot
+ * be split and stay with tid.
+ */
+EVPROF_HIDDEN uint64_t evprof__cut_cpu_read(struct cpu_state *cs,
+					    uint32_t sample_tid, uint32_t tid,
+					    uint64_t time, uint64_t *cpu_ns);
 /*
  * Puts every pending delta on its thread's latest sample, or on a new
  * sample at its last cut. Returns 0 or -ENOMEM.

@@ -62,12 +62,16 @@ static long inst_key(long k, uint32_t tid)
 	return (long)((uint64_t)k << 32 | tid);
 }
 
-int evprof__delta_prepare(struct sess_delta *d, uint64_t id, uint32_t tid)
+int evprof__delta_prepare(struct sess_delta *d, uint64_t id, uint32_t tid,
+			  struct delta_ref *ref)
 {
 	long k, key;
 
+	ref->inst = -1;
 	if (!d->by_id || !evprof__hashmap_find(d->by_id, (long)id, &k))
 		return 0;
+	ref->role = d->ids.a[k].role;
+	/* Every thread continues the CPU's one instance. */
 	key = inst_key(k, d->per_cpu ? PER_CPU_TID : tid);
 	if (!d->by_key) {
 		d->by_key = evprof__hashmap_new(
@@ -75,28 +79,25 @@ int evprof__delta_prepare(struct sess_delta *d, uint64_t id, uint32_t tid)
 		if (!d->by_key)
 			return -ENOMEM;
 	}
-	if (evprof__hashmap_find(d->by_key, key, NULL))
+	if (evprof__hashmap_find(d->by_key, key, &ref->inst))
 		return 0;
 	if (EVPROF_VEC_RESERVE(&d->inst, d->inst.n + 1) ||
 	    evprof__hashmap_add(d->by_key, key, (long)d->inst.n))
 		return -ENOMEM;
+	ref->inst = (long)d->inst.n;
 	d->inst.a[d->inst.n++] = (struct delta_inst){0};
 	return 0;
 }
 
 /* A first read carries the whole value, counted since the instance began. */
-bool evprof__delta_take(struct sess_delta *d, uint64_t id, uint32_t tid,
+bool evprof__delta_take(struct sess_delta *d, const struct delta_ref *ref,
 			uint64_t raw, uint64_t time, uint64_t *delta)
 {
 	struct delta_inst *e;
-	long k, i;
 
-	/* Every thread continues the CPU's one instance. */
-	if (!evprof__hashmap_find(d->by_id, (long)id, &k) ||
-	    !evprof__hashmap_find(
-		d->by_key, inst_key(k, d->per_cpu ? PER_CPU_TID : tid), &i))
-		return false; /* not prepared: a bug of the caller */
-	e = &d->inst.a[i];
+	if (ref->inst < 0)
+		return false; /* undeclared */
+	e = &d->inst.a[ref->inst];
 	if (!e->read || raw >= e->last) {
 		*delta = raw - (e->read ? e->last : 0);
 	} else if (d->per_cpu) {
@@ -110,6 +111,32 @@ bool evprof__delta_take(struct sess_delta *d, uint64_t id, uint32_t tid,
 	e->last = raw;
 	e->time = time;
 	return true;
+}
+
+void evprof__delta_note(struct sess_delta *d, const struct delta_ref *ref,
+			uint64_t raw, uint64_t time)
+{
+	struct delta_inst *e;
+
+	if (ref->inst < 0)
+		return;
+	e = &d->inst.a[ref->inst];
+	if (d->per_cpu && e->read && raw < e->last)
+		return;
+	e->read = true;
+	e->last = raw;
+	e->time = time;
+}
+
+bool evprof__delta_moved(const struct sess_delta *d,
+			 const struct delta_ref *ref, uint64_t raw)
+{
+	const struct delta_inst *e;
+
+	if (ref->inst < 0)
+		return false;
+	e = &d->inst.a[ref->inst];
+	return raw != (e->read ? e->last : 0);
 }
 
 /*

@@ -54,21 +54,41 @@ EVPROF_HIDDEN int evprof__delta_set_role(struct sess_delta *d, uint64_t id,
 EVPROF_HIDDEN bool evprof__delta_role(const struct sess_delta *d, uint64_t id,
 				      int *role);
 
+/* A read prepared: its id's role and the instance it goes to. */
+struct delta_ref {
+	int role;
+	long inst; /* index in inst; -1: an undeclared id */
+};
+
 /*
  * Makes the instance a read of id by thread tid goes to, so that taking
- * its delta cannot fail; nothing for an undeclared id. Returns 0 or
- * -ENOMEM.
+ * its delta cannot fail, and sets *ref (inst -1 for an undeclared id);
+ * the ref stays valid for the session's life. Returns 0 or -ENOMEM.
  */
 EVPROF_HIDDEN int evprof__delta_prepare(struct sess_delta *d, uint64_t id,
-					uint32_t tid);
+					uint32_t tid, struct delta_ref *ref);
 /*
- * The delta of value raw of id (declared, prepared), read by thread tid
- * at time. Returns false when the read is rejected (per-CPU mode, below
- * the last value).
+ * The delta of value raw of a prepared read at time. Returns false when
+ * the read is rejected (per-CPU mode, below the last value).
  */
-EVPROF_HIDDEN bool evprof__delta_take(struct sess_delta *d, uint64_t id,
-				      uint32_t tid, uint64_t raw, uint64_t time,
-				      uint64_t *delta);
+EVPROF_HIDDEN bool evprof__delta_take(struct sess_delta *d,
+				      const struct delta_ref *ref, uint64_t raw,
+				      uint64_t time, uint64_t *delta);
+/*
+ * Keeps raw, of a prepared read at time, as its instance's last value when
+ * no delta of it is taken (the cut members'), for evprof__delta_moved();
+ * per CPU, only a value not below the last one.
+ */
+EVPROF_HIDDEN void evprof__delta_note(struct sess_delta *d,
+				      const struct delta_ref *ref, uint64_t raw,
+				      uint64_t time);
+/*
+ * True when raw, the value of a prepared read, differs from its instance's
+ * last value (from 0 when it has none): its event counted since.
+ */
+EVPROF_HIDDEN bool evprof__delta_moved(const struct sess_delta *d,
+				       const struct delta_ref *ref,
+				       uint64_t raw);
 /*
  * A FORK at time makes tid a new thread (task mode): its instances last
  * read before then start again at 0.

@@ -211,7 +211,56 @@ HOME=$H "$EVPROF" import -o "$TMP/c.folded" "$TMP/c.data" 2>/dev/null &&
 	ok "a deleted binary found in perf's build-id cache" ||
 	fail "build-id cache: no touch_pages"
 
-# 9. Options: an unknown weight, a missing file, help.
+# 9. perf record --buildid-mmap (the default of newer perf): the kernel
+#    map is an MMAP2 with the kernel's build id and the file has no build
+#    id section. Kernel frames are named as perf names them (this boot),
+#    and with the build id made another one, shown as offsets from _text.
+if perf record --buildid-mmap -q -e page-faults -c 1 -g -o "$TMP/bm.data" \
+	-- "$WL" 3000 0 2 >/dev/null 2>"$TMP/bm.err"; then
+	"$EVPROF" import -o "$TMP/bm.json.gz" -o "$TMP/bm.folded" \
+		"$TMP/bm.data" 2>"$TMP/imp" || fail "--buildid-mmap: $(cat "$TMP/imp")"
+	check_faults buildid-mmap "$TMP/bm.err" "$TMP/bm.json.gz"
+	q "$TMP/bm.json.gz" | grep -q "^meta the file records no build ids" &&
+		fail "--buildid-mmap: the 'no build ids' note" ||
+		ok "--buildid-mmap: MMAP2 build ids count as recorded"
+	# perf's own name for the kernel function most samples pass through.
+	ksym=$(perf script -F ip,sym,dso -i "$TMP/bm.data" 2>/dev/null | awk '
+		NF == 0 { for (k in seen) n[k]++; delete seen; next }
+		$NF == "([kernel.kallsyms])" { seen[$2] = 1 }
+		END { for (k in seen) n[k]++
+			for (k in n) if (n[k] > best) { best = n[k]; top = k }
+			print top }')
+	abs=$(grep -c '\[kernel\.kallsyms\]+0xffff' "$TMP/bm.folded")
+	if [ -n "$ksym" ] && [ "$ksym" != "[unknown]" ]; then
+		grep -q ";${ksym}_\[k\]" "$TMP/bm.folded" && [ "$abs" -eq 0 ] &&
+			ok "--buildid-mmap: kernel frames named ($ksym, as perf)" ||
+			fail "--buildid-mmap: no '$ksym' kernel frame ($abs absolute)"
+	fi
+	# The kernel MMAP2's build id (after its size byte and 3 reserved
+	# bytes) changed: another kernel.
+	kmap=$(perf script -D -i "$TMP/bm.data" 2>/dev/null |
+		sed -n 's/^[0-9]* \(0x[0-9a-f]*\) .*PERF_RECORD_MMAP2 -1\/0:.*\[kernel\.kallsyms\].*/\1/p' |
+		head -1)
+	cp "$TMP/bm.data" "$TMP/bm2.data"
+	printf '\377\377\377\377' | dd of="$TMP/bm2.data" bs=1 \
+		seek=$((kmap + 44)) conv=notrunc status=none
+	"$EVPROF" import -o "$TMP/bm2.json.gz" -o "$TMP/bm2.folded" \
+		"$TMP/bm2.data" 2>"$TMP/imp" || fail "--buildid-mmap: $(cat "$TMP/imp")"
+	# Offsets (below 4 GiB: 0x and at most 8 digits) vs addresses.
+	rel=$(grep -o '\[kernel\.kallsyms\]+0x[0-9a-f]*' "$TMP/bm2.folded" |
+		awk -F+ '{ if (length($2) <= 10) r++; else a++ }
+			END { print r + 0, a + 0 }')
+	if [ -n "$kmap" ] && [ "${rel% *}" -gt 0 ] && [ "${rel#* }" -eq 0 ] &&
+		q "$TMP/bm2.json.gz" | grep -q "^meta kernel frames are not named: the file comes from another kernel.*offset from _text"; then
+		ok "--buildid-mmap, other kernel: ${rel% *} frames as offsets from _text"
+	else
+		fail "--buildid-mmap, other kernel: (offsets, absolute) '$rel' at '$kmap'"
+	fi
+else
+	ok "skip --buildid-mmap: this perf lacks it ($(head -1 "$TMP/bm.err"))"
+fi
+
+# 10. Options: an unknown format or weight, a missing file, help.
 "$EVPROF" import --weight nosuch -o "$TMP/w.folded" "$TMP/pf.data" \
 	2>"$TMP/imp" && fail "unknown weight accepted" ||
 	grep -q "no event named 'nosuch'" "$TMP/imp" && ok "unknown weight said" ||
@@ -219,6 +268,14 @@ HOME=$H "$EVPROF" import -o "$TMP/c.folded" "$TMP/c.data" 2>/dev/null &&
 "$EVPROF" import "$TMP/nosuch.data" 2>"$TMP/imp" && fail "missing file ok" ||
 	grep -q "cannot open" "$TMP/imp" && ok "missing file said" ||
 	fail "missing file: $(cat "$TMP/imp")"
+"$EVPROF" import --format nosuch "$TMP/pf.data" 2>"$TMP/imp" &&
+	fail "unknown format accepted" ||
+	grep -q "unknown format 'nosuch' (firefox, folded, pprof or speedscope;.*\.html" \
+		"$TMP/imp" && ok "unknown format: every format named" ||
+	fail "unknown format: $(cat "$TMP/imp")"
+"$EVPROF" import --format speedscope -o "$TMP/ss.out" "$TMP/pf.data" \
+	2>/dev/null && grep -q '"\$schema":"https://www.speedscope.app' "$TMP/ss.out" &&
+	ok "--format speedscope" || fail "--format speedscope"
 "$EVPROF" help import | grep -q -- "--symfs" && ok "help lists --symfs" ||
 	fail "help import"
 

@@ -88,17 +88,6 @@ for mode in task cpu; do
 			END { printf "%.3f", s }')
 		vol=$(echo "$line" | sed -n 's/.* off-cpu-ms=\([0-9.]*\).*/\1/p')
 		lifems=$(awk -v l="$life" 'BEGIN { printf "%.3f", l / 1e6 }')
-		if [ "$mode" = cpu ]; then
-			# cpu mode sometimes charges a CPU's idle time to the
-			# sleeper's first sample (~630 ms in some runs, also
-			# before off-CPU existed): its on-CPU part is the
-			# workload's own CPU time here, the off part ours.
-			own=$(sed -n "s/^thread $t .* cpu=\([0-9]*\) .*/\1/p" "$out.err")
-			sum=$(echo "$line" | awk -v c="$own" '{ s = c / 1e6
-				for (i = 1; i <= NF; i++) { split($i, kv, "=")
-				if (kv[1] ~ /-ms$/ && kv[1] != "cpu-ms") s += kv[2] } }
-				END { printf "%.3f", s }')
-		fi
 		if [ -n "$life" ] && within "$sum" "$lifems" 0.5; then
 			ok "$mode: $t on + off CPU $sum ms, lifetime $lifems ms"
 		else

@@ -208,6 +208,19 @@ grep -A1 -E '^ +1: .* g :9' "$TMP/hmraw" | grep -q 'f x.c:3' &&
 [ $? -eq 1 ] && grep -q "cannot write $TMP/nodir/x.folded" "$TMP/e" &&
 	! grep -q "no counter" "$TMP/e" && ok "missing output directory reported as such" ||
 	fail "missing output directory: $(cat "$TMP/e")"
+# With --weight naming no counter, that is what is said, with -o too.
+"$EVPROF" report -o "$TMP/nodir/x.folded" --weight nosuch "$TMP/r.pb.gz" 2>"$TMP/e"
+[ $? -eq 1 ] && grep -q "no counter named 'nosuch'" "$TMP/e" &&
+	ok "unknown --weight named: $(cat "$TMP/e")" || fail "unknown --weight: $(cat "$TMP/e")"
+# gzip members concatenated are one file (gzip(1), RFC 1952): every
+# member's stacks count.
+head -n 3 "$TMP/r.folded" | gzip >"$TMP/two.folded.gz"
+tail -n +4 "$TMP/r.folded" | gzip >>"$TMP/two.folded.gz"
+"$EVPROF" report -n 0 -s samples "$TMP/r.folded" >"$TMP/one" 2>&1
+"$EVPROF" report -n 0 -s samples "$TMP/two.folded.gz" >"$TMP/two" 2>&1
+[ "$(wc -l <"$TMP/r.folded")" -gt 3 ] && cmp -s "$TMP/one" "$TMP/two" &&
+	ok "concatenated gzip members read whole" ||
+	fail "concatenated gzip: $(diff "$TMP/one" "$TMP/two" | head -5)"
 printf 'not a profile' >"$TMP/bad.pb.gz"
 "$EVPROF" report "$TMP/bad.pb.gz" >/dev/null 2>"$TMP/e"
 [ $? -eq 1 ] && ok "garbage input refused: $(cat "$TMP/e")" || fail "garbage accepted"

@@ -6,9 +6,14 @@
  * record, unknown records, truncated and malformed files. Expected values
  * come from the records each test writes.
  */
+#define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
+#include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +28,7 @@
 #include <evprof/perfdata.h>
 #include <evprof/profile.h>
 
+#include "perfdata_internal.h"
 #include "profile_model.h"
 
 #define PLAIN_ST                                                               \
@@ -641,12 +647,46 @@ static void write_file(const char *path, const void *b, size_t n)
 	fclose(f);
 }
 
+/* An MMAP2 with the build id of its file (perf record --buildid-mmap). */
+static void mmap2_bid_len(struct buf *b, uint32_t pid, uint64_t addr,
+			  uint64_t len, uint64_t pgoff, const uint8_t *bid,
+			  uint8_t bid_len, const char *path, uint64_t id)
+{
+	uint8_t b20[20] = {0};
+
+	size_t at = rec_begin(b, PERF_RECORD_MMAP2,
+			      (pid == (uint32_t)-1 ? PERF_RECORD_MISC_KERNEL
+						   : PERF_RECORD_MISC_USER) |
+				  PERF_RECORD_MISC_MMAP_BUILD_ID);
+
+	u32x2(b, pid, pid == (uint32_t)-1 ? 0 : pid);
+	u64(b, addr);
+	u64(b, len);
+	u64(b, pgoff);
+	memcpy(b20, bid, bid_len);
+	put(b, &bid_len, 1); /* build_id_size, reserved */
+	put(b, "\0\0\0", 3);
+	put(b, b20, 20);
+	u32x2(b, 5, 2); /* PROT_READ | PROT_EXEC, MAP_PRIVATE */
+	str8(b, path);
+	trailer(b, pid, pid == (uint32_t)-1 ? 0 : pid, 0, id);
+	rec_end(b, at);
+}
+
+static void mmap2_bid(struct buf *b, uint32_t pid, uint64_t addr, uint64_t len,
+		      uint64_t pgoff, const uint8_t *bid, const char *path,
+		      uint64_t id)
+{
+	mmap2_bid_len(b, pid, addr, len, pgoff, bid, 20, path, id);
+}
+
 /*
  * Kernel frames are named only from the kernel that recorded: its build
- * id (HEADER_BUILD_ID) must be the running one's (the notes file) and its
- * _text (the kernel MMAP's pgoff) where kallsyms puts it now.
+ * id (HEADER_BUILD_ID, else the kernel MMAP2's with --buildid-mmap) must
+ * be the running one's (the notes file) and its _text (the kernel map's
+ * pgoff) where kallsyms puts it now.
  */
-static void kernel_case(const char *kallsyms, const uint8_t *now_id,
+static void kernel_case(const char *kallsyms, const uint8_t *now_id, bool mmap2,
 			const char *want_frame, const char *want_note)
 {
 	static const uint8_t rec_id[20] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
@@ -672,20 +712,30 @@ static void kernel_case(const char *kallsyms, const uint8_t *now_id,
 
 	pipe_header(&b);
 	header_attr(&b, &a, &id, 1);
-	at = rec_begin(&b, 67, PERF_RECORD_MISC_KERNEL); /* HEADER_BUILD_ID */
-	put(&b, &(int32_t){-1}, 4);
-	put(&b, rec_id, 20);
-	put(&b, "\0\0\0\0", 4);
-	str8(&b, "[kernel.kallsyms]");
-	rec_end(&b, at);
-	at = rec_begin(&b, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
-	u32x2(&b, -1, 0);
-	u64(&b, 0xffffffff81000000ULL);
-	u64(&b, 0x1000000);
-	u64(&b, 0xffffffff81000000ULL);
-	str8(&b, "[kernel.kallsyms]_text");
-	trailer(&b, -1, 0, 0, id);
-	rec_end(&b, at);
+	if (mmap2) {
+		mmap2_bid(&b, -1, 0xffffffff81000000ULL, 0x1000000,
+			  0xffffffff81000000ULL, rec_id,
+			  "[kernel.kallsyms]_text", id);
+		/* A user binary whose build id only its MMAP2 gives. */
+		mmap2_bid(&b, 100, 0x400000, 0x2000, 0, rec_id,
+			  "/nonexistent/evprof-test/lib.so", id);
+	} else {
+		/* HEADER_BUILD_ID, then the kernel MMAP */
+		at = rec_begin(&b, 67, PERF_RECORD_MISC_KERNEL);
+		put(&b, &(int32_t){-1}, 4);
+		put(&b, rec_id, 20);
+		put(&b, "\0\0\0\0", 4);
+		str8(&b, "[kernel.kallsyms]");
+		rec_end(&b, at);
+		at = rec_begin(&b, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+		u32x2(&b, -1, 0);
+		u64(&b, 0xffffffff81000000ULL);
+		u64(&b, 0x1000000);
+		u64(&b, 0xffffffff81000000ULL);
+		str8(&b, "[kernel.kallsyms]_text");
+		trailer(&b, -1, 0, 0, id);
+		rec_end(&b, at);
+	}
 	comm(&b, 100, 100, "main", 1, id);
 	at = rec_begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
 	u64(&b, 0xffffffff81000123ULL);
@@ -707,6 +757,12 @@ static void kernel_case(const char *kallsyms, const uint8_t *now_id,
 	evprof_profile__for_each_entry(p, -1, leaf_entry, ctx);
 	assert_string_equal(leaf, want_frame);
 	assert_true(has_note(p, want_note));
+	if (mmap2) {
+		assert_true(has_note(p, "binary not found: "
+					"/nonexistent/evprof-test/lib.so "
+					"(build id 0102030405060708090a0000"));
+		assert_false(has_note(p, "records no build ids"));
+	}
 	evprof_profile__free(p);
 	evprof_perfdata__free(pd);
 	unlink(ks);
@@ -727,11 +783,14 @@ static void test_kernel_of_this_boot(void **state)
 			    "ffffffff8a000100 T recorded_fn\n";
 
 	(void)state;
-	kernel_case(here, same, "recorded_fn", "kernel frames named from");
-	kernel_case(here, other, "[kernel.kallsyms]+0x123",
-		    "another kernel (build id differs)");
-	kernel_case(moved, same, "[kernel.kallsyms]+0x123",
-		    "another address in this boot (KASLR)");
+	for (int mmap2 = 0; mmap2 < 2; mmap2++) {
+		kernel_case(here, same, mmap2, "recorded_fn",
+			    "kernel frames named from");
+		kernel_case(here, other, mmap2, "[kernel.kallsyms]+0x123",
+			    "another kernel (build id differs)");
+		kernel_case(moved, same, mmap2, "[kernel.kallsyms]+0x123",
+			    "another address in this boot (KASLR)");
+	}
 }
 
 /* File-mode header of a file perf did not finish: data size 0. */
@@ -841,6 +900,314 @@ static void test_malformed(void **state)
 	free(b.b);
 }
 
+/*
+ * A side-band record at the largest size (65528) of an event without
+ * sample_id_all: rewritten with the session's trailer it would pass 64
+ * KiB, so it is refused as too long, naming its offset (it once wrote past
+ * the rewrite buffer).
+ */
+static void long_sideband_case(uint32_t type)
+{
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
+	struct buf b = {0};
+	struct evprof_perfdata *pd;
+	uint64_t id = 5;
+	size_t at;
+	char want[96];
+
+	a.sample_id_all = 0;
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	sample(&b, 100, 100, 10, 5, 1, NULL, 0);
+	at = rec_begin(&b, type, 0);
+	if (type == PERF_RECORD_COMM) {
+		u32x2(&b, 100, 100);
+		str8(&b, "main");
+	} else {
+		u64(&b, id);
+		u64(&b, 3);
+	}
+	while (b.n - at < 65528)
+		u64(&b, 0);
+	rec_end(&b, at);
+	empty(&b, 68);
+	assert_null(import(&b, &pd));
+	assert_int_equal(errno, EVPROF_ERR_BAD_PERFDATA);
+	snprintf(want, sizeof(want),
+		 "%s record too long to rewrite at offset 0x%zx",
+		 type == PERF_RECORD_COMM ? "COMM" : "LOST", at);
+	assert_string_equal(evprof_perfdata__error(pd), want);
+	evprof_perfdata__free(pd);
+
+	/* 32 bytes shorter, body and trailer fit: the import goes on. */
+	memmove(b.b + at + 65496, b.b + at + 65528, b.n - at - 65528);
+	b.n -= 32;
+	memcpy(b.b + at + 6, &(uint16_t){65496}, 2);
+	{
+		struct evprof_profile *p = import(&b, &pd);
+
+		assert_non_null(p);
+		assert_int_equal(thread_sum(p, 100, NULL).samples, 1);
+		evprof_profile__free(p);
+	}
+	evprof_perfdata__free(pd);
+	free(b.b);
+}
+
+static void test_long_sideband(void **state)
+{
+	(void)state;
+	long_sideband_case(PERF_RECORD_COMM);
+	long_sideband_case(PERF_RECORD_LOST);
+}
+
+struct emitted {
+	size_t n, during_add;
+	uint64_t last_time, off_sum;
+	bool adding, in_order;
+};
+
+static int count_emit(void *ctx, const uint64_t *rec, uint32_t size,
+		      uint64_t off)
+{
+	struct emitted *e = ctx;
+
+	assert_int_equal(size, 64);
+	if (rec[1] < e->last_time)
+		e->in_order = false;
+	e->last_time = rec[1];
+	e->n++;
+	e->during_add += e->adding;
+	e->off_sum += off;
+	return 0;
+}
+
+/*
+ * Records without any FINISHED_ROUND: the queue never holds more than its
+ * cap (the older half goes on first), every record comes out once, and
+ * records out of order by less than half the queue still come out sorted.
+ */
+static void test_order_cap(void **state)
+{
+	struct pd_order o = {.max_bytes = 16384};
+	struct emitted e = {.in_order = true};
+	uint64_t rec[8] = {0}, n = 2000;
+
+	(void)state;
+	e.adding = true;
+	for (uint64_t i = 0; i < n; i++) {
+		rec[1] = 1000 + (i ^ 7); /* out of order in groups of 8 */
+		assert_int_equal(evprof__pd_order_add(&o, rec, sizeof(rec),
+						      rec[1], i, count_emit,
+						      &e),
+				 0);
+		assert_true(evprof__pd_order_bytes(&o) <= o.max_bytes);
+	}
+	e.adding = false;
+	assert_true(e.during_add > 0);
+	assert_int_equal(evprof__pd_order_flush(&o, count_emit, &e), 0);
+	assert_int_equal(e.n, n);
+	assert_int_equal(e.off_sum, n * (n - 1) / 2);
+	assert_true(e.in_order);
+	evprof__pd_order_free(&o);
+}
+
+static size_t notes_with(const struct evprof_profile *p, const char *part)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nr_notes; i++)
+		n += strstr(p->notes[i], part) != NULL;
+	return n;
+}
+
+/* 15 binaries not found: 10 notes name one each, one says the rest. */
+static void test_many_missing(void **state)
+{
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
+	struct evprof_perfdata_opts o = {.sz = sizeof(o),
+					 .buildid_dir = "/nonexistent"};
+	uint8_t bid[20] = {0xee};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	struct buf b = {0};
+	uint64_t id = 4;
+	char path[64];
+
+	(void)state;
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	for (int i = 0; i < 15; i++) {
+		bid[1] = (uint8_t)i;
+		snprintf(path, sizeof(path),
+			 "/nonexistent/evprof-test/lib%d.so", i);
+		mmap2_bid(&b, 100, 0x400000 + 0x10000 * (uint64_t)i, 0x2000, 0,
+			  bid, path, id);
+	}
+	sample(&b, 100, 100, 10, id, 1, NULL, 0);
+	empty(&b, 68);
+	pd = evprof_perfdata__open_mem(b.b, b.n, &o);
+	assert_non_null(pd);
+	p = evprof_perfdata__import(pd);
+	assert_non_null(p);
+	assert_int_equal(notes_with(p, "binary not found: "), 10);
+	assert_true(has_note(p, "lib9.so"));
+	assert_false(has_note(p, "lib10.so"));
+	assert_int_equal(notes_with(p, "and 5 more binaries not found"), 1);
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	free(b.b);
+}
+
+/* The main program's GNU build id, from its PT_NOTE in memory. */
+static int exe_note(struct dl_phdr_info *info, size_t sz, void *ctx)
+{
+	struct buf *id = ctx;
+
+	(void)sz;
+	if (info->dlpi_name[0])
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *p =
+		    (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		size_t off = 0;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		while (off + 12 <= ph->p_memsz) {
+			uint32_t nsz, dsz, type;
+
+			memcpy(&nsz, p + off, 4);
+			memcpy(&dsz, p + off + 4, 4);
+			memcpy(&type, p + off + 8, 4);
+			off += 12;
+			if (type == NT_GNU_BUILD_ID && nsz == 4 &&
+			    !memcmp(p + off, "GNU", 4)) {
+				put(id, p + off + 4, dsz);
+				return 1;
+			}
+			off += ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
+		}
+	}
+	return 1;
+}
+
+/* Whether an exec mapping of exe, recorded with build id bid, differs. */
+static bool exe_differs(const char *exe, const uint8_t *bid, uint8_t len)
+{
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
+	struct evprof_perfdata_opts o = {.sz = sizeof(o),
+					 .buildid_dir = "/nonexistent"};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	struct buf b = {0};
+	uint64_t id = 4;
+	bool differs;
+
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	mmap2_bid_len(&b, 100, 0x400000, 0x2000, 0, bid, len, exe, id);
+	sample(&b, 100, 100, 10, id, 1, NULL, 0);
+	empty(&b, 68);
+	pd = evprof_perfdata__open_mem(b.b, b.n, &o);
+	assert_non_null(pd);
+	p = evprof_perfdata__import(pd);
+	assert_non_null(p);
+	assert_false(has_note(p, "binary not found"));
+	differs = has_note(p, "differs from the one recorded");
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+	free(b.b);
+	return differs;
+}
+
+/*
+ * A binary is the recorded one only when its build id is the recorded
+ * one whole: a recorded id that is a prefix of the file's is another.
+ */
+static void test_build_id_exact(void **state)
+{
+	struct buf id = {0};
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = '\0';
+	dl_iterate_phdr(exe_note, &id);
+	if (id.n < 9 || id.n > 20) {
+		print_message(
+		    "skip: this test binary has no usable build id\n");
+		free(id.b);
+		return;
+	}
+	assert_false(exe_differs(exe, id.b, (uint8_t)id.n));
+	assert_true(exe_differs(exe, id.b, 8));
+	id.b[0] ^= 0xff;
+	assert_true(exe_differs(exe, id.b, (uint8_t)id.n));
+	free(id.b);
+}
+
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 m = mallinfo2();
+
+	return m.hblkhd + m.uordblks;
+}
+
+/*
+ * One small COMPRESSED payload that inflates to 16 MiB of records: they
+ * come out one by one while the heap stays far below what the whole
+ * output would take (it once grew to hold it all, up to 2 GiB).
+ */
+static void test_unzip_bounded(void **state)
+{
+	const size_t n = (size_t)16 << 20, rsz = 4096;
+	uint8_t *plain = calloc(1, n), *zbuf;
+	size_t zn, base, peak = 0, got = 0;
+	struct pd_unzip *z;
+	struct pd_rec r;
+	char err[128] = "";
+	int ret;
+
+	(void)state;
+	assert_non_null(plain);
+	for (size_t o = 0; o < n; o += rsz) {
+		plain[o] = 100; /* a user type nobody knows */
+		plain[o + 6] = (uint8_t)rsz;
+		plain[o + 7] = (uint8_t)(rsz >> 8);
+	}
+	zbuf = malloc(ZSTD_compressBound(n));
+	assert_non_null(zbuf);
+	zn = ZSTD_compress(zbuf, ZSTD_compressBound(n), plain, n, 1);
+	assert_false(ZSTD_isError(zn));
+	assert_true(zn < 65536 - 8); /* fits one COMPRESSED record */
+	free(plain);
+	z = evprof__pd_unzip_new();
+	assert_non_null(z);
+	base = heap_in_use();
+	evprof__pd_unzip_feed(z, zbuf, zn);
+	while ((ret = evprof__pd_unzip_next(z, &r, err, sizeof(err))) > 0) {
+		size_t now = heap_in_use();
+
+		assert_int_equal(r.type, 100);
+		assert_int_equal(r.size, rsz);
+		got++;
+		if (now > base && now - base > peak)
+			peak = now - base;
+	}
+	assert_int_equal(ret, 0);
+	assert_string_equal(err, "");
+	assert_int_equal(got, n / rsz);
+	assert_int_equal(evprof__pd_unzip_left(z), 0);
+	/* zstd's window (512 KiB at level 1) and no output to speak of. */
+	print_message("heap growth while draining 16 MiB: %zu bytes\n", peak);
+	assert_true(peak < ((size_t)4 << 20));
+	evprof__pd_unzip_free(z);
+	free(zbuf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -853,6 +1220,11 @@ int main(void)
 	    cmocka_unit_test(test_kernel_of_this_boot),
 	    cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_long_sideband),
+	    cmocka_unit_test(test_order_cap),
+	    cmocka_unit_test(test_unzip_bounded),
+	    cmocka_unit_test(test_many_missing),
+	    cmocka_unit_test(test_build_id_exact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -58,14 +58,16 @@ struct val {
 	uint64_t id, value;
 };
 
-static int feed_sample(struct evprof_session *s, uint32_t pid, uint32_t tid,
-		       uint64_t time, const struct val *vals, size_t nv,
-		       const uint64_t *chain, size_t nc)
+/* A sample of the event ident reading vals. */
+static int feed_sample_of(struct evprof_session *s, uint64_t ident,
+			  uint32_t pid, uint32_t tid, uint64_t time,
+			  const struct val *vals, size_t nv,
+			  const uint64_t *chain, size_t nc)
 {
 	struct rb b;
 
 	rb_begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
-	rb_u64(&b, nv ? vals[0].id : 10);	 /* IDENTIFIER: the leader */
+	rb_u64(&b, ident);			 /* IDENTIFIER */
 	rb_u64(&b, nc ? chain[nc - 1] : 0x1234); /* IP */
 	rb_u32x2(&b, pid, tid);
 	rb_u64(&b, time);
@@ -82,6 +84,15 @@ static int feed_sample(struct evprof_session *s, uint32_t pid, uint32_t tid,
 	for (size_t i = 0; i < nc; i++)
 		rb_u64(&b, chain[i]);
 	return rb_feed(s, &b);
+}
+
+/* A sample of the first event it reads (the leader). */
+static int feed_sample(struct evprof_session *s, uint32_t pid, uint32_t tid,
+		       uint64_t time, const struct val *vals, size_t nv,
+		       const uint64_t *chain, size_t nc)
+{
+	return feed_sample_of(s, nv ? vals[0].id : 10, pid, tid, time, vals, nv,
+			      chain, nc);
 }
 
 static int feed_comm(struct evprof_session *s, uint32_t pid, uint32_t tid,
@@ -739,6 +750,142 @@ static void test_per_cpu_exit_tail(void **state)
 	evprof_session__free(s);
 }
 
+/* A switch-in (SWITCH_CPU_WIDE) of tid on CPU 0 at time, after prev. */
+static int feed_switch_in(struct evprof_session *s, uint32_t tid, uint32_t prev,
+			  uint64_t time)
+{
+	struct rb b;
+
+	rb_begin(&b, PERF_RECORD_SWITCH_CPU_WIDE, 0);
+	rb_u32x2(&b, prev == UINT32_MAX ? UINT32_MAX : 100, prev);
+	rb_trailer(&b, 100, tid, time);
+	return rb_feed(s, &b);
+}
+
+/*
+ * Per CPU, a task the kernel never samples (the idle task of some CPUs)
+ * leaves no read at its switch-out: the next thread's switch-in record
+ * says where its own stretch began, and its first read takes only the CPU
+ * time from there (the clock counts wall time). The unseen stretch is
+ * unattributed, also before a CPU's first read.
+ */
+static void test_per_cpu_unseen(void **state)
+{
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS,
+		    .read_format = RF_BITS,
+		    .sample_id_all = true},
+	    .counters = counter_names,
+	    .nr_counters = 2,
+	    .exclude_idle = true,
+	    .per_cpu = true,
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(p);
+	set_group_ids(s, L0, A0, B0, C0);
+	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
+	/* Unseen from the start to 90: 101's first read takes 90..100. */
+	assert_int_equal(feed_switch_in(s, 101, 0, 90), 0);
+	assert_int_equal(feed_cpu0(s, false, 100, 101, 100, 10, 1000), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, 101, 150, 15, 1500), 0);
+	/* 101 read last: nothing unseen before 102. */
+	assert_int_equal(feed_switch_in(s, 102, 101, 155), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, 102, 200, 20, 2000), 0);
+	/* 200..600 unseen (idle), then 101 runs to 610. */
+	assert_int_equal(feed_switch_in(s, 101, 0, 600), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, 101, 610, 21, 6100), 0);
+	/* 102 from 612; then its last switch-out after its EXIT (tid -1)
+	 * is the read before 101's switch-in. */
+	assert_int_equal(feed_switch_in(s, 102, 101, 612), 0);
+	assert_int_equal(feed_cpu0(s, false, 100, 102, 700, 22, 7000), 0);
+	assert_int_equal(
+	    feed_task(s, PERF_RECORD_EXIT, 100, 100, 102, 102, 705), 0);
+	assert_int_equal(feed_cpu0(s, true, 100, UINT32_MAX, 710, 23, 7100), 0);
+	assert_int_equal(feed_switch_in(s, 101, UINT32_MAX, 712), 0);
+	assert_int_equal(feed_cpu0(s, false, 100, 101, 800, 24, 8000), 0);
+
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 101, EVPROF_SESSION_CPU_TIME),
+	    10 + 500 + 10 + 900);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 102, EVPROF_SESSION_CPU_TIME),
+	    500 + 900 + 100);
+	assert_int_equal(
+	    evprof_session__unattributed(s, EVPROF_SESSION_CPU_TIME),
+	    990 + 4090);
+	/* The other counters of an unseen stretch cannot be split. */
+	assert_int_equal(evprof_session__thread_total(s, 101, 0),
+			 10 + 5 + 1 + 1);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
+/*
+ * Two sessions sampling context switches on one CPU share the kernel's
+ * sample data (Linux 6.18): our cut may carry the other session's
+ * IDENTIFIER. Its READ part is ours: the cut member that counted since the
+ * last read is the one that fired; with no member moved, it is a profile
+ * sample as before.
+ */
+static void test_foreign_identifier(void **state)
+{
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS,
+		    .read_format = RF_BITS,
+		    .sample_id_all = true},
+	    .counters = counter_names,
+	    .nr_counters = 2,
+	    .per_cpu = true,
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_session_stats st;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(p);
+	set_group_ids(s, L0, A0, B0, C0);
+	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
+	/* 101 sampled at 100, its cut (X0 1 -> 2) at 150 under id STRAY. */
+	assert_int_equal(
+	    feed_sample(s, 100, 101, 100,
+			(struct val[]){{L0, 1}, {X0, 1}, {A0, 10}, {C0, 1000}},
+			4, chain_a, 2),
+	    0);
+	assert_int_equal(
+	    feed_sample_of(
+		s, STRAY, 100, 101, 150,
+		(struct val[]){{L0, 1}, {X0, 2}, {A0, 15}, {C0, 1500}}, 4,
+		chain_a, 2),
+	    0);
+	/* 102 sampled at 200 under id STRAY, no cut member moved. */
+	assert_int_equal(
+	    feed_sample_of(
+		s, STRAY, 100, 102, 200,
+		(struct val[]){{L0, 2}, {X0, 2}, {A0, 35}, {C0, 2000}}, 4,
+		chain_a, 2),
+	    0);
+	/* The cut is no sample: two samples, 101's holds its cut's deltas. */
+	assert_int_equal(s->store.samples.n, 2);
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	assert_int_equal(evprof_session__thread_total(s, 101, 0), 15);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 101, EVPROF_SESSION_CPU_TIME),
+	    1500);
+	assert_int_equal(evprof_session__thread_total(s, 102, 0), 20);
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.samples, 2);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
 /* ---- stacks through the symbolizer -------------------------------------- */
 
 static volatile int sink;
@@ -1291,6 +1438,8 @@ int main(void)
 	    cmocka_unit_test(test_per_cpu_cuts),
 	    cmocka_unit_test(test_per_cpu_exit_tail),
 	    cmocka_unit_test(test_per_cpu_backwards),
+	    cmocka_unit_test(test_per_cpu_unseen),
+	    cmocka_unit_test(test_foreign_identifier),
 	    cmocka_unit_test(test_offcpu),
 	    cmocka_unit_test(test_build_symbols),
 	    cmocka_unit_test(test_maps_override),
