@@ -77,7 +77,36 @@ samples=0
 	ok "Ctrl-C after 2 s: the partial window holds $samples samples" ||
 	fail "Ctrl-C: $n windows, '$samples' samples"
 
-# 4. Refused: no directory, -o, --off-cpu.
+# 4. --push without --output-dir: every window queued and sent, each one
+#    parsed and accepted by the local Pyroscope stand-in.
+if bash "$TOOLS/ensure.sh" >/dev/null 2>&1 &&
+	! "$EVPROF" record --push http://127.0.0.1:1 -- true 2>&1 |
+	grep -q "built without libcurl"; then
+	node "$TOOLS/pyroscope_endpoint.mjs" --port-file "$TMP/ep.port" \
+		--log "$TMP/ep.log" 2>"$TMP/ep.err" &
+	ep=$!
+	for _ in $(seq 100); do
+		[ -s "$TMP/ep.port" ] && break
+		sleep 0.1
+	done
+	"$EVPROF" record --continuous --interval 1 -e cpu-clock,page-faults \
+		--push "http://127.0.0.1:$(cat "$TMP/ep.port")" -- "$LOOP" 2.5 1 \
+		>/dev/null 2>"$TMP/err" || fail "--push: $(tail -3 "$TMP/err")"
+	kill "$ep"
+	wait "$ep" 2>/dev/null
+	sent=$(sed -n 's/.*push: \([0-9]*\) profiles sent.*/\1/p' "$TMP/err")
+	n=$(wc -l <"$TMP/ep.log")
+	accepted=$(python3 -c 'import json, sys
+print(sum(1 for l in open(sys.argv[1])
+	if json.loads(l).get("status") == 200 and json.loads(l).get("series")))' "$TMP/ep.log")
+	[ "$n" -ge 3 ] && [ "$accepted" = "$n" ] && [ "${sent:-0}" = "$n" ] &&
+		ok "--push: $n windows sent, all parsed and accepted" ||
+		fail "--push: $n requests, $accepted accepted, '$sent' sent: $(tail -3 "$TMP/err")"
+else
+	echo "skip --push: no endpoint tools or no libcurl"
+fi
+
+# 5. Refused: no directory nor push, -o, --off-cpu.
 "$EVPROF" record --continuous -- true 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "output-dir" "$TMP/err" && ok "--output-dir required" ||
 	fail "no --output-dir: $(cat "$TMP/err")"
