@@ -25,12 +25,12 @@
 #define SS_OFFCPU  0x8
 #define SS_PREEMPT 0x10 /* with SS_OFFCPU: the thread was preempted */
 #define SS_CUT	   0x20 /* the last build cut its user chain (garbage) */
-#define SS_BUILT   0x40 /* a partial build filled it in: to be dropped */
+#define SS_BUILT   0x80 /* a partial build filled it in: to be dropped */
 /*
  * Stands in for its thread's latest sample, which a partial build took:
  * holds the deltas the thread's last cuts add to it, no sample of its own.
  */
-#define SS_TAIL 0x80
+#define SS_TAIL 0x100
 
 #define NO_SAMPLE UINT32_MAX
 
