@@ -25,7 +25,7 @@ const char cli_record_usage[] =
     "usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
     "                     [-o FILE]... [--format firefox|folded|pprof|speedscope]\n"
     "                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
-    "                     [--off-cpu]\n"
+    "                     [--off-cpu] [--engine ring|bpf]\n"
     "                     [-p PID[,PID...] | -a [--include-idle]] [-- CMD ARGS...]\n"
     "\n"
     "  -e, --events LIST   first event samples, the others are counted with\n"
@@ -50,6 +50,9 @@ const char cli_record_usage[] =
     "      --mode M        auto (default: task where the kernel can), task\n"
     "                      (per-task groups with inherit, Linux 6.12), cpu\n"
     "                      (per-CPU groups filtered to the process tree)\n"
+    "      --engine E      ring (default): every sample to user space;\n"
+    "                      bpf: sums per thread and stack in the kernel\n"
+    "                      (root or CAP_BPF + CAP_PERFMON; no timeline)\n"
     "      --duration S    stop after S seconds (the command gets SIGTERM)\n"
     "  -p, --pid PIDS      attach to running processes (all their threads)\n"
     "  -a, --all-cpus      system-wide (per-CPU mode)\n"
@@ -264,6 +267,7 @@ int cmd_record(int argc, char **argv)
 	    {"all-cpus", no_argument, NULL, 'a'},
 	    {"include-idle", no_argument, NULL, 'I'},
 	    {"off-cpu", no_argument, NULL, 'O'},
+	    {"engine", required_argument, NULL, 'E'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -335,6 +339,15 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'O':
 			ro.off_cpu = true;
+			break;
+		case 'E':
+			if (strcmp(optarg, "ring") && strcmp(optarg, "bpf")) {
+				cli_err("--engine takes ring or bpf");
+				return 2;
+			}
+			ro.engine = strcmp(optarg, "bpf")
+					? EVPROF_RECORDER_ENGINE_RING
+					: EVPROF_RECORDER_ENGINE_BPF;
 			break;
 		case 'h':
 			fputs(cli_record_usage, stdout);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf_engine.h"
 #include "recorder_open.h"
 
 static uint64_t clock_ns(clockid_t c)
@@ -200,12 +201,17 @@ evprof_recorder__new(const struct evprof_recorder_target *target,
 		else
 			r->child = evprof_launch__pid(r->launch);
 	}
-	if (!err)
+	if (!err &&
+	    EVPROF_OPTS_GET(opts, engine, EVPROF_RECORDER_ENGINE_RING) ==
+		EVPROF_RECORDER_ENGINE_BPF) {
+		err = evprof__bpf_open(r);
+	} else if (!err) {
 		err = evprof__recorder_open_target(r);
-	if (!err)
-		err = evprof__recorder_open_rings(r);
-	if (!err)
-		err = evprof__recorder_new_session(r);
+		if (!err)
+			err = evprof__recorder_open_rings(r);
+		if (!err)
+			err = evprof__recorder_new_session(r);
+	}
 	if (!err)
 		err = open_pidfds(r);
 	if (err) {
@@ -221,6 +227,7 @@ void evprof_recorder__free(struct evprof_recorder *r)
 	if (!r)
 		return;
 	evprof_launch__free(r->launch);
+	evprof__bpf_close(r->bpf);
 	for (size_t i = r->nr_rings; r->pfd && i < r->nr_pfd; i++)
 		if (r->pfd[i].fd >= 0)
 			close(r->pfd[i].fd);
@@ -282,6 +289,11 @@ int evprof_recorder__start(struct evprof_recorder *r)
 				strerror(-err));
 			return err;
 		}
+	}
+	if (r->bpf) {
+		err = evprof__bpf_start(r);
+		if (err)
+			return err;
 	}
 	if (r->launch) {
 		err = evprof_launch__go(r->launch);
@@ -355,6 +367,8 @@ int evprof_recorder__stop(struct evprof_recorder *r)
 	if (r->stopped)
 		return 0;
 	r->stopped = true;
+	if (r->bpf)
+		err = evprof__bpf_stop(r);
 	for (size_t k = 0; k < r->nr_sets; k++) {
 		int e = evprof_group_set__disable(r->sets[k]);
 

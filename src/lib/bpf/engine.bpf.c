@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The in-kernel engine: per-CPU counting events read at every sample and
+ * every context switch; each delta goes to the thread that ran (at a
+ * switch to prev, at a sample to current), and samples aggregate per
+ * (pid, tid, user stack, kernel stack) with their sample count, CPU time
+ * and every counter's sum. The loader is bpf_engine.c. GPL for the
+ * helpers it calls (bpf_perf_event_read_value, bpf_get_stackid); MIT like
+ * the rest of evprof.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "engine.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/*
+ * Only what is read of the kernel's task_struct; CO-RE relocates the
+ * offsets against the running kernel's BTF at load.
+ */
+struct task_struct {
+	int pid;
+	int tgid;
+} __attribute__((preserve_access_index));
+
+/* Set by the loader before load. */
+const volatile __u32 nr_counters = 0;
+const volatile __u8 follow_all = 0; /* -a: every process but idle */
+const volatile __u8 kernel_stacks = 1;
+
+/* Counting event of counter k on CPU c at index c * MAX + k. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct evprof_bpf_cpu);
+} cpus SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, EVPROF_BPF_STAT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Processes followed (tgid -> 1), grown at fork. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32); /* tid */
+	__type(value, struct evprof_bpf_thread);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 262144);
+	__type(key, struct evprof_bpf_key);
+	__type(value, struct evprof_bpf_value);
+} aggr SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, EVPROF_BPF_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+static void count(__u32 stat)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &stat);
+
+	if (v)
+		(*v)++;
+}
+
+static int followed(__u32 tgid)
+{
+	if (!tgid)
+		return 0; /* the idle task */
+	return follow_all || bpf_map_lookup_elem(&pids, &tgid);
+}
+
+/*
+ * Reads every counter of this CPU: on a primed CPU, fills d with what
+ * each counted since the latest read (scaled by enabled / running when
+ * it was multiplexed) and returns 1; else takes the baseline, returns 0.
+ */
+static int take(struct evprof_bpf_cpu *c, __u64 now, __u64 *cpu_ns, __u64 *d)
+{
+	__u32 base = bpf_get_smp_processor_id() * EVPROF_BPF_MAX_COUNTERS;
+	int primed = c->primed;
+
+	for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++) {
+		struct bpf_perf_event_value v;
+		__u64 dv, de, dr;
+
+		d[k] = 0;
+		if (k >= nr_counters)
+			break;
+		if (bpf_perf_event_read_value(&counters, base + k, &v,
+					      sizeof(v))) {
+			count(EVPROF_BPF_STAT_READ_FAILED);
+			continue;
+		}
+		dv = v.counter - c->value[k];
+		de = v.enabled - c->enabled[k];
+		dr = v.running - c->running[k];
+		c->value[k] = v.counter;
+		c->enabled[k] = v.enabled;
+		c->running[k] = v.running;
+		if (!primed)
+			continue;
+		if (dr < de) {
+			if (!dr) {
+				if (dv)
+					count(EVPROF_BPF_STAT_NOT_RUNNING);
+				dv = 0;
+			} else {
+				count(EVPROF_BPF_STAT_SCALED);
+				/* Exact while the product fits. */
+				dv = dv >> 32 || de >> 32 ? dv / dr * de
+							  : dv * de / dr;
+			}
+		}
+		d[k] = dv;
+	}
+	*cpu_ns = now - c->time;
+	c->time = now;
+	c->primed = 1;
+	return primed;
+}
+
+static struct evprof_bpf_thread *thread_of(__u32 tid, __u32 pid)
+{
+	struct evprof_bpf_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	struct evprof_bpf_thread zero = {
+	    .last = {.pid = pid,
+		     .tid = tid,
+		     .ustack = EVPROF_BPF_NO_STACK,
+		     .kstack = EVPROF_BPF_NO_STACK},
+	};
+
+	if (t)
+		return t;
+	if (bpf_map_update_elem(&threads, &tid, &zero, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&threads, &tid)) {
+		count(EVPROF_BPF_STAT_THREAD_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+static struct evprof_bpf_value *entry_of(const struct evprof_bpf_key *key)
+{
+	struct evprof_bpf_value *v = bpf_map_lookup_elem(&aggr, key);
+	struct evprof_bpf_value zero = {};
+
+	if (v)
+		return v;
+	bpf_map_update_elem(&aggr, key, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&aggr, key);
+}
+
+/* The stack id, or EVPROF_BPF_LOST_STACK counted in stat. */
+static __s32 stack_of(void *ctx, __u64 flags, __u32 stat)
+{
+	long id = bpf_get_stackid(ctx, &stacks, flags);
+
+	if (id >= 0)
+		return (__s32)id;
+	/* A user-mode sample has no kernel stack: no loss. */
+	if (id == -14 /* -EFAULT */)
+		return EVPROF_BPF_NO_STACK;
+	count(stat);
+	return EVPROF_BPF_LOST_STACK;
+}
+
+SEC("perf_event")
+int on_sample(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u64 d[EVPROF_BPF_MAX_COUNTERS], cpu_ns;
+	struct evprof_bpf_key key = {.pid = id >> 32, .tid = (__u32)id};
+	struct evprof_bpf_thread *t;
+	struct evprof_bpf_value *v;
+	struct evprof_bpf_cpu *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&cpus, &zero);
+	if (!c)
+		return 0;
+	if (c->busy) {
+		/* An NMI inside the switch program: its read is half done. */
+		count(EVPROF_BPF_STAT_NESTED);
+		return 0;
+	}
+	if (!followed(key.pid))
+		return 0;
+	if (!take(c, now, &cpu_ns, d)) {
+		count(EVPROF_BPF_STAT_LATE_BASELINE);
+		return 0;
+	}
+	key.ustack =
+	    stack_of(ctx, BPF_F_USER_STACK, EVPROF_BPF_STAT_USTACK_LOST);
+	key.kstack = kernel_stacks
+			 ? stack_of(ctx, 0, EVPROF_BPF_STAT_KSTACK_LOST)
+			 : EVPROF_BPF_NO_STACK;
+	v = entry_of(&key);
+	if (!v) {
+		/* The thread keeps the charges for its next sample. */
+		count(EVPROF_BPF_STAT_AGGR_FULL);
+		t = thread_of(key.tid, key.pid);
+		if (!t)
+			return 0;
+		t->time = now;
+		t->cpu_ns += cpu_ns;
+		for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
+			t->counts[k] += d[k];
+		return 0;
+	}
+	t = thread_of(key.tid, key.pid);
+	/*
+	 * Only this CPU touches this thread's entries while it runs here,
+	 * and the programs do not nest (the switch runs with interrupts
+	 * off): plain adds.
+	 */
+	v->samples++;
+	v->time = now;
+	v->cpu_ns += cpu_ns;
+	for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
+		v->counts[k] += d[k];
+	if (t) {
+		v->cpu_ns += t->cpu_ns;
+		t->cpu_ns = 0;
+		for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++) {
+			v->counts[k] += t->counts[k];
+			t->counts[k] = 0;
+		}
+		t->time = now;
+		t->last = key;
+	}
+	count(EVPROF_BPF_STAT_SAMPLES);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	__u64 d[EVPROF_BPF_MAX_COUNTERS], cpu_ns, now = bpf_ktime_get_ns();
+	__u32 zero = 0, pid = prev->tgid, tid = prev->pid;
+	struct evprof_bpf_thread *t;
+	struct evprof_bpf_cpu *c;
+
+	c = bpf_map_lookup_elem(&cpus, &zero);
+	if (!c)
+		return 0;
+	c->busy = 1;
+	if (!take(c, now, &cpu_ns, d)) {
+		count(EVPROF_BPF_STAT_LATE_BASELINE);
+		goto out;
+	}
+	if (!followed(pid))
+		goto out;
+	t = thread_of(tid, pid);
+	if (!t)
+		goto out;
+	t->time = now;
+	t->cpu_ns += cpu_ns;
+	for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
+		t->counts[k] += d[k];
+out:
+	c->busy = 0;
+	return 0;
+}
+
+/* Run on every CPU by the loader at enable (BPF_F_TEST_RUN_ON_CPU). */
+SEC("raw_tp")
+int baseline(void *ctx)
+{
+	__u64 d[EVPROF_BPF_MAX_COUNTERS], cpu_ns;
+	struct evprof_bpf_cpu *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&cpus, &zero);
+	if (c && !c->primed)
+		take(c, bpf_ktime_get_ns(), &cpu_ns, d);
+	return 0;
+}
+
+/*
+ * A new task: a child process of a followed one is followed; a pid
+ * reused by an unrelated process is not. A thread record left by an
+ * earlier task of the same tid is handed to user space's end of run by
+ * moving it to the aggregate of its latest sample now.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ppid = parent->tgid, pid = child->tgid, tid = child->pid;
+	struct evprof_bpf_thread *t;
+	struct evprof_bpf_value *v;
+	__u8 one = 1;
+
+	if (!follow_all && pid == tid) {
+		if (bpf_map_lookup_elem(&pids, &ppid)) {
+			if (bpf_map_update_elem(&pids, &pid, &one, BPF_ANY))
+				count(EVPROF_BPF_STAT_PID_FULL);
+		} else {
+			bpf_map_delete_elem(&pids, &pid);
+		}
+	}
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (!t)
+		return 0;
+	v = entry_of(&t->last);
+	if (v) {
+		v->cpu_ns += t->cpu_ns;
+		for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
+			v->counts[k] += t->counts[k];
+		if (t->time > v->time)
+			v->time = t->time;
+	} else {
+		count(EVPROF_BPF_STAT_AGGR_FULL);
+	}
+	bpf_map_delete_elem(&threads, &tid);
+	return 0;
+}
