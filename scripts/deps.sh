@@ -5,7 +5,9 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libelf-dev libdw-dev zlib1g-dev
       libzstd-dev libpfm4-dev libcmocka-dev binutils libjson-c-dev
       golang-go libiberty-dev xz-utils man-db util-linux clang-format
-      python3 coreutils linux-perf chromium)
+      python3 coreutils linux-perf chromium clang libbpf-dev bpftool)
+# clang, libbpf-dev, bpftool: the BPF engine (optional: without them the
+# build leaves it out, see EVPROF_BPF).
 # chromium: the page of evprof view is tested in it (headless).
 # Node runs the Firefox Profiler's loader in the tests and builds the page
 # (npm ci in web/); a node installed
