@@ -503,41 +503,76 @@ static int feed(struct evprof_recorder *r, const struct evprof_bpf_key *k,
 	return evprof__session_aggregate(r->session, &a);
 }
 
-static int read_aggregates(struct evprof_recorder *r, uint64_t *entries)
-{
-	int map = bpf_map__fd(r->bpf->skel->maps.aggr);
-	struct evprof_bpf_key k, next, *prev = NULL;
+struct entry {
+	struct evprof_bpf_key k;
 	struct evprof_bpf_value v;
-	int err = 0;
+};
 
-	while (!err && !bpf_map_get_next_key(map, prev, &next)) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(map, &k, &v))
-			continue;
-		err = feed(r, &k, v.time, v.samples, v.cpu_ns, v.counts);
-		(*entries)++;
-	}
-	return err;
+struct entries { /* an EVPROF_VEC(struct entry) with a name */
+	struct entry *a;
+	size_t n, cap;
+};
+
+static int cmp_key(const void *pa, const void *pb)
+{
+	return memcmp(pa, pb, sizeof(struct evprof_bpf_key));
 }
 
-/* What threads counted after their last sample, on that sample's stack. */
-static int read_threads(struct evprof_recorder *r, uint64_t *slices)
+/* Every aggregate of the map, sorted by key. */
+static int read_aggregates(struct evprof_bpf *b, struct entries *out)
 {
-	int map = bpf_map__fd(r->bpf->skel->maps.threads);
+	int map = bpf_map__fd(b->skel->maps.aggr);
+	struct evprof_bpf_key k, *prev = NULL;
+	struct entry e;
+
+	while (!bpf_map_get_next_key(map, prev, &e.k)) {
+		k = e.k;
+		prev = &k;
+		if (bpf_map_lookup_elem(map, &e.k, &e.v))
+			continue;
+		if (EVPROF_VEC_PUSH(out, e))
+			return -ENOMEM;
+	}
+	qsort(out->a, out->n, sizeof(*out->a), cmp_key);
+	return 0;
+}
+
+/*
+ * What threads counted after their last sample goes to that sample's
+ * aggregate (one timeline row for both); threads never sampled get one of
+ * their own, without samples.
+ */
+static int read_threads(struct evprof_bpf *b, struct entries *out,
+			uint64_t *slices)
+{
+	int map = bpf_map__fd(b->skel->maps.threads);
+	size_t sorted = out->n;
 	uint32_t k, next, *prev = NULL;
 	struct evprof_bpf_thread t;
-	int err = 0;
 
-	while (!err && !bpf_map_get_next_key(map, prev, &next)) {
+	while (!bpf_map_get_next_key(map, prev, &next)) {
+		struct entry *e;
+
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(map, &k, &t))
 			continue;
-		err = feed(r, &t.last, t.time, 0, t.cpu_ns, t.counts);
 		(*slices)++;
+		e = bsearch(&t.last, out->a, sorted, sizeof(*out->a), cmp_key);
+		if (!e) {
+			struct entry x = {.k = t.last};
+
+			if (EVPROF_VEC_PUSH(out, x))
+				return -ENOMEM;
+			e = &out->a[out->n - 1];
+		}
+		e->v.cpu_ns += t.cpu_ns;
+		for (size_t i = 0; i < EVPROF_BPF_MAX_COUNTERS; i++)
+			e->v.counts[i] += t.counts[i];
+		if (t.time > e->v.time)
+			e->v.time = t.time;
 	}
-	return err;
+	return 0;
 }
 
 static void read_stats(struct evprof_bpf *b, uint64_t *st)
@@ -559,15 +594,21 @@ static void read_stats(struct evprof_bpf *b, uint64_t *st)
 
 int evprof__bpf_stop(struct evprof_recorder *r)
 {
-	uint64_t st[EVPROF_BPF_STAT__COUNT], entries = 0, slices = 0;
+	uint64_t st[EVPROF_BPF_STAT__COUNT], entries, slices = 0;
 	struct evprof_bpf *b = r->bpf;
+	struct entries es = {0};
 	int err;
 
 	detach(b);
 	read_stats(b, st);
-	err = read_aggregates(r, &entries);
+	err = read_aggregates(b, &es);
+	entries = es.n;
 	if (!err)
-		err = read_threads(r, &slices);
+		err = read_threads(b, &es, &slices);
+	for (size_t i = 0; !err && i < es.n; i++)
+		err = feed(r, &es.a[i].k, es.a[i].v.time, es.a[i].v.samples,
+			   es.a[i].v.cpu_ns, es.a[i].v.counts);
+	EVPROF_VEC_FREE(&es);
 	evprof__recorder_note(
 	    r,
 	    "engine bpf: %llu samples in %llu aggregates, %llu threads' "

@@ -132,17 +132,16 @@ static int emit_sample(struct build *b, const struct ssample *x,
 	return evprof_profile__add_sample(b->p, th->prof, &ps);
 }
 
-/* Sums an in-kernel aggregation made: no timeline row. */
+/*
+ * Sums an in-kernel aggregation made: one sample standing for all of them
+ * at the time of the latest (a timeline row, so that writers that read
+ * the timeline see them); sums without a sample go to the store only.
+ */
 static int emit_aggr(struct build *b, const struct ssample *x,
 		     const struct bthread *th, int stack)
 {
-	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS];
-	struct evprof_profile_aggregate a = {
-	    .stack = stack,
-	    .samples = evprof__sstore_aggr_samples(&b->s->store, x),
-	    .cpu_ns = x->cpu_delta,
-	    .counters = vals,
-	};
+	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS], has = 0;
+	uint64_t n = evprof__sstore_aggr_samples(&b->s->store, x);
 
 	for (size_t i = 0; i < b->s->nr_slots; i++) {
 		int c = b->slot_counter[i];
@@ -150,9 +149,24 @@ static int emit_aggr(struct build *b, const struct ssample *x,
 		if (!(x->has & (1ULL << i)))
 			continue;
 		vals[c] = evprof__sstore_delta(&b->s->store, x, i);
-		a.has_counters |= 1ULL << c;
+		has |= 1ULL << c;
 	}
-	return evprof_profile__add_aggregate(b->p, th->prof, &a);
+	if (n)
+		return evprof_profile__add_sample(
+		    b->p, th->prof,
+		    &(struct evprof_profile_sample){.time_ns = x->time,
+						    .stack = stack,
+						    .weight = n,
+						    .cpu_delta_ns =
+							x->cpu_delta,
+						    .has_counters = has,
+						    .counters = vals});
+	return evprof_profile__add_aggregate(
+	    b->p, th->prof,
+	    &(struct evprof_profile_aggregate){.stack = stack,
+					       .cpu_ns = x->cpu_delta,
+					       .has_counters = has,
+					       .counters = vals});
 }
 
 /* An off-CPU interval: its length on its stack, as one of two weights. */
