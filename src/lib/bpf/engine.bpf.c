@@ -5,7 +5,7 @@
  * switch to prev, at a sample to current), and samples aggregate per
  * (pid, tid, user stack, kernel stack) with their sample count, CPU time
  * and every counter's sum. The loader is bpf_engine.c. GPL for the
- * helpers it calls (bpf_perf_event_read_value, bpf_get_stackid); MIT like
+ * helpers it calls (bpf_perf_event_read_value, bpf_get_stack); MIT like
  * the rest of evprof.
  */
 #include <linux/bpf.h>
@@ -73,12 +73,22 @@ struct {
 	__type(value, struct evprof_bpf_value);
 } aggr SEC(".maps");
 
+/* Distinct stacks by hash, allocated as they come (1 KiB each). */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, EVPROF_BPF_STACK_DEPTH * sizeof(__u64));
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct evprof_bpf_stack);
 } stacks SEC(".maps");
+
+/* Where a stack is taken before it is hashed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct evprof_bpf_stack);
+} scratch SEC(".maps");
 
 static void count(__u32 stat)
 {
@@ -176,18 +186,39 @@ static struct evprof_bpf_value *entry_of(const struct evprof_bpf_key *key)
 	return bpf_map_lookup_elem(&aggr, key);
 }
 
-/* The stack id, or EVPROF_BPF_LOST_STACK counted in stat. */
-static __s32 stack_of(void *ctx, __u64 flags, __u32 stat)
+/*
+ * The hash of the stack the sample interrupted (user or kernel part, by
+ * flags), kept in the stacks map; EVPROF_BPF_NO_STACK when there is none,
+ * EVPROF_BPF_LOST_STACK counted in stat when it cannot be kept.
+ */
+static __u64 stack_of(void *ctx, __u64 flags, __u32 stat)
 {
-	long id = bpf_get_stackid(ctx, &stacks, flags);
+	struct evprof_bpf_stack *st;
+	__u32 zero = 0;
+	__u64 h = 14695981039346656037ULL; /* FNV-1a */
+	long len;
 
-	if (id >= 0)
-		return (__s32)id;
-	/* A user-mode sample has no kernel stack: no loss. */
-	if (id == -14 /* -EFAULT */)
+	st = bpf_map_lookup_elem(&scratch, &zero);
+	if (!st)
 		return EVPROF_BPF_NO_STACK;
-	count(stat);
-	return EVPROF_BPF_LOST_STACK;
+	/* Zeroes what follows the last frame. */
+	len = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
+	if (len <= 0)
+		return EVPROF_BPF_NO_STACK; /* e.g. a user-mode kernel part */
+	for (__u32 i = 0; i < EVPROF_BPF_STACK_DEPTH; i++) {
+		if (i >= len / 8)
+			break;
+		h = (h ^ st->ips[i]) * 1099511628211ULL;
+	}
+	if (h <= EVPROF_BPF_LOST_STACK)
+		h += 2;
+	if (!bpf_map_lookup_elem(&stacks, &h) &&
+	    bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&stacks, &h)) {
+		count(stat);
+		return EVPROF_BPF_LOST_STACK;
+	}
+	return h;
 }
 
 SEC("perf_event")
