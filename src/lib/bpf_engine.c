@@ -464,17 +464,17 @@ static void detach(struct evprof_bpf *b)
 	b->switch_link = b->fork_link = NULL;
 }
 
-/* Appends marker + the ips of stack id to chain; returns the new length. */
-static size_t add_stack(int map, int32_t id, uint64_t marker, uint64_t *chain,
+/* Appends marker + the ips of stack h to chain; returns the new length. */
+static size_t add_stack(int map, uint64_t h, uint64_t marker, uint64_t *chain,
 			size_t n)
 {
-	uint64_t ips[EVPROF_BPF_STACK_DEPTH];
+	struct evprof_bpf_stack st;
 
-	if (id < 0 || bpf_map_lookup_elem(map, &id, ips))
+	if (h <= EVPROF_BPF_LOST_STACK || bpf_map_lookup_elem(map, &h, &st))
 		return n;
 	chain[n++] = marker;
-	for (size_t i = 0; i < EVPROF_BPF_STACK_DEPTH && ips[i]; i++)
-		chain[n++] = ips[i];
+	for (size_t i = 0; i < EVPROF_BPF_STACK_DEPTH && st.ips[i]; i++)
+		chain[n++] = st.ips[i];
 	return n;
 }
 
