@@ -613,7 +613,7 @@ int evprof__bpf_stop(struct evprof_recorder *r)
 	    r,
 	    "engine bpf: %llu samples in %llu aggregates, %llu threads' "
 	    "last slices; lost: %llu user and %llu kernel stacks (stack "
-	    "map full), %llu samples and %llu slices (full maps), %llu "
+	    "map full, or no memory in interrupt context), %llu samples and %llu slices (full maps), %llu "
 	    "processes not followed, %llu failed reads, %llu nested samples; %llu "
 	    "deltas scaled, %llu of counters that did not run; baselines %s",
 	    (unsigned long long)st[EVPROF_BPF_STAT_SAMPLES],

@@ -132,7 +132,11 @@ static int set_options(struct evprof_recorder *r,
 	r->per_cpu = t->system_wide || o->mode == EVPROF_RECORDER_CPU ||
 		     (o->mode == EVPROF_RECORDER_AUTO &&
 		      !evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes);
-	r->exit_member = evprof__recorder_find_exit(r);
+	/* The BPF engine keeps exits in the kernel: no tracefs needed. */
+	r->exit_member =
+	    EVPROF_OPTS_GET(o, engine, EVPROF_RECORDER_ENGINE_RING) !=
+		EVPROF_RECORDER_ENGINE_BPF &&
+	    evprof__recorder_find_exit(r);
 	r->defer = r->callchain && !r->dwarf_stack &&
 		   evprof_probe(EVPROF_FEAT_DEFER_CALLCHAIN)->yes;
 	if (t->nr_pids) {

@@ -120,4 +120,25 @@ for name in tree-parent tree-child-a tree-child-b tree-grandchild; do
 	[ "$n" -gt 50 ] && ok "tree: $name $n samples" ||
 		fail "tree: $name only '$n' samples"
 done
+
+# 5. Without privileges one message names what is missing; CAP_BPF +
+#    CAP_PERFMON alone are enough.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
+	chmod 755 "$TMP"
+	mkdir -m 777 "$TMP/nobody"
+	as_nobody "$EVPROF" record --engine bpf -e cpu-clock -o "$TMP/nobody/n.pb.gz" -- true \
+		>/dev/null 2>"$TMP/err" && fail "unprivileged: recorded"
+	grep -q "needs root, or CAP_BPF and CAP_PERFMON" "$TMP/err" &&
+		ok "unprivileged: $(head -1 "$TMP/err")" ||
+		fail "unprivileged: $(cat "$TMP/err")"
+	as_nobody --inh-caps +bpf,+perfmon --ambient-caps +bpf,+perfmon \
+		"$EVPROF" record --engine bpf -e cpu-clock,page-faults \
+		-o "$TMP/nobody/n.pb.gz" -- "$FIXTURES/wl_faults" 2000 0 1 \
+		>/dev/null 2>"$TMP/err" &&
+		ok "CAP_BPF + CAP_PERFMON: recorded" ||
+		fail "CAP_BPF + CAP_PERFMON: $(tail -3 "$TMP/err")"
+else
+	echo "skip 5: needs root, setpriv and a user nobody"
+fi
 finish
