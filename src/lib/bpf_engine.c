@@ -181,7 +181,50 @@ static int open_samplers(struct evprof_recorder *r, struct evprof_bpf *b)
 	return 0;
 }
 
+/* Drops counter k (event k + 1), as the ring engine drops an extra. */
+static void drop_counter(struct evprof_recorder *r, size_t k, int err)
+{
+	evprof__recorder_note(r, "%s cannot be counted (%s): dropped",
+			      r->events[k + 1].name, strerror(err));
+	memmove(&r->events[k + 1], &r->events[k + 2],
+		(r->nr - k - 2) * sizeof(r->events[0]));
+	r->nr--;
+}
+
+/*
+ * Opens every counter on every CPU; one that cannot be counted here (no
+ * such event or PMU) is dropped with a note. Before the programs load:
+ * they are told how many there are.
+ */
 static int open_counters(struct evprof_recorder *r, struct evprof_bpf *b)
+{
+	for (size_t k = 0; k + 1 < r->nr;) {
+		int i, fd = -1, err = 0;
+
+		for (i = 0; i < b->nr_cpus; i++) {
+			fd = open_counter(r, k, b->cpus[i]);
+			if (fd < 0)
+				break;
+			b->counters[i * EVPROF_BPF_MAX_COUNTERS + k] = fd;
+		}
+		if (fd >= 0) {
+			k++;
+			continue;
+		}
+		err = errno;
+		if (i > 0 || !evprof_open_unsupported(err)) {
+			pr_warn("cannot count %s on CPU %d: %s%s\n",
+				r->events[k + 1].name, b->cpus[i],
+				strerror(err), cpu_msg(err));
+			return -err;
+		}
+		drop_counter(r, k, err);
+	}
+	return 0;
+}
+
+/* Counter k on CPU c goes to the programs' array at c * MAX + k. */
+static int give_counters(struct evprof_recorder *r, struct evprof_bpf *b)
 {
 	int map = bpf_map__fd(b->skel->maps.counters);
 
@@ -190,18 +233,11 @@ static int open_counters(struct evprof_recorder *r, struct evprof_bpf *b)
 			uint32_t idx =
 			    (uint32_t)b->cpus[i] * EVPROF_BPF_MAX_COUNTERS +
 			    (uint32_t)k;
-			int fd = open_counter(r, k, b->cpus[i]), err;
+			int fd = b->counters[i * EVPROF_BPF_MAX_COUNTERS + k];
 
-			if (fd < 0) {
-				err = errno;
-				pr_warn("cannot count %s on CPU %d: %s%s\n",
-					r->events[k + 1].name, b->cpus[i],
-					strerror(err), cpu_msg(err));
-				return -err;
-			}
-			b->counters[i * EVPROF_BPF_MAX_COUNTERS + k] = fd;
 			if (bpf_map_update_elem(map, &idx, &fd, BPF_ANY)) {
-				err = errno;
+				int err = errno;
+
 				pr_warn("cannot give %s on CPU %d to BPF: %s\n",
 					r->events[k + 1].name, b->cpus[i],
 					strerror(err));
@@ -389,11 +425,13 @@ int evprof__bpf_open(struct evprof_recorder *r)
 		b->sampler[i] = -1;
 	for (int i = 0; i < n * EVPROF_BPF_MAX_COUNTERS; i++)
 		b->counters[i] = -1;
-	err = load(r, b);
-	if (!err)
-		err = open_samplers(r, b);
+	err = open_samplers(r, b);
 	if (!err)
 		err = open_counters(r, b);
+	if (!err)
+		err = load(r, b);
+	if (!err)
+		err = give_counters(r, b);
 	if (!err)
 		err = follow_targets(r, b);
 	if (!err)
