@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <bpf/bpf.h>
@@ -64,6 +65,23 @@ static bool has_caps(void)
 	/* Capabilities 32 and up live in the second word. */
 	return (d[1].effective & (1u << (CAP_BPF_ - 32))) &&
 	       (d[1].effective & (1u << (CAP_PERFMON_ - 32)));
+}
+
+/*
+ * Our pid namespace when it is not the initial one (PROC_PID_INIT_INO,
+ * include/linux/proc_ns.h, stable since Linux 3.8): its nsfs dev and
+ * inode, which bpf_get_ns_current_pid_tgid() takes (Linux 5.7). Returns
+ * whether it is nested.
+ */
+static bool nested_pid_ns(uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == 0xEFFFFFFCu)
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
 }
 
 bool evprof_recorder__engine_available(enum evprof_recorder_engine e, char *why,
@@ -251,6 +269,7 @@ static int give_counters(struct evprof_recorder *r, struct evprof_bpf *b)
 static int load(struct evprof_recorder *r, struct evprof_bpf *b)
 {
 	int possible = libbpf_num_possible_cpus(), err;
+	uint64_t dev = 0, ino = 0;
 	struct evprof_engine *s;
 
 	if (possible < 0)
@@ -262,6 +281,9 @@ static int load(struct evprof_recorder *r, struct evprof_bpf *b)
 	s->rodata->nr_counters = (uint32_t)(r->nr - 1);
 	s->rodata->follow_all = r->system_wide;
 	s->rodata->kernel_stacks = !r->exclude_kernel;
+	s->rodata->ns_mode = nested_pid_ns(&dev, &ino);
+	s->rodata->ns_dev = dev;
+	s->rodata->ns_ino = ino;
 	err = bpf_map__set_max_entries(
 	    s->maps.counters, (uint32_t)possible * EVPROF_BPF_MAX_COUNTERS);
 	if (!err)
@@ -272,10 +294,14 @@ static int load(struct evprof_recorder *r, struct evprof_bpf *b)
 	return err;
 }
 
-/* The command, or the attached processes, start the kernel's filter. */
+/*
+ * The command, or the attached processes, start the kernel's filter; from
+ * a nested pid namespace by their pids there, translated as they run.
+ */
 static int follow_targets(struct evprof_recorder *r, struct evprof_bpf *b)
 {
-	int map = bpf_map__fd(b->skel->maps.pids);
+	int map = bpf_map__fd(b->skel->rodata->ns_mode ? b->skel->maps.ns_pids
+						       : b->skel->maps.pids);
 	uint8_t one = 1;
 
 	if (r->child > 0) {

@@ -4,8 +4,9 @@
 # evprof record --engine bpf (sums in the kernel) against the workloads'
 # own truth: each thread's page faults from its getrusage(RUSAGE_THREAD),
 # on their own CPUs and sharing one; wl_split's measured 3:1 CPU split; a
-# churning tree of short threads and processes against its wait4 rusage;
-# a process tree followed and a busy process outside it left out.
+# churning tree of short threads and processes against its wait4 rusage,
+# also from inside a pid namespace; a process tree followed and a busy
+# process outside it left out; the privileges it needs.
 . "$(dirname "$0")/lib.sh"
 LOOP=$FIXTURES/wl_loop
 outside=
@@ -121,7 +122,26 @@ for name in tree-parent tree-child-a tree-child-b tree-grandchild; do
 		fail "tree: $name only '$n' samples"
 done
 
-# 5. Without privileges one message names what is missing; CAP_BPF +
+# 5. From inside a pid namespace (a container's view): the kernel's pids
+#    are not the recording's, yet the churning tree keeps its counts.
+if [ "$(id -u)" -eq 0 ] && unshare --pid --fork --mount-proc true 2>/dev/null; then
+	unshare --pid --fork --mount-proc "$EVPROF" record --engine bpf \
+		-e cpu-clock,page-faults -o "$TMP/ns.pb.gz" -- \
+		"$FIXTURES/wl_churn" 300 100 50 >/dev/null 2>"$TMP/err" ||
+		fail "pid namespace: record failed: $(tail -3 "$TMP/err")"
+	truth=$(sed -n 's/^tree faults=//p' "$TMP/err")
+	got=$("$EVPROF" report "$TMP/ns.pb.gz" |
+		sed -n 's/^total:.* page-faults=\([0-9]*\).*/\1/p')
+	if [ -n "$truth" ] && [ -n "$got" ] && within "$got" "$truth" 0.5; then
+		ok "pid namespace: churn $got page faults, rusage $truth"
+	else
+		fail "pid namespace: churn '$got' page faults, rusage '$truth'"
+	fi
+else
+	echo "skip 5: unshare --pid needs root"
+fi
+
+# 6. Without privileges one message names what is missing; CAP_BPF +
 #    CAP_PERFMON alone are enough.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
 	as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
@@ -139,6 +159,6 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null
 		ok "CAP_BPF + CAP_PERFMON: recorded" ||
 		fail "CAP_BPF + CAP_PERFMON: $(tail -3 "$TMP/err")"
 else
-	echo "skip 5: needs root, setpriv and a user nobody"
+	echo "skip 6: needs root, setpriv and a user nobody"
 fi
 finish

@@ -11,6 +11,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 #include "engine.h"
 
@@ -20,15 +21,44 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
  * Only what is read of the kernel's task_struct; CO-RE relocates the
  * offsets against the running kernel's BTF at load.
  */
+struct ns_common {
+	unsigned int inum;
+} __attribute__((preserve_access_index));
+
+struct pid_namespace {
+	struct ns_common ns;
+} __attribute__((preserve_access_index));
+
+struct upid {
+	int nr;
+	struct pid_namespace *ns;
+} __attribute__((preserve_access_index));
+
+struct pid {
+	unsigned int level;
+	struct upid numbers[1];
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
+	struct pid *thread_pid;
 } __attribute__((preserve_access_index));
+
+/* Levels of nested pid namespaces searched for ours. */
+#define NS_LEVELS 8
 
 /* Set by the loader before load. */
 const volatile __u32 nr_counters = 0;
 const volatile __u8 follow_all = 0; /* -a: every process but idle */
 const volatile __u8 kernel_stacks = 1;
+/*
+ * Recording from inside a pid namespace: targets, side-band records and
+ * aggregates use its pids (the nsfs dev and inode of /proc/self/ns/pid),
+ * the filter below the kernel's.
+ */
+const volatile __u8 ns_mode = 0;
+const volatile __u64 ns_dev = 0, ns_ino = 0;
 
 /* Counting event of counter k on CPU c at index c * MAX + k. */
 struct {
@@ -51,7 +81,15 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* Processes followed (tgid -> 1), grown at fork. */
+/* ns_mode: the targets by their pids in that namespace, until seen. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} ns_pids SEC(".maps");
+
+/* Processes followed (kernel tgid -> 1), grown at fork. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
@@ -98,11 +136,85 @@ static void count(__u32 stat)
 		(*v)++;
 }
 
-static int followed(__u32 tgid)
+/* The current task as the kernel and as the recording name it. */
+struct ids {
+	__u32 hpid, htid; /* the kernel's (initial namespace) */
+	__u32 pid, tid;	  /* the recording's */
+};
+
+/*
+ * Fills x for the current task; returns 0, or -1 for a task outside the
+ * recording's pid namespace (ns_mode), which is never followed.
+ */
+static int current_ids(struct ids *x)
 {
-	if (!tgid)
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bpf_pidns_info ns;
+
+	x->hpid = x->pid = id >> 32;
+	x->htid = x->tid = (__u32)id;
+	if (!ns_mode)
+		return 0;
+	if (bpf_get_ns_current_pid_tgid(ns_dev, ns_ino, &ns, sizeof(ns))) {
+		/*
+		 * A task past its release (its last switch-out) has no pid
+		 * namespace any more: its record, made at its fork or an
+		 * earlier event, keeps its ids.
+		 */
+		struct evprof_bpf_thread *t =
+		    bpf_map_lookup_elem(&threads, &x->htid);
+
+		if (!t)
+			return -1;
+		x->pid = t->last.pid;
+		x->tid = t->last.tid;
+		return 0;
+	}
+	x->pid = ns.tgid;
+	x->tid = ns.pid;
+	return 0;
+}
+
+/* Task t's pid in the recording's namespace, or 0 when it has none. */
+static __u32 ns_pid_of(struct task_struct *t)
+{
+	struct pid *p = BPF_CORE_READ(t, thread_pid);
+	unsigned int level;
+
+	if (!p)
+		return 0;
+	level = BPF_CORE_READ(p, level);
+	for (__u32 i = 0; i < NS_LEVELS; i++) {
+		struct upid u;
+
+		if (i > level)
+			break;
+		if (bpf_core_read(&u, sizeof(u), &p->numbers[i]))
+			return 0;
+		if (BPF_CORE_READ(u.ns, ns.inum) == ns_ino)
+			return (__u32)u.nr;
+	}
+	return 0;
+}
+
+/*
+ * Whether the current task's process is followed. In ns_mode a target
+ * joins the kernel-pid set the first time it runs here (a sample, its
+ * switch-out or its fork: each runs in its context).
+ */
+static int followed(const struct ids *x)
+{
+	__u8 one = 1;
+
+	if (!x->hpid)
 		return 0; /* the idle task */
-	return follow_all || bpf_map_lookup_elem(&pids, &tgid);
+	if (follow_all || bpf_map_lookup_elem(&pids, &x->hpid))
+		return 1;
+	if (!ns_mode || !bpf_map_lookup_elem(&ns_pids, &x->pid))
+		return 0;
+	if (bpf_map_update_elem(&pids, &x->hpid, &one, BPF_ANY))
+		count(EVPROF_BPF_STAT_PID_FULL);
+	return 1;
 }
 
 /*
@@ -155,24 +267,25 @@ static int take(struct evprof_bpf_cpu *c, __u64 now, __u64 *cpu_ns, __u64 *d)
 	return primed;
 }
 
-static struct evprof_bpf_thread *thread_of(__u32 tid, __u32 pid)
+/* The record of the current task (by kernel tid), made when missing. */
+static struct evprof_bpf_thread *thread_of(const struct ids *x)
 {
-	struct evprof_bpf_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	struct evprof_bpf_thread *t = bpf_map_lookup_elem(&threads, &x->htid);
 	struct evprof_bpf_thread zero = {
-	    .last = {.pid = pid,
-		     .tid = tid,
+	    .last = {.pid = x->pid,
+		     .tid = x->tid,
 		     .ustack = EVPROF_BPF_NO_STACK,
 		     .kstack = EVPROF_BPF_NO_STACK},
 	};
 
 	if (t)
 		return t;
-	if (bpf_map_update_elem(&threads, &tid, &zero, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&threads, &tid)) {
+	if (bpf_map_update_elem(&threads, &x->htid, &zero, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&threads, &x->htid)) {
 		count(EVPROF_BPF_STAT_THREAD_FULL);
 		return NULL;
 	}
-	return bpf_map_lookup_elem(&threads, &tid);
+	return bpf_map_lookup_elem(&threads, &x->htid);
 }
 
 static struct evprof_bpf_value *entry_of(const struct evprof_bpf_key *key)
@@ -224,10 +337,10 @@ static __u64 stack_of(void *ctx, __u64 flags, __u32 stat)
 SEC("perf_event")
 int on_sample(void *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	__u64 d[EVPROF_BPF_MAX_COUNTERS], cpu_ns;
-	struct evprof_bpf_key key = {.pid = id >> 32, .tid = (__u32)id};
+	__u64 d[EVPROF_BPF_MAX_COUNTERS], cpu_ns, now = bpf_ktime_get_ns();
+	struct evprof_bpf_key key = {};
 	struct evprof_bpf_thread *t;
+	struct ids x;
 	struct evprof_bpf_value *v;
 	struct evprof_bpf_cpu *c;
 	__u32 zero = 0;
@@ -240,8 +353,10 @@ int on_sample(void *ctx)
 		count(EVPROF_BPF_STAT_NESTED);
 		return 0;
 	}
-	if (!followed(key.pid))
+	if (current_ids(&x) || !followed(&x))
 		return 0;
+	key.pid = x.pid;
+	key.tid = x.tid;
 	if (!take(c, now, &cpu_ns, d)) {
 		count(EVPROF_BPF_STAT_LATE_BASELINE);
 		return 0;
@@ -255,7 +370,7 @@ int on_sample(void *ctx)
 	if (!v) {
 		/* The thread keeps the charges for its next sample. */
 		count(EVPROF_BPF_STAT_AGGR_FULL);
-		t = thread_of(key.tid, key.pid);
+		t = thread_of(&x);
 		if (!t)
 			return 0;
 		t->time = now;
@@ -264,7 +379,7 @@ int on_sample(void *ctx)
 			t->counts[k] += d[k];
 		return 0;
 	}
-	t = thread_of(key.tid, key.pid);
+	t = thread_of(&x);
 	/*
 	 * Only this CPU touches this thread's entries while it runs here,
 	 * and the programs do not nest (the switch runs with interrupts
@@ -294,9 +409,10 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	__u64 d[EVPROF_BPF_MAX_COUNTERS], cpu_ns, now = bpf_ktime_get_ns();
-	__u32 zero = 0, pid = prev->tgid, tid = prev->pid;
 	struct evprof_bpf_thread *t;
 	struct evprof_bpf_cpu *c;
+	struct ids x;
+	__u32 zero = 0;
 
 	c = bpf_map_lookup_elem(&cpus, &zero);
 	if (!c)
@@ -306,9 +422,10 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 		count(EVPROF_BPF_STAT_LATE_BASELINE);
 		goto out;
 	}
-	if (!followed(pid))
+	/* Called before the switch: prev is still the current task. */
+	if (current_ids(&x) || !followed(&x))
 		goto out;
-	t = thread_of(tid, pid);
+	t = thread_of(&x);
 	if (!t)
 		goto out;
 	t->time = now;
@@ -343,13 +460,15 @@ int baseline(void *ctx)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ppid = parent->tgid, pid = child->tgid, tid = child->pid;
+	__u32 pid = child->tgid, tid = child->pid;
 	struct evprof_bpf_thread *t;
 	struct evprof_bpf_value *v;
+	struct ids x;
 	__u8 one = 1;
 
+	/* Called in the parent's context. */
 	if (!follow_all && pid == tid) {
-		if (bpf_map_lookup_elem(&pids, &ppid)) {
+		if (!current_ids(&x) && followed(&x)) {
 			if (bpf_map_update_elem(&pids, &pid, &one, BPF_ANY))
 				count(EVPROF_BPF_STAT_PID_FULL);
 		} else {
@@ -357,18 +476,36 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		}
 	}
 	t = bpf_map_lookup_elem(&threads, &tid);
-	if (!t)
-		return 0;
-	v = entry_of(&t->last);
-	if (v) {
-		v->cpu_ns += t->cpu_ns;
-		for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
-			v->counts[k] += t->counts[k];
-		if (t->time > v->time)
-			v->time = t->time;
-	} else {
-		count(EVPROF_BPF_STAT_AGGR_FULL);
+	if (t) {
+		v = entry_of(&t->last);
+		if (v) {
+			v->cpu_ns += t->cpu_ns;
+			for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
+				v->counts[k] += t->counts[k];
+			if (t->time > v->time)
+				v->time = t->time;
+		} else {
+			count(EVPROF_BPF_STAT_AGGR_FULL);
+		}
+		bpf_map_delete_elem(&threads, &tid);
 	}
-	bpf_map_delete_elem(&threads, &tid);
+	/*
+	 * In a nested pid namespace the child's ids are read now: a task too
+	 * short to be sampled is seen again only past its release.
+	 */
+	if (ns_mode && !current_ids(&x) && followed(&x)) {
+		struct evprof_bpf_thread rec = {
+		    .last = {.pid = x.pid,
+			     .tid = ns_pid_of(child),
+			     .ustack = EVPROF_BPF_NO_STACK,
+			     .kstack = EVPROF_BPF_NO_STACK},
+		};
+
+		if (pid == tid)
+			rec.last.pid = rec.last.tid;
+		if (rec.last.tid &&
+		    bpf_map_update_elem(&threads, &tid, &rec, BPF_ANY))
+			count(EVPROF_BPF_STAT_THREAD_FULL);
+	}
 	return 0;
 }
