@@ -14,7 +14,7 @@ trap '[ -n "$outside" ] && kill "$outside" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 why=$("$EVPROF" info | sed -n 's/^  bpf  *no  *//p')
 case $why in
-"not built in"* | "needs root"*)
+"not built in"* | "needs root"* | "no kernel BTF"*)
 	echo "skip: the BPF engine is not available here: $why"
 	exit 77
 	;;
