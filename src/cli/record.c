@@ -25,8 +25,8 @@ const char cli_record_usage[] =
     "usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
     "                     [-o FILE]... [--format firefox|folded|pprof|speedscope]\n"
     "                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
-    "                     [--off-cpu] [--push URL [--tag KEY=VALUE]...\n"
-    "                     [--push-wait S]]\n"
+    "                     [--off-cpu] [--engine ring|bpf]\n"
+    "                     [--push URL [--tag KEY=VALUE]... [--push-wait S]]\n"
     "                     [-p PID[,PID...] | -a [--include-idle]] [-- CMD ARGS...]\n"
     "\n"
     "  -e, --events LIST   first event samples, the others are counted with\n"
@@ -51,6 +51,9 @@ const char cli_record_usage[] =
     "      --mode M        auto (default: task where the kernel can), task\n"
     "                      (per-task groups with inherit, Linux 6.12), cpu\n"
     "                      (per-CPU groups filtered to the process tree)\n"
+    "      --engine E      ring (default): every sample to user space;\n"
+    "                      bpf: sums per thread and stack in the kernel\n"
+    "                      (root or CAP_BPF + CAP_PERFMON; no timeline)\n"
     "      --duration S    stop after S seconds (the command gets SIGTERM)\n"
     "  -p, --pid PIDS      attach to running processes (all their threads)\n"
     "  -a, --all-cpus      system-wide (per-CPU mode)\n"
@@ -274,6 +277,7 @@ int cmd_record(int argc, char **argv)
 	    {"push", required_argument, NULL, 'P'},
 	    {"tag", required_argument, NULL, 'T'},
 	    {"push-wait", required_argument, NULL, 'W'},
+	    {"engine", required_argument, NULL, 'E'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -363,6 +367,15 @@ int cmd_record(int argc, char **argv)
 				return 2;
 			}
 			push.wait_s = (unsigned int)v;
+			break;
+		case 'E':
+			if (strcmp(optarg, "ring") && strcmp(optarg, "bpf")) {
+				cli_err("--engine takes ring or bpf");
+				return 2;
+			}
+			ro.engine = strcmp(optarg, "bpf")
+					? EVPROF_RECORDER_ENGINE_RING
+					: EVPROF_RECORDER_ENGINE_BPF;
 			break;
 		case 'h':
 			fputs(cli_record_usage, stdout);

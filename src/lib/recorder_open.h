@@ -78,6 +78,8 @@ struct evprof_recorder {
 
 	bool started, stopped;
 	uint64_t start_mono, start_wall;
+
+	struct evprof_bpf *bpf; /* the BPF engine (bpf_engine.h), or NULL */
 };
 
 /* Reports a fallback step through the note callback and keeps it. */

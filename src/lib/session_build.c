@@ -13,6 +13,7 @@
 
 #include <evprof/session.h>
 
+#include "session_aggr.h"
 #include "session_internal.h"
 #include "session_stacks.h"
 #include "session_tasks.h"
@@ -131,6 +132,43 @@ static int emit_sample(struct build *b, const struct ssample *x,
 	return evprof_profile__add_sample(b->p, th->prof, &ps);
 }
 
+/*
+ * Sums an in-kernel aggregation made: one sample standing for all of them
+ * at the time of the latest (a timeline row, so that writers that read
+ * the timeline see them); sums without a sample go to the store only.
+ */
+static int emit_aggr(struct build *b, const struct ssample *x,
+		     const struct bthread *th, int stack)
+{
+	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS], has = 0;
+	uint64_t n = evprof__sstore_aggr_samples(&b->s->store, x);
+
+	for (size_t i = 0; i < b->s->nr_slots; i++) {
+		int c = b->slot_counter[i];
+
+		if (!(x->has & (1ULL << i)))
+			continue;
+		vals[c] = evprof__sstore_delta(&b->s->store, x, i);
+		has |= 1ULL << c;
+	}
+	if (n)
+		return evprof_profile__add_sample(
+		    b->p, th->prof,
+		    &(struct evprof_profile_sample){.time_ns = x->time,
+						    .stack = stack,
+						    .weight = n,
+						    .cpu_delta_ns =
+							x->cpu_delta,
+						    .has_counters = has,
+						    .counters = vals});
+	return evprof_profile__add_aggregate(
+	    b->p, th->prof,
+	    &(struct evprof_profile_aggregate){.stack = stack,
+					       .cpu_ns = x->cpu_delta,
+					       .has_counters = has,
+					       .counters = vals});
+}
+
 /* An off-CPU interval: its length on its stack, as one of two weights. */
 static int emit_offcpu(struct build *b, const struct ssample *x,
 		       const struct bthread *th, int stack)
@@ -200,7 +238,7 @@ static int build(struct build *b)
 	struct order *so = NULL, *eo = NULL;
 	uint32_t *thr = NULL;
 	int *stacks = NULL;
-	uint64_t kept = 0, cut = 0;
+	uint64_t kept = 0, weight = 0, cut = 0;
 	int err = -ENOMEM;
 
 	for (size_t i = 0; i < s->nr_slots; i++) {
@@ -252,6 +290,10 @@ static int build(struct build *b)
 		th->kept++;
 		evprof__tasks_proc(&b->t, th->proc)->kept++;
 		kept += !(x->flags & SS_OFFCPU);
+		/* An aggregate stands for its count of samples. */
+		weight += x->flags & SS_AGGR
+			      ? evprof__sstore_aggr_samples(&s->store, x)
+			      : !(x->flags & SS_OFFCPU);
 		cut += (x->flags & (SS_OFFCPU | SS_CUT)) == SS_CUT;
 	}
 	s->st.processes = s->st.threads = 0;
@@ -265,11 +307,12 @@ static int build(struct build *b)
 		if (!(x->flags & SS_KEPT))
 			continue;
 		err = x->flags & SS_OFFCPU ? emit_offcpu(b, x, th, stacks[i])
+		      : x->flags & SS_AGGR ? emit_aggr(b, x, th, stacks[i])
 					   : emit_sample(b, x, th, stacks[i]);
 	}
 	if (!err) {
 		s->built = true;
-		s->st.samples = kept;
+		s->st.samples = weight;
 		s->st.stacks_cut = cut;
 		s->st.samples_filtered = s->idle + (ns - s->nr_offcpu) - kept;
 	}

@@ -25,6 +25,8 @@
 #define SS_OFFCPU  0x8
 #define SS_PREEMPT 0x10 /* with SS_OFFCPU: the thread was preempted */
 #define SS_CUT	   0x20 /* the last build cut its user chain (garbage) */
+/* Sums of many samples (session_aggr.h): no timeline row. */
+#define SS_AGGR 0x40
 
 #define NO_SAMPLE UINT32_MAX
 
