@@ -6,8 +6,10 @@ pkgs=(build-essential cmake pkg-config libelf-dev libdw-dev zlib1g-dev
       libzstd-dev libpfm4-dev libcmocka-dev binutils libjson-c-dev
       golang-go libiberty-dev xz-utils man-db util-linux clang-format
       python3 coreutils linux-perf chromium
-      libcurl4-openssl-dev openssl curl)
+      libcurl4-openssl-dev openssl curl clang libbpf-dev bpftool)
 # libcurl: evprof record --push; openssl and curl: its tests.
+# clang, libbpf-dev, bpftool: the BPF engine (optional: without them the
+# build leaves it out, see EVPROF_BPF).
 # chromium: the page of evprof view is tested in it (headless).
 # Node runs the Firefox Profiler's loader in the tests and builds the page
 # (npm ci in web/); a node installed

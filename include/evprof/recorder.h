@@ -85,6 +85,31 @@ enum evprof_call_graph {
 /* The sample size is a u16: the kernel refuses copies of 64 KiB. */
 #define EVPROF_RECORDER_STACK_MAX 65528
 
+/*
+ * Where samples are summed. The ring engine copies every sample to user
+ * space (a timeline, exact per-sample deltas). The BPF engine sums them in
+ * the kernel: a BPF program on a per-CPU sampling event and on each
+ * context switch reads per-CPU counting events and charges each delta to
+ * the thread that ran, aggregated per (thread, user stack, kernel stack);
+ * the profile gets those sums (no timeline) and the side-band (names,
+ * mappings, exits) comes through a ring as with the ring engine. It needs
+ * root or CAP_BPF + CAP_PERFMON, kernel BTF, and a build with BPF
+ * (evprof_recorder__engine_available()); at most 8 counters; cpu mode
+ * only; no DWARF stacks or off-CPU intervals.
+ */
+enum evprof_recorder_engine {
+	EVPROF_RECORDER_ENGINE_RING = 0,
+	EVPROF_RECORDER_ENGINE_BPF,
+};
+
+/*
+ * Whether engine e can record here: built in, and for BPF kernel BTF and
+ * the privileges to load and attach its programs (tried). Writes one
+ * sentence saying why (or what was found) to why (len bytes, may be 0).
+ */
+EVPROF_API bool evprof_recorder__engine_available(enum evprof_recorder_engine e,
+						  char *why, size_t len);
+
 struct evprof_recorder_target {
 	size_t sz; /* sizeof(struct evprof_recorder_target) */
 	/*
@@ -135,6 +160,8 @@ struct evprof_recorder_opts {
 	 * above 1, evprof_recorder__new() fails with EACCES (or EPERM).
 	 */
 	bool off_cpu;
+	/* Where samples are summed (see enum evprof_recorder_engine). */
+	enum evprof_recorder_engine engine;
 	/*
 	 * Memory flat in recording length: about once a second,
 	 * evprof_recorder__poll() builds what the session holds up to a

@@ -28,6 +28,19 @@ void cli_print_features(void)
 	}
 }
 
+/* Which recording engines --engine can take here, and why. */
+static void print_engines(void)
+{
+	char why[256];
+	bool bpf = evprof_recorder__engine_available(EVPROF_RECORDER_ENGINE_BPF,
+						     why, sizeof(why));
+
+	printf("\nengines:\n");
+	printf("  %-22s %-3s  %s\n", "ring", "yes",
+	       "every sample copied to user space (the default)");
+	printf("  %-22s %-3s  %s\n", "bpf", bpf ? "yes" : "no", why);
+}
+
 static void print_advice(void)
 {
 	const struct evprof_probe_result *hw = evprof_probe(EVPROF_FEAT_HW_PMU);
@@ -174,6 +187,7 @@ int cmd_info(int argc, char **argv)
 	print_pmus();
 	printf("\n");
 	cli_print_features();
+	print_engines();
 	print_advice();
 	return 0;
 }

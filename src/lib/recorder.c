@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf_engine.h"
 #include "recorder_open.h"
 
 /* Timeline rows held in memory before they spill (about 0.5 MB). */
@@ -141,7 +142,11 @@ static int set_options(struct evprof_recorder *r,
 	r->per_cpu = t->system_wide || o->mode == EVPROF_RECORDER_CPU ||
 		     (o->mode == EVPROF_RECORDER_AUTO &&
 		      !evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes);
-	r->exit_member = evprof__recorder_find_exit(r);
+	/* The BPF engine keeps exits in the kernel: no tracefs needed. */
+	r->exit_member =
+	    EVPROF_OPTS_GET(o, engine, EVPROF_RECORDER_ENGINE_RING) !=
+		EVPROF_RECORDER_ENGINE_BPF &&
+	    evprof__recorder_find_exit(r);
 	/* A deferred user part comes after its sample: not within a part. */
 	r->defer = r->callchain && !r->dwarf_stack && !r->flat &&
 		   evprof_probe(EVPROF_FEAT_DEFER_CALLCHAIN)->yes;
@@ -211,12 +216,17 @@ evprof_recorder__new(const struct evprof_recorder_target *target,
 		else
 			r->child = evprof_launch__pid(r->launch);
 	}
-	if (!err)
+	if (!err &&
+	    EVPROF_OPTS_GET(opts, engine, EVPROF_RECORDER_ENGINE_RING) ==
+		EVPROF_RECORDER_ENGINE_BPF) {
+		err = evprof__bpf_open(r);
+	} else if (!err) {
 		err = evprof__recorder_open_target(r);
-	if (!err)
-		err = evprof__recorder_open_rings(r);
-	if (!err)
-		err = evprof__recorder_new_session(r);
+		if (!err)
+			err = evprof__recorder_open_rings(r);
+		if (!err)
+			err = evprof__recorder_new_session(r);
+	}
 	if (!err)
 		err = open_pidfds(r);
 	if (err) {
@@ -232,6 +242,7 @@ void evprof_recorder__free(struct evprof_recorder *r)
 	if (!r)
 		return;
 	evprof_launch__free(r->launch);
+	evprof__bpf_close(r->bpf);
 	for (size_t i = r->nr_rings; r->pfd && i < r->nr_pfd; i++)
 		if (r->pfd[i].fd >= 0)
 			close(r->pfd[i].fd);
@@ -297,6 +308,11 @@ int evprof_recorder__start(struct evprof_recorder *r)
 				strerror(-err));
 			return err;
 		}
+	}
+	if (r->bpf) {
+		err = evprof__bpf_start(r);
+		if (err)
+			return err;
 	}
 	if (r->launch) {
 		err = evprof_launch__go(r->launch);
@@ -372,6 +388,8 @@ int evprof_recorder__stop(struct evprof_recorder *r)
 	if (r->stopped)
 		return 0;
 	r->stopped = true;
+	if (r->bpf)
+		err = evprof__bpf_stop(r);
 	for (size_t k = 0; k < r->nr_sets; k++) {
 		int e = evprof_group_set__disable(r->sets[k]);
 

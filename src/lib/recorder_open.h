@@ -90,6 +90,8 @@ struct evprof_recorder {
 	uint64_t last_part; /* when the polls built last */
 	bool part_failed;   /* said once */
 	bool windows_over;  /* the last window went out */
+
+	struct evprof_bpf *bpf; /* the BPF engine (bpf_engine.h), or NULL */
 };
 
 /*

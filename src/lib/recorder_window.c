@@ -60,8 +60,11 @@ void evprof__recorder_poll_part(struct evprof_recorder *r)
 	uint64_t now;
 	int err;
 
-	/* Off-CPU intervals end after their samples: those wait for the end. */
-	if (!r->flat || r->off_cpu || !r->started || r->stopped ||
+	/*
+	 * Off-CPU intervals end after their samples, and the BPF engine's
+	 * sums come at the stop: those wait for the end.
+	 */
+	if (!r->flat || r->off_cpu || r->bpf || !r->started || r->stopped ||
 	    r->part_failed)
 		return;
 	now = mono_ns();
@@ -90,7 +93,7 @@ int evprof_recorder__window(struct evprof_recorder *r,
 		return -EINVAL;
 	if (r->windows_over)
 		return -ENODATA;
-	if (r->off_cpu && !r->stopped)
+	if ((r->off_cpu || r->bpf) && !r->stopped)
 		return -EOPNOTSUPP;
 	if (r->stopped) {
 		until = UINT64_MAX;

@@ -13,6 +13,7 @@
 
 #include <evprof/session.h>
 
+#include "session_aggr.h"
 #include "session_internal.h"
 #include "session_part.h"
 #include "session_stacks.h"
@@ -165,6 +166,43 @@ static int emit_sample(struct build *b, const struct ssample *x,
 	return evprof_profile__add_sample(b->p, th->prof, &ps);
 }
 
+/*
+ * Sums an in-kernel aggregation made: one sample standing for all of them
+ * at the time of the latest (a timeline row, so that writers that read
+ * the timeline see them); sums without a sample go to the store only.
+ */
+static int emit_aggr(struct build *b, const struct ssample *x,
+		     const struct bthread *th, int stack)
+{
+	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS], has = 0;
+	uint64_t n = evprof__sstore_aggr_samples(&b->s->store, x);
+
+	for (size_t i = 0; i < b->s->nr_slots; i++) {
+		int c = b->slot_counter[i];
+
+		if (!(x->has & (1ULL << i)))
+			continue;
+		vals[c] = evprof__sstore_delta(&b->s->store, x, i);
+		has |= 1ULL << c;
+	}
+	if (n)
+		return evprof_profile__add_sample(
+		    b->p, th->prof,
+		    &(struct evprof_profile_sample){.time_ns = x->time,
+						    .stack = stack,
+						    .weight = n,
+						    .cpu_delta_ns =
+							x->cpu_delta,
+						    .has_counters = has,
+						    .counters = vals});
+	return evprof_profile__add_aggregate(
+	    b->p, th->prof,
+	    &(struct evprof_profile_aggregate){.stack = stack,
+					       .cpu_ns = x->cpu_delta,
+					       .has_counters = has,
+					       .counters = vals});
+}
+
 /* An off-CPU interval: its length on its stack, as one of two weights. */
 static int emit_offcpu(struct build *b, const struct ssample *x,
 		       const struct bthread *th, int stack)
@@ -282,7 +320,8 @@ static int prepare(struct build *b)
  * (stand-ins are no samples: kept when they carry values, not counted).
  */
 static void keep(struct build *b, const struct order *so, size_t ns,
-		 const uint32_t *thr, uint64_t *kept, uint64_t *cut)
+		 const uint32_t *thr, uint64_t *kept, uint64_t *weight,
+		 uint64_t *cut)
 {
 	struct evprof_session *s = b->s;
 
@@ -303,6 +342,10 @@ static void keep(struct build *b, const struct order *so, size_t ns,
 		th->kept++;
 		evprof__tasks_proc(b->t, th->proc)->kept++;
 		*kept += !(x->flags & (SS_OFFCPU | SS_TAIL));
+		/* An aggregate stands for its count of samples. */
+		*weight += x->flags & SS_AGGR
+			       ? evprof__sstore_aggr_samples(&s->store, x)
+			       : !(x->flags & (SS_OFFCPU | SS_TAIL));
 		*cut += (x->flags & (SS_OFFCPU | SS_CUT | SS_TAIL)) == SS_CUT;
 	}
 }
@@ -329,9 +372,11 @@ static size_t skip_empty_tails(const struct sess_store *st, struct order *so,
 /*
  * Replays the samples and side-band events of time up to b->until and
  * fills b->p with the kept samples; *nr, *kept and *cut receive how many
- * samples were replayed, kept, and cut.
+ * samples were replayed, kept, and cut, *weight how many samples the kept
+ * ones stand for (an aggregate stands for its count).
  */
-static int build(struct build *b, size_t *nr, uint64_t *kept, uint64_t *cut)
+static int build(struct build *b, size_t *nr, uint64_t *kept, uint64_t *weight,
+		 uint64_t *cut)
 {
 	struct evprof_session *s = b->s;
 	struct order *so = NULL, *eo = NULL;
@@ -361,7 +406,7 @@ static int build(struct build *b, size_t *nr, uint64_t *kept, uint64_t *cut)
 		goto out;
 
 	/* Tree membership is final now (for a part: as far as it knows). */
-	keep(b, so, ns, thr, kept, cut);
+	keep(b, so, ns, thr, kept, weight, cut);
 	err = emit_tasks(b);
 	*nr = 0;
 	for (size_t i = 0; i < ns; i++)
@@ -375,6 +420,7 @@ static int build(struct build *b, size_t *nr, uint64_t *kept, uint64_t *cut)
 		if (!(x->flags & SS_KEPT))
 			continue;
 		err = x->flags & SS_OFFCPU ? emit_offcpu(b, x, th, stacks[i])
+		      : x->flags & SS_AGGR ? emit_aggr(b, x, th, stacks[i])
 					   : emit_sample(b, x, th, stacks[i]);
 	}
 out:
@@ -392,7 +438,7 @@ int evprof_session__build(struct evprof_session *s, struct evprof_profile *p,
 	struct sess_stacks sk;
 	struct build b = {
 	    .s = s, .p = p, .t = &t, .sk = &sk, .until = UINT64_MAX};
-	uint64_t kept = 0, cut = 0;
+	uint64_t kept = 0, weight = 0, cut = 0;
 	size_t ns = 0;
 	int err;
 
@@ -416,10 +462,10 @@ int evprof_session__build(struct evprof_session *s, struct evprof_profile *p,
 				  .regs_mask = s->fmt.sample_regs_user};
 	s->st.processes = s->st.threads = 0;
 	s->st.offcpu_voluntary = s->st.offcpu_preempted = 0;
-	err = build(&b, &ns, &kept, &cut);
+	err = build(&b, &ns, &kept, &weight, &cut);
 	if (!err) {
 		s->built = true;
-		s->st.samples = kept;
+		s->st.samples = weight;
 		s->st.stacks_cut = cut;
 		s->st.samples_filtered = s->idle + (ns - s->nr_offcpu) - kept;
 	}
@@ -473,7 +519,7 @@ int evprof_session__build_until(struct evprof_session *s,
 				uint64_t until_ns)
 {
 	struct build b = {.s = s, .p = p, .until = until_ns, .part = true};
-	uint64_t kept = 0, cut = 0;
+	uint64_t kept = 0, weight = 0, cut = 0;
 	size_t ns = 0;
 	int err;
 
@@ -499,7 +545,7 @@ int evprof_session__build_until(struct evprof_session *s,
 		return err;
 	b.t = &s->part->t;
 	b.sk = &s->part->sk;
-	err = build(&b, &ns, &kept, &cut);
+	err = build(&b, &ns, &kept, &weight, &cut);
 	if (!err)
 		err = evprof__part_drop(s->part, &s->store, &s->stitch, &s->cut,
 					until_ns);
@@ -511,9 +557,10 @@ int evprof_session__build_until(struct evprof_session *s,
 	}
 	s->built = true;
 	s->part->kept += kept;
+	s->part->weight += weight;
 	s->part->cut += cut;
 	s->part->replayed += ns;
-	s->st.samples = s->part->kept;
+	s->st.samples = s->part->weight;
 	s->st.stacks_cut = s->part->cut;
 	s->st.samples_filtered =
 	    s->idle + (s->part->replayed - s->nr_offcpu) - s->part->kept;

@@ -204,7 +204,9 @@ int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 	w = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct ssample x = st->samples.a[i];
-		size_t nd = (size_t)__builtin_popcountll(x.has);
+		/* An aggregate's sample count follows its deltas. */
+		size_t nd =
+		    (size_t)__builtin_popcountll(x.has) + !!(x.flags & SS_AGGR);
 
 		if (x.flags & SS_BUILT)
 			continue;

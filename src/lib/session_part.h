@@ -28,6 +28,7 @@ struct sess_part {
 	struct sess_stacks sk;	  /* caches for the profile p */
 	struct evprof_profile *p; /* the profile filled last, NULL: none */
 	uint64_t kept, cut;	  /* samples kept, cut, over every build */
+	uint64_t weight;	  /* samples the kept ones stand for */
 	uint64_t replayed;	  /* samples replayed (kept or not) */
 	struct evprof_hashmap *tid_tot; /* tid -> offset in tot */
 	EVPROF_VEC(uint64_t) tot;	/* per tid: nr_slots deltas, CPU ns */

@@ -25,7 +25,9 @@
 #define SS_OFFCPU  0x8
 #define SS_PREEMPT 0x10 /* with SS_OFFCPU: the thread was preempted */
 #define SS_CUT	   0x20 /* the last build cut its user chain (garbage) */
-#define SS_BUILT   0x80 /* a partial build filled it in: to be dropped */
+/* Sums of many samples (session_aggr.h): no timeline row. */
+#define SS_AGGR	 0x40
+#define SS_BUILT 0x80 /* a partial build filled it in: to be dropped */
 /*
  * Stands in for its thread's latest sample, which a partial build took:
  * holds the deltas the thread's last cuts add to it, no sample of its own.

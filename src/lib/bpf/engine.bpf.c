@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The in-kernel engine: per-CPU counting events read at every sample and
+ * every context switch; each delta goes to the thread that ran (at a
+ * switch to prev, at a sample to current), and samples aggregate per
+ * (pid, tid, user stack, kernel stack) with their sample count, CPU time
+ * and every counter's sum. The loader is bpf_engine.c. GPL for the
+ * helpers it calls (bpf_perf_event_read_value, bpf_get_stack); MIT like
+ * the rest of evprof.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "engine.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/*
+ * Only what is read of the kernel's task_struct; CO-RE relocates the
+ * offsets against the running kernel's BTF at load.
+ */
+struct ns_common {
+	unsigned int inum;
+} __attribute__((preserve_access_index));
+
+struct pid_namespace {
+	struct ns_common ns;
+} __attribute__((preserve_access_index));
+
+struct upid {
+	int nr;
+	struct pid_namespace *ns;
+} __attribute__((preserve_access_index));
+
+struct pid {
+	unsigned int level;
+	struct upid numbers[1];
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+	int pid;
+	int tgid;
+	struct pid *thread_pid;
+} __attribute__((preserve_access_index));
+
+/* Levels of nested pid namespaces searched for ours. */
+#define NS_LEVELS 8
+
+/* Set by the loader before load. */
+const volatile __u32 nr_counters = 0;
+const volatile __u8 follow_all = 0; /* -a: every process but idle */
+const volatile __u8 kernel_stacks = 1;
+/*
+ * Recording from inside a pid namespace: targets, side-band records and
+ * aggregates use its pids (the nsfs dev and inode of /proc/self/ns/pid),
+ * the filter below the kernel's.
+ */
+const volatile __u8 ns_mode = 0;
+const volatile __u64 ns_dev = 0, ns_ino = 0;
+
+/* Counting event of counter k on CPU c at index c * MAX + k. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct evprof_bpf_cpu);
+} cpus SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, EVPROF_BPF_STAT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* ns_mode: the targets by their pids in that namespace, until seen. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} ns_pids SEC(".maps");
+
+/* Processes followed (kernel tgid -> 1), grown at fork. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32); /* tid */
+	__type(value, struct evprof_bpf_thread);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 262144);
+	__type(key, struct evprof_bpf_key);
+	__type(value, struct evprof_bpf_value);
+} aggr SEC(".maps");
+
+/* Distinct stacks by hash, allocated as they come (1 KiB each). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct evprof_bpf_stack);
+} stacks SEC(".maps");
+
+/* Where a stack is taken before it is hashed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct evprof_bpf_stack);
+} scratch SEC(".maps");
+
+static void count(__u32 stat)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &stat);
+
+	if (v)
+		(*v)++;
+}
+
+/* The current task as the kernel and as the recording name it. */
+struct ids {
+	__u32 hpid, htid; /* the kernel's (initial namespace) */
+	__u32 pid, tid;	  /* the recording's */
+};
+
+/*
+ * Fills x for the current task; returns 0, or -1 for a task outside the
+ * recording's pid namespace (ns_mode), which is never followed.
+ */
+static int current_ids(struct ids *x)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bpf_pidns_info ns;
+
+	x->hpid = x->pid = id >> 32;
+	x->htid = x->tid = (__u32)id;
+	if (!ns_mode)
+		return 0;
+	if (bpf_get_ns_current_pid_tgid(ns_dev, ns_ino, &ns, sizeof(ns))) {
+		/*
+		 * A task past its release (its last switch-out) has no pid
+		 * namespace any more: its record, made at its fork or an
+		 * earlier event, keeps its ids.
+		 */
+		struct evprof_bpf_thread *t =
+		    bpf_map_lookup_elem(&threads, &x->htid);
+
+		if (!t)
+			return -1;
+		x->pid = t->last.pid;
+		x->tid = t->last.tid;
+		return 0;
+	}
+	x->pid = ns.tgid;
+	x->tid = ns.pid;
+	return 0;
+}
+
+/* Task t's pid in the recording's namespace, or 0 when it has none. */
+static __u32 ns_pid_of(struct task_struct *t)
+{
+	struct pid *p = BPF_CORE_READ(t, thread_pid);
+	unsigned int level;
+
+	if (!p)
+		return 0;
+	level = BPF_CORE_READ(p, level);
+	for (__u32 i = 0; i < NS_LEVELS; i++) {
+		struct upid u;
+
+		if (i > level)
+			break;
+		if (bpf_core_read(&u, sizeof(u), &p->numbers[i]))
+			return 0;
+		if (BPF_CORE_READ(u.ns, ns.inum) == ns_ino)
+			return (__u32)u.nr;
+	}
+	return 0;
+}
+
+/*
+ * Whether the current task's process is followed. In ns_mode a target
+ * joins the kernel-pid set the first time it runs here (a sample, its
+ * switch-out or its fork: each runs in its context).
+ */
+static int followed(const struct ids *x)
+{
+	__u8 one = 1;
+
+	if (!x->hpid)
+		return 0; /* the idle task */
+	if (follow_all || bpf_map_lookup_elem(&pids, &x->hpid))
+		return 1;
+	if (!ns_mode || !bpf_map_lookup_elem(&ns_pids, &x->pid))
+		return 0;
+	if (bpf_map_update_elem(&pids, &x->hpid, &one, BPF_ANY))
+		count(EVPROF_BPF_STAT_PID_FULL);
+	return 1;
+}
+
+/*
+ * Reads every counter of this CPU: on a primed CPU, fills d with what
+ * each counted since the latest read (scaled by enabled / running when
+ * it was multiplexed) and returns 1; else takes the baseline, returns 0.
+ */
+static int take(struct evprof_bpf_cpu *c, __u64 now, __u64 *cpu_ns, __u64 *d)
+{
+	__u32 base = bpf_get_smp_processor_id() * EVPROF_BPF_MAX_COUNTERS;
+	int primed = c->primed;
+
+	for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++) {
+		struct bpf_perf_event_value v;
+		__u64 dv, de, dr;
+
+		d[k] = 0;
+		if (k >= nr_counters)
+			break;
+		if (bpf_perf_event_read_value(&counters, base + k, &v,
+					      sizeof(v))) {
+			count(EVPROF_BPF_STAT_READ_FAILED);
+			continue;
+		}
+		dv = v.counter - c->value[k];
+		de = v.enabled - c->enabled[k];
+		dr = v.running - c->running[k];
+		c->value[k] = v.counter;
+		c->enabled[k] = v.enabled;
+		c->running[k] = v.running;
+		if (!primed)
+			continue;
+		if (dr < de) {
+			if (!dr) {
+				if (dv)
+					count(EVPROF_BPF_STAT_NOT_RUNNING);
+				dv = 0;
+			} else {
+				count(EVPROF_BPF_STAT_SCALED);
+				/* Exact while the product fits. */
+				dv = dv >> 32 || de >> 32 ? dv / dr * de
+							  : dv * de / dr;
+			}
+		}
+		d[k] = dv;
+	}
+	*cpu_ns = now - c->time;
+	c->time = now;
+	c->primed = 1;
+	return primed;
+}
+
+/* The record of the current task (by kernel tid), made when missing. */
+static struct evprof_bpf_thread *thread_of(const struct ids *x)
+{
+	struct evprof_bpf_thread *t = bpf_map_lookup_elem(&threads, &x->htid);
+	struct evprof_bpf_thread zero = {
+	    .last = {.pid = x->pid,
+		     .tid = x->tid,
+		     .ustack = EVPROF_BPF_NO_STACK,
+		     .kstack = EVPROF_BPF_NO_STACK},
+	};
+
+	if (t)
+		return t;
+	if (bpf_map_update_elem(&threads, &x->htid, &zero, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&threads, &x->htid)) {
+		count(EVPROF_BPF_STAT_THREAD_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&threads, &x->htid);
+}
+
+static struct evprof_bpf_value *entry_of(const struct evprof_bpf_key *key)
+{
+	struct evprof_bpf_value *v = bpf_map_lookup_elem(&aggr, key);
+	struct evprof_bpf_value zero = {};
+
+	if (v)
+		return v;
+	bpf_map_update_elem(&aggr, key, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&aggr, key);
+}
+
+/*
+ * The hash of the stack the sample interrupted (user or kernel part, by
+ * flags), kept in the stacks map; EVPROF_BPF_NO_STACK when there is none,
+ * EVPROF_BPF_LOST_STACK counted in stat when it cannot be kept.
+ */
+static __u64 stack_of(void *ctx, __u64 flags, __u32 stat)
+{
+	struct evprof_bpf_stack *st;
+	__u32 zero = 0;
+	__u64 h = 14695981039346656037ULL; /* FNV-1a */
+	long len;
+
+	st = bpf_map_lookup_elem(&scratch, &zero);
+	if (!st)
+		return EVPROF_BPF_NO_STACK;
+	/* Zeroes what follows the last frame. */
+	len = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
+	if (len <= 0)
+		return EVPROF_BPF_NO_STACK; /* e.g. a user-mode kernel part */
+	for (__u32 i = 0; i < EVPROF_BPF_STACK_DEPTH; i++) {
+		if (i >= len / 8)
+			break;
+		h = (h ^ st->ips[i]) * 1099511628211ULL;
+	}
+	if (h <= EVPROF_BPF_LOST_STACK)
+		h += 2;
+	if (!bpf_map_lookup_elem(&stacks, &h) &&
+	    bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&stacks, &h)) {
+		count(stat);
+		return EVPROF_BPF_LOST_STACK;
+	}
+	return h;
+}
+
+SEC("perf_event")
+int on_sample(void *ctx)
+{
+	__u64 d[EVPROF_BPF_MAX_COUNTERS], cpu_ns, now = bpf_ktime_get_ns();
+	struct evprof_bpf_key key = {};
+	struct evprof_bpf_thread *t;
+	struct ids x;
+	struct evprof_bpf_value *v;
+	struct evprof_bpf_cpu *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&cpus, &zero);
+	if (!c)
+		return 0;
+	if (c->busy) {
+		/* An NMI inside the switch program: its read is half done. */
+		count(EVPROF_BPF_STAT_NESTED);
+		return 0;
+	}
+	if (current_ids(&x) || !followed(&x))
+		return 0;
+	key.pid = x.pid;
+	key.tid = x.tid;
+	if (!take(c, now, &cpu_ns, d)) {
+		count(EVPROF_BPF_STAT_LATE_BASELINE);
+		return 0;
+	}
+	key.ustack =
+	    stack_of(ctx, BPF_F_USER_STACK, EVPROF_BPF_STAT_USTACK_LOST);
+	key.kstack = kernel_stacks
+			 ? stack_of(ctx, 0, EVPROF_BPF_STAT_KSTACK_LOST)
+			 : EVPROF_BPF_NO_STACK;
+	v = entry_of(&key);
+	if (!v) {
+		/* The thread keeps the charges for its next sample. */
+		count(EVPROF_BPF_STAT_AGGR_FULL);
+		t = thread_of(&x);
+		if (!t)
+			return 0;
+		t->time = now;
+		t->cpu_ns += cpu_ns;
+		for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
+			t->counts[k] += d[k];
+		return 0;
+	}
+	t = thread_of(&x);
+	/*
+	 * Only this CPU touches this thread's entries while it runs here,
+	 * and the programs do not nest (the switch runs with interrupts
+	 * off): plain adds.
+	 */
+	v->samples++;
+	v->time = now;
+	v->cpu_ns += cpu_ns;
+	for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
+		v->counts[k] += d[k];
+	if (t) {
+		v->cpu_ns += t->cpu_ns;
+		t->cpu_ns = 0;
+		for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++) {
+			v->counts[k] += t->counts[k];
+			t->counts[k] = 0;
+		}
+		t->time = now;
+		t->last = key;
+	}
+	count(EVPROF_BPF_STAT_SAMPLES);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	__u64 d[EVPROF_BPF_MAX_COUNTERS], cpu_ns, now = bpf_ktime_get_ns();
+	struct evprof_bpf_thread *t;
+	struct evprof_bpf_cpu *c;
+	struct ids x;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&cpus, &zero);
+	if (!c)
+		return 0;
+	c->busy = 1;
+	if (!take(c, now, &cpu_ns, d)) {
+		count(EVPROF_BPF_STAT_LATE_BASELINE);
+		goto out;
+	}
+	/* Called before the switch: prev is still the current task. */
+	if (current_ids(&x) || !followed(&x))
+		goto out;
+	t = thread_of(&x);
+	if (!t)
+		goto out;
+	t->time = now;
+	t->cpu_ns += cpu_ns;
+	for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
+		t->counts[k] += d[k];
+out:
+	c->busy = 0;
+	return 0;
+}
+
+/* Run on every CPU by the loader at enable (BPF_F_TEST_RUN_ON_CPU). */
+SEC("raw_tp")
+int baseline(void *ctx)
+{
+	__u64 d[EVPROF_BPF_MAX_COUNTERS], cpu_ns;
+	struct evprof_bpf_cpu *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&cpus, &zero);
+	if (c && !c->primed)
+		take(c, bpf_ktime_get_ns(), &cpu_ns, d);
+	return 0;
+}
+
+/*
+ * A new task: a child process of a followed one is followed; a pid
+ * reused by an unrelated process is not. A thread record left by an
+ * earlier task of the same tid is handed to user space's end of run by
+ * moving it to the aggregate of its latest sample now.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 pid = child->tgid, tid = child->pid;
+	struct evprof_bpf_thread *t;
+	struct evprof_bpf_value *v;
+	struct ids x;
+	__u8 one = 1;
+
+	/* Called in the parent's context. */
+	if (!follow_all && pid == tid) {
+		if (!current_ids(&x) && followed(&x)) {
+			if (bpf_map_update_elem(&pids, &pid, &one, BPF_ANY))
+				count(EVPROF_BPF_STAT_PID_FULL);
+		} else {
+			bpf_map_delete_elem(&pids, &pid);
+		}
+	}
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (t) {
+		v = entry_of(&t->last);
+		if (v) {
+			v->cpu_ns += t->cpu_ns;
+			for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
+				v->counts[k] += t->counts[k];
+			if (t->time > v->time)
+				v->time = t->time;
+		} else {
+			count(EVPROF_BPF_STAT_AGGR_FULL);
+		}
+		bpf_map_delete_elem(&threads, &tid);
+	}
+	/*
+	 * In a nested pid namespace the child's ids are read now: a task too
+	 * short to be sampled is seen again only past its release.
+	 */
+	if (ns_mode && !current_ids(&x) && followed(&x)) {
+		struct evprof_bpf_thread rec = {
+		    .last = {.pid = x.pid,
+			     .tid = ns_pid_of(child),
+			     .ustack = EVPROF_BPF_NO_STACK,
+			     .kstack = EVPROF_BPF_NO_STACK},
+		};
+
+		if (pid == tid)
+			rec.last.pid = rec.last.tid;
+		if (rec.last.tid &&
+		    bpf_map_update_elem(&threads, &tid, &rec, BPF_ANY))
+			count(EVPROF_BPF_STAT_THREAD_FULL);
+	}
+	return 0;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The BPF engine's side of the recorder (bpf_engine.c; bpf_engine_none.c
+ * when built without BPF): its programs, maps and per-CPU events, a
+ * side-band ring per CPU for names, mappings and exits, and the session
+ * it fills with the kernel's aggregates at stop. recorder.c calls these
+ * in place of opening its groups when opts.engine asks for BPF.
+ */
+#ifndef EVPROF_LIB_BPF_ENGINE_H
+#define EVPROF_LIB_BPF_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+struct evprof_recorder;
+struct evprof_bpf;
+
+/*
+ * Loads the programs, opens a sampling and the counting events on every
+ * CPU, the side-band events (r->sets, r->rings) and the session, and puts
+ * the targets in the kernel's process filter. Returns 0 or -errno after
+ * a message.
+ */
+EVPROF_HIDDEN int evprof__bpf_open(struct evprof_recorder *r);
+
+/*
+ * Attaches the programs and takes every CPU's baseline, then lets the
+ * sampling events run. Returns 0 or -errno after a message.
+ */
+EVPROF_HIDDEN int evprof__bpf_start(struct evprof_recorder *r);
+
+/*
+ * Detaches everything, then moves every aggregate and every thread's
+ * charges after its last sample into the session and notes the counts
+ * of samples and losses. Returns 0 or -errno.
+ */
+EVPROF_HIDDEN int evprof__bpf_stop(struct evprof_recorder *r);
+
+/* Closes everything; accepts NULL. */
+EVPROF_HIDDEN void evprof__bpf_close(struct evprof_bpf *b);
+
+#endif /* EVPROF_LIB_BPF_ENGINE_H */

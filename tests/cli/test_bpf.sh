@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# evprof record --engine bpf (sums in the kernel) against the workloads'
+# own truth: each thread's page faults from its getrusage(RUSAGE_THREAD),
+# on their own CPUs and sharing one; wl_split's measured 3:1 CPU split; a
+# churning tree of short threads and processes against its wait4 rusage,
+# also from inside a pid namespace; a process tree followed and a busy
+# process outside it left out; the privileges it needs.
+. "$(dirname "$0")/lib.sh"
+LOOP=$FIXTURES/wl_loop
+outside=
+trap '[ -n "$outside" ] && kill "$outside" 2>/dev/null; rm -rf "$TMP"' EXIT
+
+why=$("$EVPROF" info | sed -n 's/^  bpf  *no  *//p')
+case $why in
+"not built in"* | "needs root"* | "no kernel BTF"*)
+	echo "skip: the BPF engine is not available here: $why"
+	exit 77
+	;;
+"") ;;
+*) fail "the BPF engine is built and permitted but unusable: $why" ;;
+esac
+
+rec() { # OUT ARGS...: records with the BPF engine, stderr in $TMP/err
+	local out=$1
+	shift
+	"$EVPROF" record --engine bpf -o "$out" "$@" >"$TMP/out" 2>"$TMP/err"
+}
+# thread_total REPORT NAME COLUMN: NAME's total (report -T), summed over
+# threads of that name
+thread_total() {
+	awk -v n="$2" -v c="$3=" '/^== thread / { cur = $3 }
+		/^total:/ && cur == n { for (i = 2; i <= NF; i++)
+			if (index($i, c) == 1) { sub(/.*=/, "", $i); s += $i } }
+		END { print s + 0 }' "$1"
+}
+
+# 1. Per-thread page faults within 0.5% of each thread's rusage, also with
+#    both threads on CPU 0 (they take turns on one CPU's counters: only
+#    the switch program keeps them apart).
+for pin in "" "taskset -c 0"; do
+	label=${pin:+pinned}
+	label=${label:-own CPUs}
+	rec "$TMP/f.pb.gz" -o "$TMP/f.json.gz" -e cpu-clock,page-faults -- \
+		$pin "$FIXTURES/wl_faults" 20000 0 2 ||
+		{ fail "$label: record failed: $(tail -3 "$TMP/err")"; continue; }
+	"$EVPROF" report -T -n 1 "$TMP/f.pb.gz" >"$TMP/r"
+	# The Firefox file, as the Profiler's loader reads it: one weighted
+	# sample per thread and stack, carrying the sums.
+	node "$SRCDIR/tests/tools/fxquery.mjs" "$TMP/f.json.gz" >"$TMP/q"
+	for t in 0 1; do
+		truth=$(sed -n "s/^thread faulter-$t tid=[0-9]* faults=//p" "$TMP/err")
+		got=$(thread_total "$TMP/r" "faulter-$t" page-faults)
+		fx=$(awk -v n="faulter-$t" '$1 == "thread" && $2 == n {
+			sub(/page-faults=/, "", $7); s += $7 } END { print s + 0 }' "$TMP/q")
+		if [ -n "$truth" ] && within "$got" "$truth" 0.5 &&
+			within "$fx" "$truth" 0.5; then
+			ok "$label: faulter-$t page faults $got (Firefox $fx) ~ rusage $truth"
+		else
+			fail "$label: faulter-$t page faults '$got' (Firefox '$fx') vs rusage '$truth'"
+		fi
+	done
+	grep -q "engine bpf: [1-9][0-9]* samples" "$TMP/err" &&
+		ok "$label: $(grep -o 'engine bpf: [0-9]* samples' "$TMP/err")" ||
+		fail "$label: no loss report: $(tail -3 "$TMP/err")"
+done
+
+# 2. wl_split spins 3:1 between spin_a and spin_b and measures it: each
+#    function's share of CPU time (in its total: interrupts taken inside
+#    show as kernel frames on top) within 3 points of the workload's.
+rec "$TMP/s.pb.gz" -e cpu-clock -- "$FIXTURES/wl_split" 3 1 800 ||
+	fail "split: record failed: $(tail -3 "$TMP/err")"
+truth=$(sed -n 's/^spin_a_ns=\([0-9]*\) spin_b_ns=\([0-9]*\)$/\1 \2/p' "$TMP/out" |
+	awk '{ print 100 * $1 / ($1 + $2) }')
+"$EVPROF" report -n 0 "$TMP/s.pb.gz" >"$TMP/r"
+got=$(awk '/^by total/ { t = 1 } t && $NF == "[wl_split]" && $(NF-1) == "spin_a" { a = $5 }
+	t && $NF == "[wl_split]" && $(NF-1) == "spin_b" { b = $5 }
+	END { if (a + b) print 100 * a / (a + b) }' "$TMP/r")
+if [ -n "$truth" ] && [ -n "$got" ] &&
+	awk -v a="$got" -v b="$truth" 'BEGIN { d = a - b; exit !(d < 3 && d > -3) }'; then
+	ok "split: spin_a ${got}% of the CPU time, workload ${truth}%"
+else
+	fail "split: spin_a '${got}'% of the CPU time, workload '${truth}'%"
+fi
+
+# 3. 300 threads and 100 processes shorter than a sample period, a
+#    SIGKILL, an exec from a thread, a vfork, an orphan: the tree's page
+#    faults within 0.5% of its own rusage.
+rec "$TMP/c.pb.gz" -e cpu-clock,page-faults -- "$FIXTURES/wl_churn" 300 100 50 ||
+	fail "churn: record failed: $(tail -3 "$TMP/err")"
+truth=$(sed -n 's/^tree faults=//p' "$TMP/err")
+got=$("$EVPROF" report "$TMP/c.pb.gz" |
+	sed -n 's/^total:.* page-faults=\([0-9]*\).*/\1/p')
+if [ -n "$truth" ] && [ -n "$got" ] && within "$got" "$truth" 0.5; then
+	ok "churn: $got page faults, rusage of the tree $truth"
+else
+	fail "churn: '$got' page faults, rusage of the tree '$truth'"
+fi
+
+# 4. The launched tree is followed through its forks; a busy process
+#    outside it is not in the profile.
+"$LOOP" 0 1 2>"$TMP/loop" &
+outside=$!
+for _ in $(seq 100); do
+	grep -q ready "$TMP/loop" && break
+	sleep 0.1
+done
+rec "$TMP/t.pb.gz" -e cpu-clock -- "$FIXTURES/wl_tree" 150 ||
+	fail "tree: record failed: $(tail -3 "$TMP/err")"
+kill "$outside" && ok "process $outside was busy all along" ||
+	fail "process $outside ended early"
+wait "$outside" 2>/dev/null
+"$EVPROF" report -T -n 0 "$TMP/t.pb.gz" >"$TMP/r"
+grep -q "^== thread .* pid=$outside " "$TMP/r" &&
+	fail "process $outside outside the tree is in the profile" ||
+	ok "process $outside outside the tree: not in the profile"
+for name in tree-parent tree-child-a tree-child-b tree-grandchild; do
+	n=$(thread_total "$TMP/r" "$name" samples)
+	# 150 ms of CPU at 1000 Hz
+	[ "$n" -gt 50 ] && ok "tree: $name $n samples" ||
+		fail "tree: $name only '$n' samples"
+done
+
+# 5. From inside a pid namespace (a container's view): the kernel's pids
+#    are not the recording's, yet the churning tree keeps its counts.
+if [ "$(id -u)" -eq 0 ] && unshare --pid --fork --mount-proc true 2>/dev/null; then
+	unshare --pid --fork --mount-proc "$EVPROF" record --engine bpf \
+		-e cpu-clock,page-faults -o "$TMP/ns.pb.gz" -- \
+		"$FIXTURES/wl_churn" 300 100 50 >/dev/null 2>"$TMP/err" ||
+		fail "pid namespace: record failed: $(tail -3 "$TMP/err")"
+	truth=$(sed -n 's/^tree faults=//p' "$TMP/err")
+	got=$("$EVPROF" report "$TMP/ns.pb.gz" |
+		sed -n 's/^total:.* page-faults=\([0-9]*\).*/\1/p')
+	if [ -n "$truth" ] && [ -n "$got" ] && within "$got" "$truth" 0.5; then
+		ok "pid namespace: churn $got page faults, rusage $truth"
+	else
+		fail "pid namespace: churn '$got' page faults, rusage '$truth'"
+	fi
+else
+	echo "skip 5: unshare --pid needs root"
+fi
+
+# 6. Without privileges one message names what is missing; CAP_BPF +
+#    CAP_PERFMON alone are enough.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
+	chmod 755 "$TMP"
+	mkdir -m 777 "$TMP/nobody"
+	as_nobody "$EVPROF" record --engine bpf -e cpu-clock -o "$TMP/nobody/n.pb.gz" -- true \
+		>/dev/null 2>"$TMP/err" && fail "unprivileged: recorded"
+	grep -q "needs root, or CAP_BPF and CAP_PERFMON" "$TMP/err" &&
+		ok "unprivileged: $(head -1 "$TMP/err")" ||
+		fail "unprivileged: $(cat "$TMP/err")"
+	as_nobody --inh-caps +bpf,+perfmon --ambient-caps +bpf,+perfmon \
+		"$EVPROF" record --engine bpf -e cpu-clock,page-faults \
+		-o "$TMP/nobody/n.pb.gz" -- "$FIXTURES/wl_faults" 2000 0 1 \
+		>/dev/null 2>"$TMP/err" &&
+		ok "CAP_BPF + CAP_PERFMON: recorded" ||
+		fail "CAP_BPF + CAP_PERFMON: $(tail -3 "$TMP/err")"
+else
+	echo "skip 6: needs root, setpriv and a user nobody"
+fi
+finish
