@@ -2,7 +2,8 @@
 /*
  * Fuzzes sessions: a record stream (fuzz/session_input.h: the event
  * format, the ids' roles and mode bits, then records) is fed, built into a
- * profile without a symbolizer and written in every format. Then the
+ * profile without a symbolizer (or in parts while feeding: the same
+ * checks must hold) and written in every format. Then the
  * delta invariants are checked against a model computed here from the
  * reads alone (abort on violation):
  *   task mode: per (id, tid) instance, the deltas sum to its last value
@@ -301,8 +302,9 @@ static void run(const uint8_t *data, size_t size, struct model *m)
 	size_t off = SESSION_INPUT_HDR, nr_ids = data[1];
 	struct evprof_session_stats st;
 	struct evprof_session *s;
-	struct evprof_profile *p;
-	uint64_t *buf;
+	struct evprof_profile *p, *parts;
+	uint64_t *buf, first = 0, latest = 0;
+	size_t nr_fed = 0;
 
 	memcpy(&root, data + 4, 4);
 	if (mode & SESSION_INPUT_TREE) {
@@ -338,7 +340,8 @@ static void run(const uint8_t *data, size_t size, struct model *m)
 		seed(s, root);
 
 	buf = malloc(65536);
-	if (!buf)
+	parts = mode & SESSION_INPUT_PARTS ? evprof_profile__new(NULL) : NULL;
+	if (!buf || (mode & SESSION_INPUT_PARTS && !parts))
 		abort();
 	while (off + 8 <= size) {
 		struct perf_event_header h;
@@ -351,10 +354,31 @@ static void run(const uint8_t *data, size_t size, struct model *m)
 		memcpy(buf, data + off, h.size);
 		off += h.size;
 		if (evprof_session__feed(s, buf, h.size) == 0 &&
-		    evprof_record__parse(&r, buf, h.size, &opts.fmt) == 0)
+		    evprof_record__parse(&r, buf, h.size, &opts.fmt) == 0) {
 			model_record(m, &r, &opts.fmt, opts.exclude_idle);
+			if (r.type == PERF_RECORD_SAMPLE && !first)
+				first = r.sample.time;
+			if (r.type == PERF_RECORD_SAMPLE &&
+			    r.sample.time > latest)
+				latest = r.sample.time;
+		}
+		/* Errors (-EOPNOTSUPP with off-CPU ids) leave all to the end. */
+		if (parts && ++nr_fed % 16 == 0)
+			evprof_session__build_until(
+			    s, parts, NULL,
+			    latest > first ? first + (latest - first) / 2 : 0);
 	}
 	free(buf);
+	if (parts) {
+		if (evprof_session__build_until(s, parts, NULL, UINT64_MAX) ==
+		    0) {
+			check(s, m, opts.nr_pids);
+			write_all(parts);
+		}
+		evprof_profile__free(parts);
+		evprof_session__free(s);
+		return;
+	}
 
 	for (int round = 0; round < (mode & SESSION_INPUT_BUILD_TWICE ? 2 : 1);
 	     round++) {

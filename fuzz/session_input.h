@@ -5,7 +5,10 @@
  *   u8  mode: bit 0 per-CPU, bit 1 exclude_idle, bit 2 keep only the tree
  *       of root (below), bit 3 no sampler_counter, bit 4 build twice,
  *       bit 5 seed root as a process that existed before (name, threads,
- *       an executable mapping)
+ *       an executable mapping), bit 6 build in parts while feeding (one
+ *       profile, every 16 records up to halfway between the first and the
+ *       latest sample time fed), then the
+ *       last part
  *   u8  nr_ids (at most SESSION_INPUT_MAX_IDS)
  *   u8  sample_id_all
  *   u8  unused
@@ -26,6 +29,7 @@
 #define SESSION_INPUT_NO_SAMPLER  0x08
 #define SESSION_INPUT_BUILD_TWICE 0x10
 #define SESSION_INPUT_SEED	  0x20
+#define SESSION_INPUT_PARTS	  0x40
 
 #define SESSION_INPUT_HDR     32
 #define SESSION_INPUT_ID      9

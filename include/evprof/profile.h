@@ -101,6 +101,18 @@ evprof_profile__new(const struct evprof_profile_opts *opts);
 EVPROF_API void evprof_profile__free(struct evprof_profile *p);
 
 /*
+ * Says when the time the profile covers ends (CLOCK_MONOTONIC, e.g. the end
+ * of a window of a continuous recording; 0: at its latest sample, the
+ * default). The pprof writer's duration_nanos is end_mono_ns minus the
+ * profile's start_mono_ns. Returns 0, or -EINVAL for an end before the
+ * start.
+ */
+EVPROF_API int evprof_profile__set_end(struct evprof_profile *p,
+				       uint64_t end_mono_ns);
+/* The end set by evprof_profile__set_end(), 0: none. */
+EVPROF_API uint64_t evprof_profile__end(const struct evprof_profile *p);
+
+/*
  * Appends a free-form note to the profile's metadata, e.g. a fallback step
  * ("cycles not supported -> cpu-clock"). The Firefox writer puts the notes
  * in meta.evprofNotes (an array of strings the Firefox Profiler ignores) and
@@ -224,6 +236,12 @@ struct evprof_profile_sample {
 	uint64_t cpu_delta_ns; /* on-CPU time since the thread's last sample */
 	uint64_t has_counters; /* bit i: counters[i] holds counter i's delta */
 	const uint64_t *counters; /* indexed by counter; NULL if none set */
+	/*
+	 * Values without a sample (weight ignored, read back as 0): what a
+	 * thread counted after a sample that went out before (e.g. in an
+	 * earlier window), so that sample counts sum exactly.
+	 */
+	bool values_only;
 };
 
 /*

@@ -162,7 +162,29 @@ struct evprof_recorder_opts {
 	bool off_cpu;
 	/* Where samples are summed (see enum evprof_recorder_engine). */
 	enum evprof_recorder_engine engine;
+	/*
+	 * Memory flat in recording length: about once a second,
+	 * evprof_recorder__poll() builds what the session holds up to a
+	 * margin (EVPROF_RECORDER_MARGIN_NS) before now into the profile being
+	 * made, with the recorder's own default symbolizer, and drops it
+	 * (evprof_session__build_until()). Needed by evprof_recorder__window().
+	 * Deferred user callchains are not used (their user part comes after
+	 * the sample). With off_cpu, samples stay until the end (an off-CPU
+	 * interval ends after its sample) and windows are refused.
+	 */
+	bool flat_memory;
+	/*
+	 * The directory of the profiles' timeline spill files
+	 * (evprof_profile_opts.spill_dir), NULL: timelines stay in memory.
+	 */
+	const char *spill_dir;
 };
+
+/*
+ * How far behind now flat_memory builds stay, so that the records of every
+ * ring up to the time built have come in.
+ */
+#define EVPROF_RECORDER_MARGIN_NS 200000000ull
 
 /*
  * Opens everything: parses events ("sampler,counter,..."; braces accepted
@@ -266,11 +288,32 @@ EVPROF_API void evprof_recorder__stats(const struct evprof_recorder *r,
  * product "evprof" + the command line, symbolized through sym (NULL: a
  * symbolizer of the recorder's own with default options). Returns a
  * profile the caller frees with evprof_profile__free(), or NULL with
- * errno set.
+ * errno set. With opts.flat_memory: the profile the polls have been
+ * building, completed with what is left (after the last window, what came
+ * since); call it once, after evprof_recorder__stop().
  */
 EVPROF_API struct evprof_profile *
 evprof_recorder__profile(struct evprof_recorder *r,
 			 struct evprof_symbolizer *sym);
+
+/*
+ * Continuous recording (needs opts.flat_memory): the profile of what was
+ * recorded since the previous window (or the start) up to
+ * EVPROF_RECORDER_MARGIN_NS before now; after evprof_recorder__stop(),
+ * everything left: the last window. Each is complete on its own
+ * (counters, processes, threads and stacks of its samples, the notes) and
+ * says its start (evprof_profile_opts start_wall_ns and start_mono_ns) and
+ * end (evprof_profile__end()); every delta lands in exactly one window,
+ * so the windows of a recording sum to the profile of one build. Symbols
+ * come from sym (NULL: the recorder's own): keep one across windows, its
+ * caches are what makes later windows cheap. On success *out receives a
+ * profile the caller frees with evprof_profile__free(). Returns 0, -EINVAL
+ * (no flat_memory, not started), -EOPNOTSUPP (off_cpu, before the stop),
+ * -ENODATA after the last window, or -errno of the build (-ENOMEM).
+ */
+EVPROF_API int evprof_recorder__window(struct evprof_recorder *r,
+				       struct evprof_symbolizer *sym,
+				       struct evprof_profile **out);
 
 #ifdef __cplusplus
 }

@@ -286,11 +286,44 @@ EVPROF_API uint64_t evprof_session__unwind_regs(void);
  * are symbolized once per distinct (mapping, address) through sym (NULL:
  * frames named by lib and address only); an address outside every known
  * mapping becomes a frame named by its address. May be called again (e.g.
- * for another profile). Returns 0 or -errno.
+ * for another profile). Returns 0 or -errno (-EBUSY after
+ * evprof_session__build_until()).
  */
 EVPROF_API int evprof_session__build(struct evprof_session *s,
 				     struct evprof_profile *p,
 				     struct evprof_symbolizer *sym);
+
+/*
+ * A build in parts, for recordings whose memory must not grow with their
+ * length: builds into p, as evprof_session__build() does, the samples of
+ * time up to until_ns that no earlier part built (side-band events up to
+ * until_ns replayed first, in time order), then drops them, their deltas,
+ * stack copies and the replayed side-band events from the session. What
+ * the replay learnt (processes, threads, names, maps, the process tree)
+ * and every held cut delta stay for the next part, so each part continues
+ * the last: every delta lands in exactly one part. until_ns UINT64_MAX is
+ * the last part: held cut deltas go on samples first (a thread whose
+ * latest sample an earlier part took gets one at its last cut, on that
+ * sample's stack) and everything left is built.
+ *
+ * p is either the profile the previous part filled (one profile of the
+ * whole recording, built in steps) or a new one (a window: the counters,
+ * processes, threads and stacks of its own samples); the session keeps no
+ * pointer to it past the call but compares the next p with it. Tree
+ * membership is decided by the part that takes a sample: build up to a
+ * time some margin older than the newest record fed, so that the records
+ * of every ring up to until_ns are in; a sample fed late goes to the next
+ * part. Off-CPU intervals (EVPROF_SESSION_SWITCH_OUT) and deferred user
+ * callchains end after their sample: with them only the last part is
+ * possible, -EOPNOTSUPP otherwise. After a part, evprof_session__build()
+ * returns -EBUSY, and the stats, thread totals and unattributed sums
+ * count every part so far. Returns 0 or -errno (-EINVAL, -ENOMEM,
+ * -EOPNOTSUPP; after an error p may hold some of the samples).
+ */
+EVPROF_API int evprof_session__build_until(struct evprof_session *s,
+					   struct evprof_profile *p,
+					   struct evprof_symbolizer *sym,
+					   uint64_t until_ns);
 
 #ifdef __cplusplus
 }

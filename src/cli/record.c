@@ -20,6 +20,7 @@
 #include <evprof/evprof.h>
 
 #include "cli.h"
+#include "continuous.h"
 
 const char cli_record_usage[] =
     "usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
@@ -27,6 +28,8 @@ const char cli_record_usage[] =
     "                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
     "                     [--off-cpu] [--engine ring|bpf]\n"
     "                     [--push URL [--tag KEY=VALUE]... [--push-wait S]]\n"
+    "                     [--continuous [--interval S]\n"
+    "                     [--output-dir DIR [--keep N]]]\n"
     "                     [-p PID[,PID...] | -a [--include-idle]] [-- CMD ARGS...]\n"
     "\n"
     "  -e, --events LIST   first event samples, the others are counted with\n"
@@ -63,7 +66,13 @@ const char cli_record_usage[] =
     "      --tag KEY=VALUE a label of the pushed series (service_name=NAME\n"
     "                      names it; default evprof); repeatable\n"
     "      --push-wait S   at the end, wait at most S seconds for the push\n"
-    "                      (30)\n";
+    "                      (30)\n"
+    "      --continuous    a complete profile per window, written into\n"
+    "                      --output-dir DIR as evprof-<UTC start>.pb.gz\n"
+    "                      (pprof unless --format) and/or pushed; the last,\n"
+    "                      partial one at the end\n"
+    "      --interval S    seconds per window (10)\n"
+    "      --keep N        keep only the last N windows' files\n";
 
 static volatile sig_atomic_t interrupted;
 
@@ -77,6 +86,17 @@ static void print_note(const char *note, void *ctx)
 {
 	(void)ctx;
 	cli_err("%s", note);
+}
+
+/*
+ * Where the timeline spills (a file unlinked at creation): $TMPDIR, else
+ * /var/tmp, on disk where /tmp may be memory.
+ */
+static const char *cli_spill_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && *t ? t : "/var/tmp";
 }
 
 /* -g fp | dwarf[,SIZE] | none */
@@ -120,7 +140,8 @@ static int parse_call_graph(struct evprof_recorder_opts *o, const char *arg)
  * SIGINT on Ctrl-C, SIGKILL 2 s later). Returns the command's wait status,
  * 0 without one.
  */
-static int record_loop(struct evprof_recorder *r, double duration)
+static int record_loop(struct evprof_recorder *r, double duration,
+		       void (*tick)(void *), void *tick_ctx)
 {
 	uint64_t end =
 	    duration > 0 ? cli_now_ns() + (uint64_t)(duration * 1e9) : 0;
@@ -133,6 +154,8 @@ static int record_loop(struct evprof_recorder *r, double duration)
 		uint64_t now;
 
 		evprof_recorder__poll(r, 100);
+		if (tick)
+			tick(tick_ctx);
 		if (evprof_recorder__done(r))
 			break; /* the command, or every attached process, exited */
 		now = cli_now_ns();
@@ -277,6 +300,10 @@ int cmd_record(int argc, char **argv)
 	    {"push", required_argument, NULL, 'P'},
 	    {"tag", required_argument, NULL, 'T'},
 	    {"push-wait", required_argument, NULL, 'W'},
+	    {"continuous", no_argument, NULL, 'C'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"output-dir", required_argument, NULL, 'D'},
+	    {"keep", required_argument, NULL, 'k'},
 	    {"engine", required_argument, NULL, 'E'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -286,7 +313,12 @@ int cmd_record(int argc, char **argv)
 	    "evprof.speedscope.json"};
 	const char *events = "cycles", *outs[8], *weight = NULL;
 	const char *mode = "auto", *format = NULL, *pid_list = NULL;
-	struct evprof_recorder_opts ro = {.sz = sizeof(ro), .note = print_note};
+	struct evprof_recorder_opts ro = {.sz = sizeof(ro),
+					  .note = print_note,
+					  .flat_memory = true,
+					  .spill_dir = cli_spill_dir()};
+	struct cont cont = {.interval = 10, .fmt = OUT_PPROF};
+	bool continuous = false;
 	struct evprof_recorder_target tg = {.sz = sizeof(tg)};
 	struct sigaction sa = {.sa_handler = on_sigint};
 	struct evprof_recorder *r = NULL;
@@ -368,6 +400,26 @@ int cmd_record(int argc, char **argv)
 			}
 			push.wait_s = (unsigned int)v;
 			break;
+		case 'C':
+			continuous = true;
+			break;
+		case 'i':
+			cont.interval = atof(optarg);
+			if (cont.interval <= 0) {
+				cli_err("--interval needs positive seconds");
+				return 2;
+			}
+			break;
+		case 'D':
+			cont.dir = optarg;
+			break;
+		case 'k':
+			cont.keep = atoi(optarg);
+			if (cont.keep <= 0) {
+				cli_err("--keep needs a positive count");
+				return 2;
+			}
+			break;
 		case 'E':
 			if (strcmp(optarg, "ring") && strcmp(optarg, "bpf")) {
 				cli_err("--engine takes ring or bpf");
@@ -398,6 +450,21 @@ int cmd_record(int argc, char **argv)
 	}
 	if (format && (fmt = out_parse_format(format)) < 0) {
 		cli_err("--format takes firefox, folded, pprof or speedscope");
+		return 2;
+	}
+	if (continuous && ((!cont.dir && !push.url) || nr_outs || ro.off_cpu)) {
+		cli_err(
+		    !cont.dir && !push.url
+			? "--continuous needs --output-dir DIR or --push URL"
+		    : nr_outs ? "--continuous writes into --output-dir, "
+				"not -o"
+			      : "--continuous does not take --off-cpu "
+				"(a wait ends after its window)");
+		return 2;
+	}
+	if (continuous && ro.engine == EVPROF_RECORDER_ENGINE_BPF) {
+		/* Its sums come out at the stop, not per window (yet). */
+		cli_err("--continuous does not take --engine bpf yet");
 		return 2;
 	}
 	if (!nr_outs)
@@ -469,7 +536,20 @@ int cmd_record(int argc, char **argv)
 	}
 	if (err)
 		goto out;
-	status = record_loop(r, duration);
+	if (continuous) {
+		cont.fmt = fmt < 0 ? OUT_PPROF : (enum out_format)fmt;
+		cont.weight = weight;
+		cont.pusher = pusher;
+		cont.rate = (unsigned int)ro.freq;
+		if (cont_init(&cont, r))
+			goto out;
+		status = record_loop(r, duration, cont_tick, &cont);
+		ret = argc ? evprof_exit_code(status) : 0;
+		if (cont_finish(&cont))
+			ret = ret ? ret : 1;
+		goto push_end;
+	}
+	status = record_loop(r, duration, NULL, NULL);
 	clock_gettime(CLOCK_REALTIME, &t1);
 	ret = argc ? evprof_exit_code(status) : 0;
 
@@ -509,12 +589,14 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	summary(r, saved);
+push_end:
 	if (pusher) {
 		if (cli_push_finish(pusher, push.wait_s))
 			ret = ret ? ret : 1;
 		pusher = NULL;
 	}
 out:
+	cont_free(&cont);
 	evprof_pusher__free(pusher);
 	evprof_profile__free(prof);
 	evprof_recorder__free(r);

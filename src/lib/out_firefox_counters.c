@@ -27,63 +27,166 @@ struct point {
 	uint64_t count;
 };
 
-static int cmp_point(const void *a, const void *b)
-{
-	const struct point *x = a, *y = b;
+/*
+ * The deltas of counter ci that process proc's threads carry, merged in
+ * time order as they are read (each thread's rows come sorted), deltas at
+ * one time summed: memory for one head per thread, not per sample.
+ */
+struct merge {
+	struct fx_rows *r; /* per thread of the process */
+	struct point *head;
+	size_t *heap; /* sources by head time */
+	size_t nr, nr_heap;
+	int ci;
+};
 
-	return x->time < y->time ? -1 : x->time > y->time;
+static bool earlier(const struct merge *m, size_t a, size_t b)
+{
+	return m->head[m->heap[a]].time < m->head[m->heap[b]].time;
 }
 
-/* The deltas of counter ci that process proc's threads carry, by time. */
-static int gather(const struct evprof_profile *p, int proc, int ci,
-		  struct point **out, size_t *n)
+static void sift_down(struct merge *m, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, min = i, t;
+
+		if (l < m->nr_heap && earlier(m, l, min))
+			min = l;
+		if (r < m->nr_heap && earlier(m, r, min))
+			min = r;
+		if (min == i)
+			return;
+		t = m->heap[i];
+		m->heap[i] = m->heap[min];
+		m->heap[min] = t;
+		i = min;
+	}
+}
+
+/* Source k's next row with the counter: 1, 0 at its end, or -errno. */
+static int advance(struct merge *m, size_t k)
 {
 	struct evprof_profile_sample s;
-	struct point *pts = NULL, *grown;
-	size_t cap = 0;
-	struct fx_rows r;
-	size_t i, k;
+	int ret;
+
+	while ((ret = evprof__fx_rows_next(&m->r[k], &s)) > 0) {
+		if (s.has_counters >> m->ci & 1) {
+			m->head[k] =
+			    (struct point){s.time_ns, s.counters[m->ci]};
+			return 1;
+		}
+	}
+	return ret;
+}
+
+static void merge_close(struct merge *m)
+{
+	for (size_t k = 0; k < m->nr; k++)
+		evprof__fx_rows_close(&m->r[k]);
+	free(m->r);
+	free(m->head);
+	free(m->heap);
+}
+
+static int merge_open(struct merge *m, const struct evprof_profile *p, int proc,
+		      int ci)
+{
+	size_t n = 0;
 	int ret = 0;
 
-	*n = 0;
-	for (i = 0; !ret && i < p->nr_threads; i++) {
+	*m = (struct merge){.ci = ci};
+	for (size_t i = 0; i < p->nr_threads; i++)
+		n += p->threads[i].proc == proc;
+	m->r = calloc(n ? n : 1, sizeof(*m->r));
+	m->head = calloc(n ? n : 1, sizeof(*m->head));
+	m->heap = calloc(n ? n : 1, sizeof(*m->heap));
+	if (!m->r || !m->head || !m->heap) {
+		merge_close(m);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; !ret && i < p->nr_threads; i++) {
 		if (p->threads[i].proc != proc)
 			continue;
-		ret = evprof__fx_rows_open(&r, p, (int)i, -1, -1);
+		ret = evprof__fx_rows_open(&m->r[m->nr], p, (int)i, -1, -1);
 		if (ret)
 			break;
-		while ((ret = evprof__fx_rows_next(&r, &s)) > 0) {
-			if (!(s.has_counters >> ci & 1))
-				continue;
-			if (*n == cap) {
-				cap = cap ? 2 * cap : 256;
-				grown = realloc(pts, cap * sizeof(*pts));
-				if (!grown) {
-					ret = -ENOMEM;
-					break;
-				}
-				pts = grown;
-			}
-			pts[(*n)++] = (struct point){s.time_ns, s.counters[ci]};
-		}
-		evprof__fx_rows_close(&r);
+		ret = advance(m, m->nr);
+		if (ret > 0)
+			m->heap[m->nr_heap++] = m->nr;
+		m->nr++;
+		ret = ret < 0 ? ret : 0;
 	}
-	if (ret < 0) {
-		free(pts);
+	for (size_t i = m->nr_heap / 2; i-- > 0;)
+		sift_down(m, i);
+	if (ret)
+		merge_close(m);
+	return ret;
+}
+
+/*
+ * The next time and the sum of its deltas (a rate graph divides by the
+ * time between samples: none is 0): 1, 0 at the end, or -errno.
+ */
+static int merge_next(struct merge *m, struct point *out)
+{
+	bool any = false;
+
+	while (m->nr_heap) {
+		size_t k = m->heap[0];
+		int ret;
+
+		if (any && m->head[k].time != out->time)
+			break;
+		if (!any)
+			*out = (struct point){m->head[k].time, 0};
+		out->count += m->head[k].count;
+		any = true;
+		ret = advance(m, k);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			m->heap[0] = m->heap[--m->nr_heap];
+		sift_down(m, 0);
+	}
+	return any;
+}
+
+/* How many points the merge gives, in *n. Returns 0 or -errno. */
+static int count_points(const struct evprof_profile *p, int proc, int ci,
+			size_t *n)
+{
+	struct merge m;
+	struct point pt;
+	int ret = merge_open(&m, p, proc, ci);
+
+	*n = 0;
+	if (ret)
 		return ret;
-	}
-	if (*n)
-		qsort(pts, *n, sizeof(*pts), cmp_point);
-	/* A rate graph divides by the time between samples: none is 0. */
-	for (i = 0, k = 0; i < *n; i++) {
-		if (k && pts[k - 1].time == pts[i].time)
-			pts[k - 1].count += pts[i].count;
+	while ((ret = merge_next(&m, &pt)) > 0)
+		(*n)++;
+	merge_close(&m);
+	return ret;
+}
+
+/* One array of the points' times (counts false) or counts. */
+static int write_points(struct fx_ctx *c, int proc, int ci, bool counts)
+{
+	struct merge m;
+	struct point pt;
+	int ret = merge_open(&m, c->p, proc, ci);
+
+	if (ret)
+		return ret;
+	evprof__json_arr(&c->j);
+	while ((ret = merge_next(&m, &pt)) > 0) {
+		if (counts)
+			evprof__json_u64(&c->j, pt.count);
 		else
-			pts[k++] = pts[i];
+			evprof__fx_ms(c, pt.time);
 	}
-	*n = k;
-	*out = pts;
-	return 0;
+	evprof__json_arr_end(&c->j);
+	merge_close(&m);
+	return ret;
 }
 
 static void tooltip_row(struct evprof__json *j, const char *source,
@@ -149,17 +252,14 @@ static int write_counter(struct fx_ctx *c, int proc, int ci)
 {
 	const struct evprof__process *pr = &c->p->procs[proc];
 	struct evprof__json *j = &c->j;
-	struct point *pts;
 	char text[320];
-	size_t i, n;
-	int err = gather(c->p, proc, ci, &pts, &n);
+	size_t n;
+	int err = count_points(c->p, proc, ci, &n);
 
 	if (err)
 		return err;
-	if (!n) {
-		free(pts);
+	if (!n)
 		return 0;
-	}
 	evprof__json_obj(j);
 	evprof__json_key(j, "name");
 	evprof__json_str(j, c->p->counters[ci]);
@@ -180,19 +280,16 @@ static int write_counter(struct fx_ctx *c, int proc, int ci)
 	evprof__json_key(j, "length");
 	evprof__json_u64(j, n);
 	evprof__json_key(j, "time");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__fx_ms(c, pts[i].time);
-	evprof__json_arr_end(j);
+	err = write_points(c, proc, ci, false);
+	if (err)
+		return err;
 	evprof__json_key(j, "count");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_u64(j, pts[i].count);
-	evprof__json_arr_end(j);
+	err = write_points(c, proc, ci, true);
+	if (err)
+		return err;
 	evprof__json_obj_end(j);
 	write_display(c, ci);
 	evprof__json_obj_end(j);
-	free(pts);
 	return c->j.out->err;
 }
 

@@ -317,6 +317,9 @@ static int write_samples(struct pp *c)
 	uint64_t last =
 	    p->last_ns > p->start_mono_ns ? p->last_ns : p->start_mono_ns;
 	size_t i;
+
+	if (p->end_mono_ns)
+		last = p->end_mono_ns;
 	int err = 0;
 
 	for (i = 0; !err && i < p->nr_threads; i++)

@@ -86,6 +86,19 @@ void evprof_profile__free(struct evprof_profile *p)
 	free(p);
 }
 
+int evprof_profile__set_end(struct evprof_profile *p, uint64_t end_mono_ns)
+{
+	if (!p || (end_mono_ns && end_mono_ns < p->start_mono_ns))
+		return -EINVAL;
+	p->end_mono_ns = end_mono_ns;
+	return 0;
+}
+
+uint64_t evprof_profile__end(const struct evprof_profile *p)
+{
+	return p ? p->end_mono_ns : 0;
+}
+
 int evprof_profile__add_note(struct evprof_profile *p, const char *note)
 {
 	char *copy;

@@ -126,6 +126,7 @@ struct evprof_profile {
 	uint64_t start_wall_ns;
 	uint64_t start_mono_ns;
 	uint64_t interval_ns;
+	uint64_t end_mono_ns; /* evprof_profile__set_end(), 0: none */
 
 	size_t nr_notes, cap_notes;
 	char **notes;

@@ -115,7 +115,7 @@ int evprof_profile__add_sample(struct evprof_profile *p, int thr,
 	    !valid_bits(smp->has_counters, smp->counters, nc))
 		return -EINVAL;
 	has = smp->has_counters;
-	v[COL_SAMPLES] = smp->weight ? smp->weight : 1;
+	v[COL_SAMPLES] = smp->values_only ? 0 : smp->weight ? smp->weight : 1;
 	v[COL_CPU] = smp->cpu_delta_ns;
 	for (i = 0; i < nc; i++)
 		if (has >> i & 1)

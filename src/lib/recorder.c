@@ -17,6 +17,9 @@
 #include "bpf_engine.h"
 #include "recorder_open.h"
 
+/* Timeline rows held in memory before they spill (about 0.5 MB). */
+#define SPILL_ROWS 8192
+
 static uint64_t clock_ns(clockid_t c)
 {
 	struct timespec ts;
@@ -126,6 +129,12 @@ static int set_options(struct evprof_recorder *r,
 		r->dwarf_stack = sz & ~7u; /* the kernel wants u64s */
 	}
 	r->off_cpu = EVPROF_OPTS_GET(o, off_cpu, false);
+	r->flat = EVPROF_OPTS_GET(o, flat_memory, false);
+	if (EVPROF_OPTS_GET(o, spill_dir, NULL)) {
+		r->spill_dir = strdup(o->spill_dir);
+		if (!r->spill_dir)
+			return -ENOMEM;
+	}
 	r->exclude_kernel = o->user_only;
 	r->include_idle = o->include_idle;
 	r->system_wide = t->system_wide;
@@ -138,7 +147,8 @@ static int set_options(struct evprof_recorder *r,
 	    EVPROF_OPTS_GET(o, engine, EVPROF_RECORDER_ENGINE_RING) !=
 		EVPROF_RECORDER_ENGINE_BPF &&
 	    evprof__recorder_find_exit(r);
-	r->defer = r->callchain && !r->dwarf_stack &&
+	/* A deferred user part comes after its sample: not within a part. */
+	r->defer = r->callchain && !r->dwarf_stack && !r->flat &&
 		   evprof_probe(EVPROF_FEAT_DEFER_CALLCHAIN)->yes;
 	if (t->nr_pids) {
 		r->pids = malloc(t->nr_pids * sizeof(*r->pids));
@@ -249,6 +259,9 @@ void evprof_recorder__free(struct evprof_recorder *r)
 	free(r->notes);
 	free(r->pids);
 	free(r->product);
+	evprof_profile__free(r->cur);
+	evprof_symbolizer__free(r->sym);
+	free(r->spill_dir);
 	free(r);
 }
 
@@ -285,6 +298,7 @@ int evprof_recorder__start(struct evprof_recorder *r)
 	seed_processes(r);
 	r->start_mono = clock_ns(CLOCK_MONOTONIC);
 	r->start_wall = clock_ns(CLOCK_REALTIME);
+	r->win_start = r->last_part = r->start_mono;
 	/* Task mode on a command: enable_on_exec; else enabled here. */
 	if (r->child < 0 || r->per_cpu) {
 		for (size_t k = 0; k < r->nr_sets && !err; k++)
@@ -340,7 +354,9 @@ int evprof_recorder__poll(struct evprof_recorder *r, int timeout_ms)
 			r->live--;
 		}
 	}
-	return evprof_recorder__consume(r);
+	n = evprof_recorder__consume(r);
+	evprof__recorder_poll_part(r);
+	return n;
 }
 
 bool evprof_recorder__done(struct evprof_recorder *r)
@@ -381,7 +397,8 @@ int evprof_recorder__stop(struct evprof_recorder *r)
 			err = e;
 	}
 	/* Threads still off CPU now wait until the end of the recording. */
-	evprof_session__end(r->session, clock_ns(CLOCK_MONOTONIC));
+	r->stop_mono = clock_ns(CLOCK_MONOTONIC);
+	evprof_session__end(r->session, r->stop_mono);
 	evprof_recorder__consume(r);
 	return err;
 }
@@ -432,9 +449,8 @@ void evprof_recorder__stats(const struct evprof_recorder *r,
 	st->deferred = r->defer;
 }
 
-/* Says which unwinding made the user stacks, and how it went. */
-static void note_call_graph(const struct evprof_recorder *r,
-			    struct evprof_profile *p)
+void evprof__recorder_note_call_graph(struct evprof_recorder *r,
+				      struct evprof_profile *p)
 {
 	struct evprof_session_stats st;
 	char buf[256];
@@ -464,19 +480,13 @@ static void note_call_graph(const struct evprof_recorder *r,
 	evprof_profile__add_note(p, buf);
 }
 
-struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
-						struct evprof_symbolizer *sym)
+struct evprof_profile *evprof__recorder_new_profile(struct evprof_recorder *r,
+						    uint64_t start_mono)
 {
-	struct evprof_symbolizer *own = NULL;
 	struct evprof_profile *p;
 	struct utsname u;
 	char os[200];
-	int err;
 
-	if (!r) {
-		errno = EINVAL;
-		return NULL;
-	}
 	uname(&u);
 	snprintf(os, sizeof(os), "%s %s", u.sysname, u.release);
 	{
@@ -484,13 +494,61 @@ struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
 		    .sz = sizeof(po),
 		    .product = r->product,
 		    .os = os,
-		    .start_wall_ns = r->start_wall,
-		    .start_mono_ns = r->start_mono,
+		    .start_wall_ns =
+			r->start_wall + (start_mono - r->start_mono),
+		    .start_mono_ns = start_mono,
 		    .interval_ns = r->period ? 0 : 1000000000ull / r->freq,
+		    .spill_dir = r->spill_dir,
+		    /* A small budget: memory flat within seconds. */
+		    .spill_rows = SPILL_ROWS,
 		};
 
 		p = evprof_profile__new(&po);
+		if (!p && r->spill_dir && errno != ENOMEM) {
+			evprof__recorder_note(
+			    r,
+			    "cannot spill the timeline to %s (%s): it stays "
+			    "in memory",
+			    r->spill_dir, strerror(errno));
+			free(r->spill_dir);
+			r->spill_dir = NULL;
+			po.spill_dir = NULL;
+			p = evprof_profile__new(&po);
+		}
 	}
+	for (size_t i = 0; p && i < r->nr_notes; i++) {
+		if (evprof_profile__add_note(p, r->notes[i])) {
+			evprof_profile__free(p);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	return p;
+}
+
+struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
+						struct evprof_symbolizer *sym)
+{
+	struct evprof_symbolizer *own = NULL;
+	struct evprof_profile *p;
+	int err;
+
+	if (!r) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (r->flat) {
+		err = evprof__recorder_part(r, sym, UINT64_MAX);
+		if (err) {
+			errno = -err;
+			return NULL;
+		}
+		p = r->cur;
+		r->cur = NULL;
+		evprof__recorder_note_call_graph(r, p);
+		return p;
+	}
+	p = evprof__recorder_new_profile(r, r->start_mono);
 	if (!p)
 		return NULL;
 	if (!sym) {
@@ -500,8 +558,6 @@ struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
 			return NULL;
 		}
 	}
-	for (size_t i = 0; i < r->nr_notes; i++)
-		evprof_profile__add_note(p, r->notes[i]);
 	err = evprof_session__build(r->session, p, sym);
 	evprof_symbolizer__free(own);
 	if (err) {
@@ -509,6 +565,6 @@ struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
 		errno = -err;
 		return NULL;
 	}
-	note_call_graph(r, p);
+	evprof__recorder_note_call_graph(r, p);
 	return p;
 }

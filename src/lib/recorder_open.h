@@ -78,9 +78,40 @@ struct evprof_recorder {
 
 	bool started, stopped;
 	uint64_t start_mono, start_wall;
+	uint64_t stop_mono; /* CLOCK_MONOTONIC at the stop */
+
+	/* opts.flat_memory: builds in parts (recorder_window.c) */
+	bool flat;
+	char *spill_dir;
+	struct evprof_profile *cur; /* what the parts fill, NULL: none yet */
+	struct evprof_symbolizer
+	    *sym;	    /* the recorder's own, made when needed */
+	uint64_t win_start; /* CLOCK_MONOTONIC start of cur */
+	uint64_t last_part; /* when the polls built last */
+	bool part_failed;   /* said once */
+	bool windows_over;  /* the last window went out */
 
 	struct evprof_bpf *bpf; /* the BPF engine (bpf_engine.h), or NULL */
 };
+
+/*
+ * A profile of r's events and notes covering the time from start_mono.
+ * Returns NULL with errno set.
+ */
+EVPROF_HIDDEN struct evprof_profile *
+evprof__recorder_new_profile(struct evprof_recorder *r, uint64_t start_mono);
+/* Says which unwinding made the user stacks, and how it went. */
+EVPROF_HIDDEN void evprof__recorder_note_call_graph(struct evprof_recorder *r,
+						    struct evprof_profile *p);
+/*
+ * flat_memory: builds what the session holds up to until into the profile
+ * being made (sym NULL: the recorder's own). Returns 0 or -errno.
+ */
+EVPROF_HIDDEN int evprof__recorder_part(struct evprof_recorder *r,
+					struct evprof_symbolizer *sym,
+					uint64_t until);
+/* flat_memory: a part about once a second from the polls. */
+EVPROF_HIDDEN void evprof__recorder_poll_part(struct evprof_recorder *r);
 
 /* Reports a fallback step through the note callback and keeps it. */
 __attribute__((format(printf, 2, 3))) EVPROF_HIDDEN void

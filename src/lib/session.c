@@ -18,6 +18,7 @@
 #include <evprof/session.h>
 
 #include "session_internal.h"
+#include "session_part.h"
 
 #ifndef PERF_RECORD_MISC_MMAP_DATA
 #define PERF_RECORD_MISC_MMAP_DATA (1 << 13)
@@ -39,6 +40,9 @@ void evprof_session__free(struct evprof_session *s)
 	evprof__stitch_free(&s->stitch);
 	evprof__offcpu_free(&s->off);
 	evprof__sstore_free(&s->store);
+	if (s->part)
+		evprof__part_free(s->part);
+	free(s->part);
 	free(s);
 }
 
@@ -648,11 +652,13 @@ uint64_t evprof_session__thread_total(const struct evprof_session *s, pid_t tid,
 				      int counter)
 {
 	const struct ssample *ss = s->store.samples.a;
-	uint64_t sum = 0;
+	uint64_t sum;
 	int slot;
 
 	if (!counter_slot(s, counter, &slot))
 		return 0;
+	sum = evprof__part_thread_total(s->part, s->nr_slots, (uint32_t)tid,
+					slot);
 	for (size_t i = 0; i < s->store.samples.n; i++) {
 		const struct ssample *x = &ss[i];
 
@@ -674,6 +680,7 @@ uint64_t evprof_session__unattributed(const struct evprof_session *s,
 	if (!counter_slot(s, counter, &slot))
 		return 0;
 	sum = slot < 0 ? s->dropped_cpu : s->dropped[slot];
+	sum += evprof__part_unkept(s->part, s->nr_slots, slot);
 	for (size_t i = 0; s->built && i < s->store.samples.n; i++)
 		if (!(ss[i].flags & SS_KEPT))
 			sum += sample_delta(s, &ss[i], slot);

@@ -15,6 +15,7 @@
 
 #include "session_aggr.h"
 #include "session_internal.h"
+#include "session_part.h"
 #include "session_stacks.h"
 #include "session_tasks.h"
 
@@ -28,8 +29,10 @@ struct order { /* sort key: time, then arrival */
 struct build {
 	struct evprof_session *s;
 	struct evprof_profile *p;
-	struct sess_tasks t;
-	struct sess_stacks sk;
+	struct sess_tasks *t;
+	struct sess_stacks *sk;
+	uint64_t until; /* samples and side-band events up to this time */
+	bool part;	/* a partial build (sess_part): drops what it built */
 	int slot_counter[EVPROF_PROFILE_MAX_COUNTERS];
 	int w_off, w_pre; /* weight types "off-cpu" and "preempted" */
 };
@@ -43,69 +46,99 @@ static int cmp_order(const void *pa, const void *pb)
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* n elements of elem bytes at data, whose first member is a u64 time. */
-static struct order *sorted(const void *data, size_t n, size_t elem)
+/*
+ * The elements of time up to until among n of elem bytes at data (whose
+ * first member is a u64 time), sorted; *out receives how many.
+ */
+static struct order *sorted(const void *data, size_t n, size_t elem,
+			    uint64_t until, size_t *out)
 {
 	struct order *o = malloc((n ? n : 1) * sizeof(*o));
+	size_t k = 0;
 
 	if (!o)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		memcpy(&o[i].time, (const char *)data + i * elem,
-		       sizeof(o[i].time));
-		o[i].idx = (uint32_t)i;
+		memcpy(&o[k].time, (const char *)data + i * elem,
+		       sizeof(o[k].time));
+		o[k].idx = (uint32_t)i;
+		k += o[k].time <= until;
 	}
-	qsort(o, n, sizeof(*o), cmp_order);
+	qsort(o, k, sizeof(*o), cmp_order);
+	*out = k;
 	return o;
 }
 
-/* Profile processes and threads for the entries that have kept samples. */
+static int rename_thread(struct build *b, const struct bthread *th)
+{
+	const char *name = evprof__sstore_strp(&b->s->store, th->name);
+	struct evprof_profile_thread_info ti;
+
+	if (evprof_profile__thread_info(b->p, th->prof, &ti) == 0 && ti.name &&
+	    !strcmp(ti.name, name))
+		return 0;
+	return evprof_profile__set_thread_name(b->p, th->prof, name);
+}
+
+/*
+ * Profile processes and threads for the entries that have kept samples in
+ * this build and none in p yet; end times of those p has.
+ */
 static int emit_tasks(struct build *b)
 {
-	const struct sess_tasks *t = &b->t;
+	const struct sess_tasks *t = b->t;
 	char buf[16];
 	int err;
 
 	for (uint32_t i = 0; i < t->procs.n; i++) {
 		struct bproc *pr = evprof__tasks_proc(t, i);
 
-		if (!pr->kept)
-			continue;
-		pr->prof = evprof_profile__add_process(
-		    b->p, (int)pr->pid,
-		    evprof__tasks_proc_name(t, pr, buf, sizeof(buf)),
-		    pr->start);
-		if (pr->prof < 0)
-			return pr->prof;
-		if (pr->end) {
+		if (pr->kept && pr->prof < 0) {
+			pr->prof = evprof_profile__add_process(
+			    b->p, (int)pr->pid,
+			    evprof__tasks_proc_name(t, pr, buf, sizeof(buf)),
+			    pr->start);
+			if (pr->prof < 0)
+				return pr->prof;
+			b->s->st.processes += !pr->counted;
+			pr->counted = true;
+		}
+		if (pr->prof >= 0 && pr->end) {
 			err = evprof_profile__end_process(b->p, pr->prof,
 							  pr->end);
 			if (err)
 				return err;
 		}
-		b->s->st.processes++;
 	}
 	for (uint32_t i = 0; i < t->threads.n; i++) {
 		struct bthread *th = evprof__tasks_thr(t, i);
 		const struct bproc *pr = evprof__tasks_proc(t, th->proc);
 		const char *name;
 
-		if (!th->kept)
-			continue;
-		name = th->has_name
-			   ? evprof__sstore_strp(&b->s->store, th->name)
-			   : evprof__tasks_proc_name(t, pr, buf, sizeof(buf));
-		th->prof = evprof_profile__add_thread(
-		    b->p, pr->prof, (int)th->tid, name, th->start);
-		if (th->prof < 0)
-			return th->prof;
-		if (th->end) {
+		if (th->kept && th->prof < 0) {
+			name = th->has_name
+				   ? evprof__sstore_strp(&b->s->store, th->name)
+				   : evprof__tasks_proc_name(t, pr, buf,
+							     sizeof(buf));
+			th->prof = evprof_profile__add_thread(
+			    b->p, pr->prof, (int)th->tid, name, th->start);
+			if (th->prof < 0)
+				return th->prof;
+			b->s->st.threads += !th->counted;
+			th->counted = true;
+		}
+		if (th->prof >= 0 && th->end) {
 			err =
 			    evprof_profile__end_thread(b->p, th->prof, th->end);
 			if (err)
 				return err;
 		}
-		b->s->st.threads++;
+		/* A part before its COMM added it under an older name. */
+		if (b->part && th->prof >= 0 && th->has_name) {
+			err = rename_thread(b, th);
+			if (err)
+				return err;
+		}
 	}
 	return 0;
 }
@@ -119,6 +152,7 @@ static int emit_sample(struct build *b, const struct ssample *x,
 	    .stack = stack,
 	    .cpu_delta_ns = x->flags & SS_HAS_CPU ? x->cpu_delta : 0,
 	    .counters = vals,
+	    .values_only = x->flags & SS_TAIL,
 	};
 
 	for (size_t i = 0; i < b->s->nr_slots; i++) {
@@ -195,12 +229,12 @@ static int emit_offcpu(struct build *b, const struct ssample *x,
 }
 
 /* Merges the two time orders, side-band first at equal times. */
-static int replay(struct build *b, const struct order *so,
-		  const struct order *eo, uint32_t *thr, int *stacks)
+static int replay(struct build *b, const struct order *so, size_t ns,
+		  const struct order *eo, size_t ne, uint32_t *thr, int *stacks)
 {
 	struct sess_store *st = &b->s->store;
 	const struct sb_event *sb = st->sb.a;
-	size_t ns = st->samples.n, ne = st->sb.n, i = 0, j = 0;
+	size_t i = 0, j = 0;
 	int err;
 
 	while (i < ns || j < ne) {
@@ -208,21 +242,21 @@ static int replay(struct build *b, const struct order *so,
 		const struct bproc *pr, *lin;
 
 		if (j < ne && (i == ns || eo[j].time <= so[i].time)) {
-			err = evprof__tasks_replay(&b->t, &sb[eo[j++].idx]);
+			err = evprof__tasks_replay(b->t, &sb[eo[j++].idx]);
 			if (err)
 				return err;
 			continue;
 		}
 		x = evprof__sstore_samplep(st, so[i].idx);
-		err = evprof__tasks_thread(&b->t, x->pid, x->tid, &thr[i]);
+		err = evprof__tasks_thread(b->t, x->pid, x->tid, &thr[i]);
 		if (err)
 			return err;
-		pr = evprof__tasks_proc(&b->t,
-					evprof__tasks_thr(&b->t, thr[i])->proc);
-		lin = evprof__tasks_proc(&b->t, pr->lineage);
+		pr = evprof__tasks_proc(b->t,
+					evprof__tasks_thr(b->t, thr[i])->proc);
+		lin = evprof__tasks_proc(b->t, pr->lineage);
 		stacks[i] = STACK_SKIPPED;
 		if (lin->in_tree || lin->pending) {
-			err = evprof__stacks_sample(&b->sk, pr, x, &stacks[i]);
+			err = evprof__stacks_sample(b->sk, pr, x, &stacks[i]);
 			if (err)
 				return err;
 		}
@@ -231,90 +265,163 @@ static int replay(struct build *b, const struct order *so,
 	return 0;
 }
 
-static int build(struct build *b)
+/* Column index of counter name in p, registered when p lacks it. */
+static int counter_of(struct evprof_profile *p, const char *name)
+{
+	const char *c;
+
+	for (int i = 0; (c = evprof_profile__counter_name(p, i)); i++)
+		if (!strcmp(c, name))
+			return i;
+	return evprof_profile__add_counter(p, name);
+}
+
+static int weight_of(struct evprof_profile *p, const char *name)
+{
+	const char *w;
+
+	for (int i = 0; (w = evprof_profile__weight_name(p, i)); i++)
+		if (!strcmp(w, name))
+			return i;
+	return evprof_profile__add_weight_type(p, name);
+}
+
+/* Columns, off-CPU intervals and deferred chains, before the replay. */
+static int prepare(struct build *b)
 {
 	struct evprof_session *s = b->s;
-	size_t ns = s->store.samples.n;
-	struct order *so = NULL, *eo = NULL;
-	uint32_t *thr = NULL;
-	int *stacks = NULL;
-	uint64_t kept = 0, weight = 0, cut = 0;
-	int err = -ENOMEM;
+	int err;
 
 	for (size_t i = 0; i < s->nr_slots; i++) {
 		const char *name =
 		    i < s->nr_counters ? s->counters[i] : s->sampler_counter;
-		int c = evprof_profile__add_counter(b->p, name);
+		int c = counter_of(b->p, name);
 
 		if (c < 0)
 			return c;
 		b->slot_counter[i] = c;
 	}
 	if (s->has_switch) {
-		b->w_off = evprof_profile__add_weight_type(b->p, "off-cpu");
+		b->w_off = weight_of(b->p, "off-cpu");
 		if (b->w_off < 0)
 			return b->w_off;
-		b->w_pre = evprof_profile__add_weight_type(b->p, "preempted");
+		b->w_pre = weight_of(b->p, "preempted");
 		if (b->w_pre < 0)
 			return b->w_pre;
 		err = evprof__offcpu_resolve(&s->off, &s->store);
 		if (err)
 			return err;
 	}
-	err = evprof__stitch_resolve(&s->stitch, &s->store);
-	if (err)
-		return err;
-	err = -ENOMEM;
-	so = sorted(s->store.samples.a, ns, sizeof(struct ssample));
-	eo = sorted(s->store.sb.a, s->store.sb.n, sizeof(struct sb_event));
-	thr = malloc((ns ? ns : 1) * sizeof(*thr));
-	stacks = malloc((ns ? ns : 1) * sizeof(*stacks));
-	if (!so || !eo || !thr || !stacks)
-		goto out;
-	err = replay(b, so, eo, thr, stacks);
-	s->st.stacks_unwound += b->sk.unwound;
-	s->st.stacks_truncated += b->sk.truncated;
-	if (err)
-		goto out;
+	return evprof__stitch_resolve(&s->stitch, &s->store);
+}
 
-	/* Tree membership is final now. */
+/*
+ * Samples of threads whose process is in the tree: SS_KEPT, counted
+ * (stand-ins are no samples: kept when they carry values, not counted).
+ */
+static void keep(struct build *b, const struct order *so, size_t ns,
+		 const uint32_t *thr, uint64_t *kept, uint64_t *weight,
+		 uint64_t *cut)
+{
+	struct evprof_session *s = b->s;
+
 	for (size_t i = 0; i < ns; i++) {
-		struct bthread *th = evprof__tasks_thr(&b->t, thr[i]);
+		struct bthread *th = evprof__tasks_thr(b->t, thr[i]);
 		struct ssample *x =
 		    evprof__sstore_samplep(&s->store, so[i].idx);
 
 		x->flags &= ~SS_KEPT;
-		if (!evprof__tasks_lineage(&b->t, th->proc)->in_tree)
+		if (b->part)
+			x->flags |= SS_BUILT;
+		if (!evprof__tasks_lineage(b->t, th->proc)->in_tree)
+			continue;
+		if ((x->flags & SS_TAIL) &&
+		    !evprof__sstore_has_values(&s->store, x))
 			continue;
 		x->flags |= SS_KEPT;
 		th->kept++;
-		evprof__tasks_proc(&b->t, th->proc)->kept++;
-		kept += !(x->flags & SS_OFFCPU);
+		evprof__tasks_proc(b->t, th->proc)->kept++;
+		*kept += !(x->flags & (SS_OFFCPU | SS_TAIL));
 		/* An aggregate stands for its count of samples. */
-		weight += x->flags & SS_AGGR
-			      ? evprof__sstore_aggr_samples(&s->store, x)
-			      : !(x->flags & SS_OFFCPU);
-		cut += (x->flags & (SS_OFFCPU | SS_CUT)) == SS_CUT;
+		*weight += x->flags & SS_AGGR
+			       ? evprof__sstore_aggr_samples(&s->store, x)
+			       : !(x->flags & (SS_OFFCPU | SS_TAIL));
+		*cut += (x->flags & (SS_OFFCPU | SS_CUT | SS_TAIL)) == SS_CUT;
 	}
-	s->st.processes = s->st.threads = 0;
-	s->st.offcpu_voluntary = s->st.offcpu_preempted = 0;
+}
+
+/*
+ * Stand-ins that hold nothing yet stay out of the part (and in the store):
+ * they would only be replayed for nothing at every part. Returns how many
+ * of so[0..ns-1] are left.
+ */
+static size_t skip_empty_tails(const struct sess_store *st, struct order *so,
+			       size_t ns)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < ns; i++) {
+		const struct ssample *x = &st->samples.a[so[i].idx];
+
+		if (!(x->flags & SS_TAIL) || evprof__sstore_has_values(st, x))
+			so[k++] = so[i];
+	}
+	return k;
+}
+
+/*
+ * Replays the samples and side-band events of time up to b->until and
+ * fills b->p with the kept samples; *nr, *kept and *cut receive how many
+ * samples were replayed, kept, and cut, *weight how many samples the kept
+ * ones stand for (an aggregate stands for its count).
+ */
+static int build(struct build *b, size_t *nr, uint64_t *kept, uint64_t *weight,
+		 uint64_t *cut)
+{
+	struct evprof_session *s = b->s;
+	struct order *so = NULL, *eo = NULL;
+	uint32_t *thr = NULL;
+	int *stacks = NULL;
+	size_t ns = 0, ne = 0;
+	int err = prepare(b);
+
+	if (err)
+		return err;
+	err = -ENOMEM;
+	so = sorted(s->store.samples.a, s->store.samples.n,
+		    sizeof(struct ssample), b->until, &ns);
+	eo = sorted(s->store.sb.a, s->store.sb.n, sizeof(struct sb_event),
+		    b->until, &ne);
+	thr = malloc((ns ? ns : 1) * sizeof(*thr));
+	stacks = malloc((ns ? ns : 1) * sizeof(*stacks));
+	if (!so || !eo || !thr || !stacks)
+		goto out;
+	if (b->part)
+		ns = skip_empty_tails(&s->store, so, ns);
+	err = replay(b, so, ns, eo, ne, thr, stacks);
+	s->st.stacks_unwound += b->sk->unwound;
+	s->st.stacks_truncated += b->sk->truncated;
+	b->sk->unwound = b->sk->truncated = 0;
+	if (err)
+		goto out;
+
+	/* Tree membership is final now (for a part: as far as it knows). */
+	keep(b, so, ns, thr, kept, weight, cut);
 	err = emit_tasks(b);
+	*nr = 0;
+	for (size_t i = 0; i < ns; i++)
+		*nr += !(evprof__sstore_samplep(&s->store, so[i].idx)->flags &
+			 SS_TAIL);
 	for (size_t i = 0; !err && i < ns; i++) {
 		const struct ssample *x =
 		    evprof__sstore_samplep(&s->store, so[i].idx);
-		const struct bthread *th = evprof__tasks_thr(&b->t, thr[i]);
+		const struct bthread *th = evprof__tasks_thr(b->t, thr[i]);
 
 		if (!(x->flags & SS_KEPT))
 			continue;
 		err = x->flags & SS_OFFCPU ? emit_offcpu(b, x, th, stacks[i])
 		      : x->flags & SS_AGGR ? emit_aggr(b, x, th, stacks[i])
 					   : emit_sample(b, x, th, stacks[i]);
-	}
-	if (!err) {
-		s->built = true;
-		s->st.samples = weight;
-		s->st.stacks_cut = cut;
-		s->st.samples_filtered = s->idle + (ns - s->nr_offcpu) - kept;
 	}
 out:
 	free(so);
@@ -327,26 +434,135 @@ out:
 int evprof_session__build(struct evprof_session *s, struct evprof_profile *p,
 			  struct evprof_symbolizer *sym)
 {
-	struct build b = {.s = s, .p = p};
+	struct sess_tasks t;
+	struct sess_stacks sk;
+	struct build b = {
+	    .s = s, .p = p, .t = &t, .sk = &sk, .until = UINT64_MAX};
+	uint64_t kept = 0, weight = 0, cut = 0;
+	size_t ns = 0;
 	int err;
 
 	if (!s || !p)
 		return -EINVAL;
+	/* What earlier parts built (and dropped) cannot be built again. */
+	if (s->part)
+		return -EBUSY;
 	err = evprof__cut_flush(&s->cut, &s->store);
 	if (err)
 		return err;
 	if (s->store.samples.n >= NO_INDEX || s->store.sb.n >= NO_INDEX)
 		return -ENOMEM;
-	b.t = (struct sess_tasks){
+	t = (struct sess_tasks){
 	    .st = &s->store, .roots = s->pids, .nr_roots = s->nr_pids};
-	b.sk = (struct sess_stacks){.st = &s->store,
-				    .t = &b.t,
-				    .k = &s->stitch,
-				    .p = p,
-				    .sym = sym,
-				    .regs_mask = s->fmt.sample_regs_user};
-	err = build(&b);
-	evprof__stacks_free(&b.sk);
-	evprof__tasks_free(&b.t);
+	sk = (struct sess_stacks){.st = &s->store,
+				  .t = &t,
+				  .k = &s->stitch,
+				  .p = p,
+				  .sym = sym,
+				  .regs_mask = s->fmt.sample_regs_user};
+	s->st.processes = s->st.threads = 0;
+	s->st.offcpu_voluntary = s->st.offcpu_preempted = 0;
+	err = build(&b, &ns, &kept, &weight, &cut);
+	if (!err) {
+		s->built = true;
+		s->st.samples = weight;
+		s->st.stacks_cut = cut;
+		s->st.samples_filtered = s->idle + (ns - s->nr_offcpu) - kept;
+	}
+	evprof__stacks_free(&sk);
+	evprof__tasks_free(&t);
 	return err;
+}
+
+/* Makes s's part state, or readies it for profile p. */
+static int part_for(struct evprof_session *s, struct evprof_profile *p,
+		    struct evprof_symbolizer *sym)
+{
+	struct sess_part *pt = s->part;
+	struct evprof_profile_stats ps;
+
+	if (!pt) {
+		pt = calloc(1, sizeof(*pt));
+		if (!pt)
+			return -ENOMEM;
+		pt->t = (struct sess_tasks){
+		    .st = &s->store, .roots = s->pids, .nr_roots = s->nr_pids};
+		s->part = pt;
+	}
+	evprof_profile__stats(p, &ps);
+	/* A new profile (maybe at a freed one's address) has no thread. */
+	if (p != pt->p || !ps.threads) {
+		evprof__stacks_free(&pt->sk);
+		for (size_t i = 0; i < pt->t.procs.n; i++)
+			pt->t.procs.a[i].prof = -1;
+		for (size_t i = 0; i < pt->t.threads.n; i++)
+			pt->t.threads.a[i].prof = -1;
+		pt->sk =
+		    (struct sess_stacks){.st = &s->store,
+					 .t = &pt->t,
+					 .k = &s->stitch,
+					 .regs_mask = s->fmt.sample_regs_user};
+		pt->p = p;
+	}
+	pt->sk.p = p;
+	pt->sk.sym = sym;
+	for (size_t i = 0; i < pt->t.procs.n; i++)
+		pt->t.procs.a[i].kept = 0;
+	for (size_t i = 0; i < pt->t.threads.n; i++)
+		pt->t.threads.a[i].kept = 0;
+	return 0;
+}
+
+int evprof_session__build_until(struct evprof_session *s,
+				struct evprof_profile *p,
+				struct evprof_symbolizer *sym,
+				uint64_t until_ns)
+{
+	struct build b = {.s = s, .p = p, .until = until_ns, .part = true};
+	uint64_t kept = 0, weight = 0, cut = 0;
+	size_t ns = 0;
+	int err;
+
+	if (!s || !p)
+		return -EINVAL;
+	/*
+	 * An off-CPU interval ends, and a deferred user chain comes, after
+	 * its sample: not within one part.
+	 */
+	if (s->has_switch && (until_ns != UINT64_MAX || s->part))
+		return -EOPNOTSUPP;
+	if (s->stitch.deferred_samples && until_ns != UINT64_MAX)
+		return -EOPNOTSUPP;
+	if (until_ns == UINT64_MAX) {
+		err = evprof__cut_flush(&s->cut, &s->store);
+		if (err)
+			return err;
+	}
+	if (s->store.samples.n >= NO_INDEX || s->store.sb.n >= NO_INDEX)
+		return -ENOMEM;
+	err = part_for(s, p, sym);
+	if (err)
+		return err;
+	b.t = &s->part->t;
+	b.sk = &s->part->sk;
+	err = build(&b, &ns, &kept, &weight, &cut);
+	if (!err)
+		err = evprof__part_drop(s->part, &s->store, &s->stitch, &s->cut,
+					until_ns);
+	if (err) {
+		/* Whatever was half built is built again next time. */
+		for (size_t i = 0; i < s->store.samples.n; i++)
+			s->store.samples.a[i].flags &= ~(uint32_t)SS_BUILT;
+		return err;
+	}
+	s->built = true;
+	s->part->kept += kept;
+	s->part->weight += weight;
+	s->part->cut += cut;
+	s->part->replayed += ns;
+	s->st.samples = s->part->weight;
+	s->st.stacks_cut = s->part->cut;
+	s->st.samples_filtered =
+	    s->idle + (s->part->replayed - s->nr_offcpu) - s->part->kept;
+	return 0;
 }

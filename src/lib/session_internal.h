@@ -7,7 +7,8 @@
  *
  *   session_proc.c: /proc reader, on the public API only
  *   session.c ----------> delta, cut, offcpu, stitch, store
- *   session_build.c ----> stacks, tasks, cut, offcpu, stitch, store
+ *   session_build.c ----> part, stacks, tasks, cut, offcpu, stitch, store
+ *   session_part.c -----> stacks, tasks, cut, stitch, store
  *   session_stacks.c ---> tasks, stitch, store (+ unwind, profile)
  *   session_cut.c, session_offcpu.c, session_stitch.c,
  *   session_tasks.c ---> store
@@ -28,6 +29,8 @@
 #include "session_stitch.h"
 #include "session_store.h"
 #include "util.h"
+
+struct sess_part;
 
 struct evprof_session {
 	struct evprof_record_fmt fmt;
@@ -54,6 +57,8 @@ struct evprof_session {
 	uint64_t dropped[EVPROF_PROFILE_MAX_COUNTERS];
 	uint64_t dropped_cpu;
 	bool built; /* stats and SS_KEPT come from the last build */
+	/* state kept across partial builds, NULL before the first */
+	struct sess_part *part;
 	struct evprof_session_stats st;
 };
 

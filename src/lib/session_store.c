@@ -90,6 +90,60 @@ int evprof__sstore_chain(struct sess_store *st, const uint64_t *ips,
 	return 0;
 }
 
+int evprof__sstore_chains_compact(struct sess_store *st, uint32_t *const *refs,
+				  size_t n)
+{
+	struct evprof_hashmap *moved, *set;
+	EVPROF_VEC(uint64_t) arena = {0};
+	int err = -ENOMEM;
+
+	moved = evprof__hashmap_new(evprof__hashmap_u64_hash,
+				    evprof__hashmap_u64_equal, NULL);
+	if (!moved)
+		return -ENOMEM;
+	/* Distinct chains stay distinct: copied once each, in order of refs. */
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *w = st->chains.a + *refs[i];
+		long to;
+
+		if (evprof__hashmap_find(moved, (long)*refs[i], &to))
+			continue;
+		if (EVPROF_VEC_RESERVE(&arena, arena.n + w[0] + 1) ||
+		    evprof__hashmap_add(moved, (long)*refs[i], (long)arena.n))
+			goto out;
+		memcpy(arena.a + arena.n, w, (w[0] + 1) * sizeof(*w));
+		arena.n += w[0] + 1;
+	}
+	/* The set hashes the words at its offsets: the new arena's. */
+	set = evprof__hashmap_new(chain_hash, chain_equal, st);
+	if (!set)
+		goto out;
+	EVPROF_VEC_FREE(&st->chains);
+	st->chains.a = arena.a;
+	st->chains.n = arena.n;
+	st->chains.cap = arena.cap;
+	arena.a = NULL;
+	for (size_t off = 0; off < st->chains.n; off += st->chains.a[off] + 1) {
+		if (evprof__hashmap_add(set, (long)off, (long)off)) {
+			/* Lookups then store a chain again: no harm. */
+			break;
+		}
+	}
+	evprof__hashmap_free(st->chain_set);
+	st->chain_set = set;
+	for (size_t i = 0; i < n; i++) {
+		long to = 0;
+
+		evprof__hashmap_find(moved, (long)*refs[i], &to);
+		*refs[i] = (uint32_t)to;
+	}
+	err = 0;
+out:
+	free(arena.a);
+	evprof__hashmap_free(moved);
+	return err;
+}
+
 /* ---- samples ------------------------------------------------------------ */
 
 int evprof__sstore_sample_reserve(struct sess_store *st)
@@ -118,6 +172,17 @@ struct ssample *evprof__sstore_sample(struct sess_store *st,
 	if (x->time > st->last_time)
 		st->last_time = x->time;
 	return ss;
+}
+
+bool evprof__sstore_has_values(const struct sess_store *st,
+			       const struct ssample *x)
+{
+	if ((x->flags & SS_HAS_CPU) && x->cpu_delta)
+		return true;
+	for (size_t i = 0; i < st->nr_slots; i++)
+		if (evprof__sstore_delta(st, x, i))
+			return true;
+	return false;
 }
 
 uint64_t evprof__sstore_delta(const struct sess_store *st,

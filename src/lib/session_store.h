@@ -26,7 +26,13 @@
 #define SS_PREEMPT 0x10 /* with SS_OFFCPU: the thread was preempted */
 #define SS_CUT	   0x20 /* the last build cut its user chain (garbage) */
 /* Sums of many samples (session_aggr.h): no timeline row. */
-#define SS_AGGR 0x40
+#define SS_AGGR	 0x40
+#define SS_BUILT 0x80 /* a partial build filled it in: to be dropped */
+/*
+ * Stands in for its thread's latest sample, which a partial build took:
+ * holds the deltas the thread's last cuts add to it, no sample of its own.
+ */
+#define SS_TAIL 0x100
 
 #define NO_SAMPLE UINT32_MAX
 
@@ -106,6 +112,16 @@ EVPROF_HIDDEN int evprof__sstore_chain(struct sess_store *st,
 				       const uint64_t *ips, uint64_t nr,
 				       uint32_t *off);
 
+/*
+ * Keeps in the arena only the chains *refs[0..n-1] name (offsets updated:
+ * every offset of a chain kept changes), so the arena holds what is still
+ * referenced after a partial build dropped its samples. Offsets held
+ * elsewhere are stale afterwards. Returns 0 or -ENOMEM (nothing changed).
+ */
+EVPROF_HIDDEN int evprof__sstore_chains_compact(struct sess_store *st,
+						uint32_t *const *refs,
+						size_t n);
+
 static inline const uint64_t *evprof__sstore_chainp(const struct sess_store *st,
 						    uint32_t off)
 {
@@ -131,6 +147,10 @@ static inline struct ssample *evprof__sstore_samplep(struct sess_store *st,
 {
 	return st->samples.a + idx;
 }
+
+/* Whether x carries a non-zero delta or CPU time. */
+EVPROF_HIDDEN bool evprof__sstore_has_values(const struct sess_store *st,
+					     const struct ssample *x);
 
 /* Delta of slot of x, or 0 when x has none. */
 EVPROF_HIDDEN uint64_t evprof__sstore_delta(const struct sess_store *st,

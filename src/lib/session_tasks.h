@@ -57,6 +57,7 @@ struct bproc {
 	uint32_t epoch; /* changes with the maps: stack cache key */
 	uint64_t kept;	/* for the build: samples kept */
 	int prof;	/* for the build: profile process */
+	bool counted;	/* in the session's stats already */
 };
 
 struct bthread {
@@ -67,6 +68,7 @@ struct bthread {
 	uint64_t start, end;
 	uint64_t kept; /* for the build: samples kept */
 	int prof;      /* for the build: profile thread */
+	bool counted;  /* in the session's stats already */
 };
 
 struct pending_fork;

@@ -1221,6 +1221,210 @@ static void test_offcpu(void **state)
 	evprof_session__free(s);
 }
 
+/* ---- builds in parts ----------------------------------------------------- */
+
+/* Per tid (100..104): samples, CPU ns, page faults, summed over p. */
+struct tid_sums {
+	uint64_t samples[5], cpu[5], faults[5];
+};
+
+static int sum_entry(const struct evprof_profile_entry *e, void *ctx)
+{
+	struct evprof_profile *p = ((void **)ctx)[0];
+	struct tid_sums *ts = ((void **)ctx)[1];
+	struct evprof_profile_thread_info ti;
+	int k;
+
+	assert_int_equal(evprof_profile__thread_info(p, e->thread, &ti), 0);
+	k = ti.tid - 100;
+	assert_true(k >= 0 && k < 5);
+	ts->samples[k] += e->samples;
+	ts->cpu[k] += e->cpu_ns;
+	ts->faults[k] += e->counters[0];
+	return 0;
+}
+
+static void add_sums(struct evprof_profile *p, struct tid_sums *ts)
+{
+	void *ctx[2] = {p, ts};
+
+	assert_int_equal(evprof_profile__for_each_entry(p, -1, sum_entry, ctx),
+			 0);
+}
+
+/*
+ * One CPU's stream: threads 101..103 of process 100 taking turns with
+ * cuts (as test_per_cpu_cuts), 101 named late, 104 forked in the middle
+ * and exiting; step i feeds the records of time up to (i + 1) * 100.
+ */
+static void feed_step(struct evprof_session *s, int step)
+{
+	static const struct {
+		uint64_t time;
+		int kind; /* 0 sample, 1 cut, 2 comm, 3 fork, 4 exit */
+		uint32_t tid;
+		uint64_t faults, ns;
+	} ev[] = {
+	    {100, 0, 101, 10, 1000}, {150, 1, 101, 15, 1500},
+	    {200, 0, 102, 35, 2000}, {210, 2, 101, 0, 0},
+	    {250, 1, 102, 40, 2500}, {300, 1, 101, 47, 3000},
+	    {320, 3, 104, 0, 0},     {350, 0, 102, 50, 3500},
+	    {360, 0, 104, 51, 3600}, {380, 1, 104, 51, 3800},
+	    {390, 4, 104, 0, 0},     {400, 1, 102, 52, 4000},
+	    {450, 0, 101, 60, 4500}, {500, 1, 101, 61, 5000},
+	    {510, 0, 0, 63, 5100},   {520, 1, 0, 65, 5200},
+	    {600, 1, 103, 70, 6000}, {650, 0, 102, 72, 6500},
+	    {700, 1, 102, 75, 7000},
+	};
+
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		uint32_t pid = ev[i].tid ? 100 : 0;
+
+		if (ev[i].time <= (uint64_t)step * 100 ||
+		    ev[i].time > (uint64_t)(step + 1) * 100)
+			continue;
+		switch (ev[i].kind) {
+		case 0:
+		case 1:
+			assert_int_equal(feed_cpu0(s, ev[i].kind, pid,
+						   ev[i].tid, ev[i].time,
+						   ev[i].faults, ev[i].ns),
+					 0);
+			break;
+		case 2:
+			assert_int_equal(feed_comm(s, 100, ev[i].tid, "late",
+						   false, ev[i].time),
+					 0);
+			break;
+		default:
+			assert_int_equal(
+			    feed_task(s,
+				      ev[i].kind == 3 ? PERF_RECORD_FORK
+						      : PERF_RECORD_EXIT,
+				      100, 100, ev[i].tid, 101, ev[i].time),
+			    0);
+			break;
+		}
+	}
+}
+
+static struct evprof_session *cuts_session(void)
+{
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS,
+		    .read_format = RF_BITS,
+		    .sample_id_all = true},
+	    .counters = counter_names,
+	    .nr_counters = 2,
+	    .exclude_idle = true,
+	    .per_cpu = true,
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+
+	assert_non_null(s);
+	set_group_ids(s, L0, A0, B0, C0);
+	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
+	return s;
+}
+
+/* The name of thread tid in p, NULL when p has none. */
+static const char *name_in(const struct evprof_profile *p, int tid)
+{
+	struct evprof_profile_thread_info ti;
+
+	for (int t = 0; !evprof_profile__thread_info(p, t, &ti); t++)
+		if (ti.tid == tid)
+			return ti.name;
+	return NULL;
+}
+
+/*
+ * The same stream built whole, in windows (a new profile per part, built
+ * 50 ns behind what was fed) and in steps into one profile: per thread,
+ * the windows sum to the whole build exactly, as do the steps, and the
+ * session's totals and stats agree; a window holds its own threads only.
+ */
+static void test_build_parts(void **state)
+{
+	struct evprof_session *whole = cuts_session(), *win = cuts_session(),
+			      *steps = cuts_session();
+	struct evprof_profile *pw = evprof_profile__new(NULL),
+			      *ps = evprof_profile__new(NULL), *w;
+	struct tid_sums sw, sp, ss;
+	struct evprof_session_stats a, b;
+
+	(void)state;
+	memset(&sw, 0, sizeof(sw));
+	memset(&sp, 0, sizeof(sp));
+	memset(&ss, 0, sizeof(ss));
+	for (int step = 0; step < 8; step++) {
+		feed_step(whole, step);
+		feed_step(win, step);
+		feed_step(steps, step);
+		w = evprof_profile__new(NULL);
+		assert_non_null(w);
+		assert_int_equal(
+		    evprof_session__build_until(
+			win, w, NULL,
+			step == 7 ? UINT64_MAX : (uint64_t)step * 100 + 50),
+		    0);
+		add_sums(w, &sp);
+		if (step == 3) /* 350..450: 101 has no sample there */
+			assert_null(name_in(w, 101));
+		if (step == 4)
+			assert_string_equal(name_in(w, 101), "late");
+		evprof_profile__free(w);
+		assert_int_equal(
+		    evprof_session__build_until(
+			steps, ps, NULL,
+			step == 7 ? UINT64_MAX : (uint64_t)step * 100 + 50),
+		    0);
+		/*
+		 * Built samples are dropped: what is left is recent, or a
+		 * thread's stand-in for its latest sample (one at most).
+		 */
+		for (size_t i = 0; i < steps->store.samples.n; i++)
+			assert_true(
+			    steps->store.samples.a[i].time >
+				(uint64_t)step * 100 + 50 ||
+			    (steps->store.samples.a[i].flags & SS_TAIL));
+		assert_true(steps->store.samples.n <= 4 + 2);
+	}
+	assert_int_equal(evprof_session__build(whole, pw, NULL), 0);
+	assert_int_equal(evprof_session__build(win, pw, NULL), -EBUSY);
+	add_sums(pw, &sw);
+	add_sums(ps, &ss);
+	/* The stream's truth: 101 ran to 150, 250..300, 400..500. */
+	assert_int_equal(sw.faults[1], 10 + 5 + 7 + 8 + 1);
+	assert_int_equal(sw.faults[3], 5);
+	assert_memory_equal(&sw, &sp, sizeof(sw));
+	assert_memory_equal(&sw, &ss, sizeof(sw));
+	for (int k = 0; k < 5; k++) {
+		assert_int_equal(
+		    evprof_session__thread_total(win, 100 + k, 0),
+		    evprof_session__thread_total(whole, 100 + k, 0));
+		assert_int_equal(evprof_session__thread_total(
+				     steps, 100 + k, EVPROF_SESSION_CPU_TIME),
+				 evprof_session__thread_total(
+				     whole, 100 + k, EVPROF_SESSION_CPU_TIME));
+	}
+	assert_int_equal(evprof_session__unattributed(win, 0),
+			 evprof_session__unattributed(whole, 0));
+	evprof_session__stats(whole, &a);
+	evprof_session__stats(steps, &b);
+	assert_int_equal(a.samples, b.samples);
+	assert_int_equal(a.samples_filtered, b.samples_filtered);
+	assert_int_equal(a.threads, b.threads);
+	assert_string_equal(name_in(ps, 101), "late");
+	assert_string_equal(name_in(pw, 101), "late");
+	evprof_profile__free(pw);
+	evprof_profile__free(ps);
+	evprof_session__free(whole);
+	evprof_session__free(win);
+	evprof_session__free(steps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1240,6 +1444,7 @@ int main(void)
 	    cmocka_unit_test(test_build_symbols),
 	    cmocka_unit_test(test_maps_override),
 	    cmocka_unit_test(test_feed_throughput),
+	    cmocka_unit_test(test_build_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Session parts: what partial builds (evprof_session__build_until()) keep
+ * from one build to the next, and the dropping of what they built, so that
+ * a session's memory depends on the time between builds, not on the
+ * length of the recording. Kept: the task state the side-band replay made
+ * (threads, names, maps, process tree), the stack caches of the profile
+ * being filled, and per thread the totals the dropped samples carried (for
+ * evprof_session__thread_total()). Dropped: built samples, their deltas and
+ * stack copies, replayed side-band events. Above the storage, cuts and
+ * stitch, whose arrays it compacts; below session_build.c.
+ */
+#ifndef EVPROF_LIB_SESSION_PART_H
+#define EVPROF_LIB_SESSION_PART_H
+
+#include <stdint.h>
+
+#include <evprof/profile.h>
+
+#include "session_cut.h"
+#include "session_stacks.h"
+#include "session_stitch.h"
+#include "session_store.h"
+#include "session_tasks.h"
+
+struct sess_part {
+	struct sess_tasks t;	  /* kept across builds */
+	struct sess_stacks sk;	  /* caches for the profile p */
+	struct evprof_profile *p; /* the profile filled last, NULL: none */
+	uint64_t kept, cut;	  /* samples kept, cut, over every build */
+	uint64_t weight;	  /* samples the kept ones stand for */
+	uint64_t replayed;	  /* samples replayed (kept or not) */
+	struct evprof_hashmap *tid_tot; /* tid -> offset in tot */
+	EVPROF_VEC(uint64_t) tot;	/* per tid: nr_slots deltas, CPU ns */
+	/* what dropped samples outside the tree carried: slots, CPU ns */
+	uint64_t unkept[EVPROF_PROFILE_MAX_COUNTERS + 1];
+};
+
+EVPROF_HIDDEN void evprof__part_free(struct sess_part *pt);
+
+/*
+ * Drops the samples flagged SS_BUILT (their totals kept first), their
+ * deltas and stack copies, and the side-band events of time up to until;
+ * threads whose latest sample goes hold their cut deltas on its stack
+ * from now on. Returns 0 or -ENOMEM (nothing dropped then).
+ */
+EVPROF_HIDDEN int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
+				    struct sess_stitch *k, struct sess_cut *c,
+				    uint64_t until);
+
+/* Total of slot (-1: CPU ns) that tid's dropped kept samples carried. */
+EVPROF_HIDDEN uint64_t evprof__part_thread_total(const struct sess_part *pt,
+						 size_t nr_slots, uint32_t tid,
+						 int slot);
+/* Same for the dropped samples outside the tree. */
+EVPROF_HIDDEN uint64_t evprof__part_unkept(const struct sess_part *pt,
+					   size_t nr_slots, int slot);
+
+#endif /* EVPROF_LIB_SESSION_PART_H */
