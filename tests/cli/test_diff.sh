@@ -42,7 +42,9 @@ rec long cpu-clock,context-switches 1 3 1600
 # two lead the table. The workload's CPU time includes the interrupts and
 # preemptions taken inside its loops, which a profile shows as kernel frames
 # on top of spin_a or spin_b: in their total, not their self value, which a
-# loaded machine lowers by several points (held to 50 +/- 8).
+# loaded machine lowers by up to a dozen points (seen: 41 of 50 in CI). So
+# the self change only has the total's sign, at least half its size, and
+# no more than it (+1 point of rounding).
 "$EVPROF" diff base.json.gz 2>/dev/null && fail "diff with one file accepted"
 "$EVPROF" diff -n 0 "$TMP/base.json.gz" "$TMP/new.json.gz" >"$TMP/t" 2>"$TMP/e" ||
 	fail "diff: $(cat "$TMP/e")"
@@ -56,9 +58,12 @@ for f in spin_a spin_b; do
 		else
 			fail "by total: $f $c '$got', want $((sign * 50)) +/- 2 and $want"
 		fi
+		total=$got
 		got=$(col "$TMP/t" 1 $f $c)
-		near "$got" $((sign * 50)) 8 && ok "by self: $f $c $got" ||
-			fail "by self: $f $c '$got', want $((sign * 50)) +/- 8"
+		awk -v s="$got" -v t="$total" 'BEGIN { if (t < 0) { s = -s; t = -t }
+			exit !(s != "" && s >= t / 2 && s <= t + 1) }' &&
+			ok "by self: $f $c $got (total $total)" ||
+			fail "by self: $f $c '$got', want the sign and half to all of $total"
 	done
 done
 first=$(awk '/^by self/ { getline; getline; r = $(NF-1) " " $NF
