@@ -13,21 +13,9 @@
 #include <evprof/perfdata.h>
 #include <evprof/profile.h>
 
+#include "write_all.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void write_all(const struct evprof_profile *p)
-{
-	FILE *null = fopen("/dev/null", "w");
-
-	if (!null)
-		abort();
-	if (evprof_profile__write_report(p, null, NULL) ||
-	    evprof_profile__write_pprof(p, "/dev/null", NULL) ||
-	    evprof_profile__write_firefox(p, "/dev/null", NULL) ||
-	    evprof_profile__write_folded(p, "/dev/null", NULL))
-		abort();
-	fclose(null);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -31,6 +31,7 @@
 #include <evprof/session.h>
 
 #include "session_input.h"
+#include "write_all.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -235,20 +236,6 @@ static void check(const struct evprof_session *s, struct model *m, bool tree)
 			abort();
 		}
 	}
-}
-
-static void write_all(const struct evprof_profile *p)
-{
-	FILE *null = fopen("/dev/null", "w");
-
-	if (!null)
-		abort();
-	if (evprof_profile__write_report(p, null, NULL) ||
-	    evprof_profile__write_pprof(p, "/dev/null", NULL) ||
-	    evprof_profile__write_firefox(p, "/dev/null", NULL) ||
-	    evprof_profile__write_folded(p, "/dev/null", NULL))
-		abort();
-	fclose(null);
 }
 
 /* A process as the /proc reader would hand it over, with no /proc. */

@@ -369,22 +369,10 @@ static int open_side_band(struct evprof_recorder *r)
 static int new_session(struct evprof_recorder *r)
 {
 	const char *counters[EVPROF_BPF_MAX_COUNTERS];
-	bool launched = r->child > 0;
-	struct evprof_session_opts so = {
-	    .sz = sizeof(so),
-	    .counters = counters,
-	    .nr_counters = r->nr - 1,
-	    .pids = r->system_wide ? NULL
-		    : launched	   ? &r->child
-				   : r->pids,
-	    .nr_pids = r->system_wide ? 0
-		       : launched     ? 1
-				      : r->nr_pids,
-	    .per_cpu = true,
-	};
+	struct evprof_session_opts so;
 
-	for (size_t i = 1; i < r->nr; i++)
-		counters[i - 1] = r->events[i].name;
+	evprof__recorder_session_opts(r, counters, &so);
+	so.per_cpu = true;
 	evprof_record_fmt__from_attr(&so.fmt, &r->bpf->side_band);
 	r->session = evprof_session__new(&so);
 	if (!r->session)

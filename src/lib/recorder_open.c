@@ -566,13 +566,14 @@ static int declare_ids(struct evprof_recorder *r)
 	return 0;
 }
 
-int evprof__recorder_new_session(struct evprof_recorder *r)
+void evprof__recorder_session_opts(const struct evprof_recorder *r,
+				   const char **counters,
+				   struct evprof_session_opts *so)
 {
-	const char *counters[MAX_EVENTS];
-	struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
 	bool launched = r->child > 0;
-	struct evprof_session_opts so = {
-	    .sz = sizeof(so),
+
+	*so = (struct evprof_session_opts){
+	    .sz = sizeof(*so),
 	    .counters = counters,
 	    .nr_counters = r->nr - 1,
 	    /* System-wide keeps everything, else the targets' trees. */
@@ -582,12 +583,20 @@ int evprof__recorder_new_session(struct evprof_recorder *r)
 	    .nr_pids = r->system_wide ? 0
 		       : launched     ? 1
 				      : r->nr_pids,
-	    .exclude_idle = r->per_cpu && !r->include_idle,
-	    .per_cpu = r->per_cpu,
 	};
-
 	for (size_t i = 1; i < r->nr; i++)
 		counters[i - 1] = r->events[i].name;
+}
+
+int evprof__recorder_new_session(struct evprof_recorder *r)
+{
+	const char *counters[MAX_EVENTS];
+	struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
+	struct evprof_session_opts so;
+
+	evprof__recorder_session_opts(r, counters, &so);
+	so.exclude_idle = r->per_cpu && !r->include_idle;
+	so.per_cpu = r->per_cpu;
 	build_attrs(r, attrs);
 	attrs[0].read_format =
 	    evprof_group__read_format(evprof_group_set__group(r->sets[0], 0));

@@ -15,6 +15,7 @@
 #include <evprof/launch.h>
 #include <evprof/recorder.h>
 #include <evprof/ring.h>
+#include <evprof/session.h>
 
 #include "util.h"
 
@@ -134,6 +135,14 @@ EVPROF_HIDDEN int evprof__recorder_open_target(struct evprof_recorder *r);
 EVPROF_HIDDEN int evprof__recorder_open_rings(struct evprof_recorder *r);
 
 /* Creates the session and declares the role of every member's id. */
+/*
+ * The session options every engine shares: r's counters (their names put
+ * into counters[], r->nr - 1 of them) and its targets.
+ */
+EVPROF_HIDDEN void
+evprof__recorder_session_opts(const struct evprof_recorder *r,
+			      const char **counters,
+			      struct evprof_session_opts *so);
 EVPROF_HIDDEN int evprof__recorder_new_session(struct evprof_recorder *r);
 
 #endif /* EVPROF_LIB_RECORDER_OPEN_H */
