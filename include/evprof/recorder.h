@@ -178,6 +178,12 @@ struct evprof_recorder_opts {
 	 * (evprof_profile_opts.spill_dir), NULL: timelines stay in memory.
 	 */
 	const char *spill_dir;
+	/*
+	 * Profiles made without a timeline (evprof_profile_opts.no_timeline):
+	 * for callers that write no per-sample output (pprof, folded,
+	 * report); a thread then costs no row buffer.
+	 */
+	bool no_timeline;
 };
 
 /*

@@ -144,7 +144,10 @@ void cont_tick(void *ctx)
 
 	if (now < c->next)
 		return;
-	c->next = now + (uint64_t)(c->interval * 1e9);
+	/* On a fixed grid: a late tick does not push every later window. */
+	c->next += (uint64_t)(c->interval * 1e9);
+	if (c->next <= now)
+		c->next = now + (uint64_t)(c->interval * 1e9);
 	if (!c->win_mono)
 		c->win_mono = c->start_mono;
 	one_window(c);

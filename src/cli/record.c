@@ -493,6 +493,12 @@ int cmd_record(int argc, char **argv)
 	}
 	if (argc)
 		tg.argv = argv;
+	/* Only the Firefox output reads the timeline. */
+	ro.no_timeline = continuous ? fmt != OUT_FIREFOX : true;
+	for (int i = 0; !continuous && i < nr_outs; i++)
+		if ((fmt < 0 ? out_format_of(outs[i]) : (enum out_format)fmt) ==
+		    OUT_FIREFOX)
+			ro.no_timeline = false;
 	/* Refused now, before the command runs, not after it ran. */
 	for (int i = 0; i < nr_outs; i++) {
 		bool in_dir;

@@ -130,6 +130,7 @@ static int set_options(struct evprof_recorder *r,
 	}
 	r->off_cpu = EVPROF_OPTS_GET(o, off_cpu, false);
 	r->flat = EVPROF_OPTS_GET(o, flat_memory, false);
+	r->no_timeline = EVPROF_OPTS_GET(o, no_timeline, false);
 	if (EVPROF_OPTS_GET(o, spill_dir, NULL)) {
 		r->spill_dir = strdup(o->spill_dir);
 		if (!r->spill_dir)
@@ -498,6 +499,7 @@ struct evprof_profile *evprof__recorder_new_profile(struct evprof_recorder *r,
 			r->start_wall + (start_mono - r->start_mono),
 		    .start_mono_ns = start_mono,
 		    .interval_ns = r->period ? 0 : 1000000000ull / r->freq,
+		    .no_timeline = r->no_timeline,
 		    .spill_dir = r->spill_dir,
 		    /* A small budget: memory flat within seconds. */
 		    .spill_rows = SPILL_ROWS,

@@ -83,6 +83,7 @@ struct evprof_recorder {
 
 	/* opts.flat_memory: builds in parts (recorder_window.c) */
 	bool flat;
+	bool no_timeline;
 	char *spill_dir;
 	struct evprof_profile *cur; /* what the parts fill, NULL: none yet */
 	struct evprof_symbolizer
