@@ -209,6 +209,8 @@ evprof_recorder__new(const struct evprof_recorder_target *target,
 	err = set_options(r, target, opts ? opts : &defaults);
 	if (!err)
 		err = parse_events(r, events ? events : "cycles");
+	if (!err) /* before the command starts */
+		err = evprof__recorder_validate(r);
 	if (!err && target->argv && target->argv[0]) {
 		r->launch = evprof_launch__new(target->argv);
 		if (!r->launch)
@@ -262,6 +264,7 @@ void evprof_recorder__free(struct evprof_recorder *r)
 	evprof_profile__free(r->cur);
 	evprof_symbolizer__free(r->sym);
 	free(r->spill_dir);
+	evprof__pmu_map_fini(&r->pmu_map);
 	free(r);
 }
 
@@ -546,6 +549,7 @@ struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
 		p = r->cur;
 		r->cur = NULL;
 		evprof__recorder_note_call_graph(r, p);
+		evprof__recorder_note_pmus(r, p);
 		return p;
 	}
 	p = evprof__recorder_new_profile(r, r->start_mono);
@@ -566,5 +570,6 @@ struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
 		return NULL;
 	}
 	evprof__recorder_note_call_graph(r, p);
+	evprof__recorder_note_pmus(r, p);
 	return p;
 }
