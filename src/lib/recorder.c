@@ -209,7 +209,13 @@ evprof_recorder__new(const struct evprof_recorder_target *target,
 	err = set_options(r, target, opts ? opts : &defaults);
 	if (!err)
 		err = parse_events(r, events ? events : "cycles");
-	if (!err) /* before the command starts */
+	/*
+	 * One group on the PMU, checked before the command starts; the BPF
+	 * engine opens each counter on its own (the kernel multiplexes).
+	 */
+	if (!err &&
+	    EVPROF_OPTS_GET(opts, engine, EVPROF_RECORDER_ENGINE_RING) !=
+		EVPROF_RECORDER_ENGINE_BPF)
 		err = evprof__recorder_validate(r);
 	if (!err && target->argv && target->argv[0]) {
 		r->launch = evprof_launch__new(target->argv);

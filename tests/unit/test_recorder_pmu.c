@@ -5,9 +5,10 @@
  * mode, and the check of that group against the PMU before it opens. The
  * expected numbers are the fixtures' own: adl is a Core i9-12900K whose
  * sysfs says cpu_core is type 4 on CPUs 0-15 and cpu_atom type 10 on CPUs
- * 16-23 (devices/cpu_core/ and cpu_atom/, files type and cpus); CPUID leaf 0xa gives cpu_atom 6
- * general (EAX[15:8]) and 3 fixed counters (EDX[4:0]), Linux's ALDERLAKE
- * rule gives cpu_core 8 general ones (see adl/cpuid).
+ * 16-23 (the type and cpus files under devices/cpu_core and cpu_atom);
+ * CPUID leaf 0xa gives cpu_atom 6 general (EAX[15:8]) and 3 fixed
+ * counters (EDX[4:0]), Linux's ALDERLAKE rule gives cpu_core 8 general
+ * ones (see adl/cpuid).
  */
 #include <errno.h>
 #include <setjmp.h>
