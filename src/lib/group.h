@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Private helpers of groups of open fds (group.c) and per-CPU sets (cpuset.c). */
+/* Private helpers of groups of open fds (group.c) and of per-CPU sets. */
 #ifndef EVPROF_LIB_GROUP_H
 #define EVPROF_LIB_GROUP_H
 
