@@ -23,7 +23,9 @@
  *   event cannot be mmapped with cpu -1; inherit with PERF_SAMPLE_READ
  *   needs Linux 6.12). Cpu mode: one group per CPU with pid -1, samples kept
  *   for the target's process tree. Auto takes task mode where the kernel
- *   has it.
+ *   has it. On a hybrid machine (cpu_core + cpu_atom) each CPU's group
+ *   counts generic events on the core PMU that owns the CPU, as perf does;
+ *   the profile holds their sums and a note the per-PMU split.
  * - The fallback ladder, each step reported once through the note callback
  *   and kept in the profile's notes: extras that cannot be counted are
  *   dropped; a sampler that cannot sample becomes cpu-clock, keeping every
@@ -200,8 +202,10 @@ struct evprof_recorder_opts {
  * Nothing counts until evprof_recorder__start(). Failures are logged
  * through the print callback with their cause and advice. Returns a
  * recorder freed with evprof_recorder__free(), or NULL with errno set
- * (EINVAL for bad options, EVPROF_ERR_* for a bad event list, ESRCH when
- * no target thread is left, or the errno of the failed open).
+ * (EINVAL for bad options, EVPROF_ERR_* for a bad event list,
+ * EVPROF_ERR_GROUP_TOO_BIG when the group does not fit the PMU, checked
+ * as evprof_group__validate() does before the command is forked, ESRCH
+ * when no target thread is left, or the errno of the failed open).
  */
 EVPROF_API struct evprof_recorder *
 evprof_recorder__new(const struct evprof_recorder_target *target,

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Per-CPU sets: the same group opened on every online CPU. */
+/*
+ * Per-CPU sets: the same group opened on every online CPU, each CPU's
+ * attrs adjusted where the caller asks (a hybrid machine's core PMUs).
+ */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -76,10 +79,19 @@ struct evprof_group_set *
 evprof_group_set__open(const struct perf_event_attr *attrs, size_t nr,
 		       pid_t pid, const struct evprof_group_set_opts *opts)
 {
+	return evprof__group_set_open(attrs, nr, pid, opts, NULL, NULL);
+}
+
+struct evprof_group_set *
+evprof__group_set_open(const struct perf_event_attr *attrs, size_t nr,
+		       pid_t pid, const struct evprof_group_set_opts *opts,
+		       evprof__cpu_attrs_fn fn, void *ctx)
+{
 	bool deferred = EVPROF_OPTS_GET(opts, deferred_enable, false);
 	int *failed_cpu = EVPROF_OPTS_GET(opts, failed_cpu, NULL);
 	int *failed_member = EVPROF_OPTS_GET(opts, failed_member, NULL);
 	struct evprof_group_set *set = NULL;
+	struct perf_event_attr *own = NULL; /* a CPU's attrs, with fn */
 	int *cpus = NULL, ncpus, skipped_err = 0, err;
 
 	if (!attrs || nr == 0 || !EVPROF_OPTS_VALID(opts, true)) {
@@ -95,7 +107,9 @@ evprof_group_set__open(const struct perf_event_attr *attrs, size_t nr,
 	}
 	cpus = calloc((size_t)ncpus, sizeof(*cpus));
 	set = calloc(1, sizeof(*set) + (size_t)ncpus * sizeof(set->e[0]));
-	if (!cpus || !set)
+	if (fn)
+		own = malloc(nr * sizeof(*own));
+	if (!cpus || !set || (fn && !own))
 		goto fail_errno;
 	/* A CPU that came online since the count is opened next time. */
 	if (evprof_cpus_online(cpus, ncpus) < 0)
@@ -105,8 +119,12 @@ evprof_group_set__open(const struct perf_event_attr *attrs, size_t nr,
 		struct evprof_group *g;
 		int member = -1;
 
-		g = evprof__group_open(attrs, nr, pid, cpus[i], deferred,
-				       &member);
+		if (fn) {
+			memcpy(own, attrs, nr * sizeof(*own));
+			fn(ctx, cpus[i], own, nr);
+		}
+		g = evprof__group_open(own ? own : attrs, nr, pid, cpus[i],
+				       deferred, &member);
 		if (g) {
 			set->e[set->nr].cpu = cpus[i];
 			set->e[set->nr].g = g;
@@ -132,10 +150,12 @@ evprof_group_set__open(const struct perf_event_attr *attrs, size_t nr,
 		if (failed_member)
 			*failed_member = member;
 		set_close(set);
+		free(own);
 		free(cpus);
 		errno = err;
 		return NULL;
 	}
+	free(own);
 	free(cpus);
 	if (set->nr == 0) {
 		/* Every CPU was skipped: nothing to count on. */
@@ -147,6 +167,7 @@ evprof_group_set__open(const struct perf_event_attr *attrs, size_t nr,
 
 fail_errno:
 	err = errno;
+	free(own);
 	free(cpus);
 	if (set)
 		set_close(set);

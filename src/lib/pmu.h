@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private helpers of PMU facts: names (pmu.c), the tables of counters
- * (pmu_facts.c), the trial open (pmu_trial.c) and group fit (pmu_fit.c).
+ * (pmu_facts.c), the trial open (pmu_trial.c), group fit (pmu_fit.c) and
+ * the core PMU of each CPU on a hybrid machine (pmu_map.c).
  */
 #ifndef EVPROF_LIB_PMU_H
 #define EVPROF_LIB_PMU_H
@@ -54,5 +55,41 @@ evprof__pmu_trial_cached(const struct perf_event_attr *attrs, size_t nr,
 
 /* Drops the cached trials: the host changed (evprof__host_set()). */
 EVPROF_HIDDEN void evprof__pmu_trial_forget(void);
+
+/* The core PMUs a hybrid machine's recording opens groups on, at most. */
+#define EVPROF__PMU_MAP_MAX 4
+
+/*
+ * Which core PMU counts on each CPU (sysfs <pmu>/cpus), for opening each
+ * CPU's group with the PMU that owns the CPU, as perf does on a hybrid
+ * machine. nr <= 1 (no or one core PMU): nothing is bound.
+ */
+struct evprof__pmu_map {
+	struct evprof_core_pmu pmus[EVPROF__PMU_MAP_MAX];
+	int *cpus[EVPROF__PMU_MAP_MAX]; /* each one's CPUs, ascending */
+	int ncpus[EVPROF__PMU_MAP_MAX];
+	size_t nr;
+};
+
+/*
+ * Fills *m from the host's core PMUs (evprof_core_pmus()); on a machine
+ * with more core PMUs than EVPROF__PMU_MAP_MAX the first ones. Returns 0
+ * or -ENOMEM (m then empty); a PMU whose CPUs sysfs does not list is
+ * left out of the map.
+ */
+EVPROF_HIDDEN int evprof__pmu_map_init(struct evprof__pmu_map *m);
+/* Frees what m holds and empties it. */
+EVPROF_HIDDEN void evprof__pmu_map_fini(struct evprof__pmu_map *m);
+
+/*
+ * Binds the generic hardware and cache events of attrs[0..nr) to the
+ * core PMU that counts on cpu: its type goes into config bits 32-63 (as
+ * evprof_event_spec__on_pmu()). Returns the index in m->pmus of that PMU,
+ * or -1 (attrs untouched) on a machine that is not hybrid or for a CPU no
+ * PMU lists.
+ */
+EVPROF_HIDDEN int evprof__pmu_map_bind(const struct evprof__pmu_map *m, int cpu,
+				       struct perf_event_attr *attrs,
+				       size_t nr);
 
 #endif /* EVPROF_LIB_PMU_H */

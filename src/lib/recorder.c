@@ -210,6 +210,14 @@ evprof_recorder__new(const struct evprof_recorder_target *target,
 	err = set_options(r, target, opts ? opts : &defaults);
 	if (!err)
 		err = parse_events(r, events ? events : "cycles");
+	/*
+	 * One group on the PMU, checked before the command starts; the BPF
+	 * engine opens each counter on its own (the kernel multiplexes).
+	 */
+	if (!err &&
+	    EVPROF_OPTS_GET(opts, engine, EVPROF_RECORDER_ENGINE_RING) !=
+		EVPROF_RECORDER_ENGINE_BPF)
+		err = evprof__recorder_validate(r);
 	if (!err && target->argv && target->argv[0]) {
 		r->launch = evprof_launch__new(target->argv);
 		if (!r->launch)
@@ -263,6 +271,7 @@ void evprof_recorder__free(struct evprof_recorder *r)
 	evprof_profile__free(r->cur);
 	evprof_symbolizer__free(r->sym);
 	free(r->spill_dir);
+	evprof__pmu_map_fini(&r->pmu_map);
 	free(r);
 }
 
@@ -548,6 +557,7 @@ struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
 		p = r->cur;
 		r->cur = NULL;
 		evprof__recorder_note_call_graph(r, p);
+		evprof__recorder_note_pmus(r, p);
 		return p;
 	}
 	p = evprof__recorder_new_profile(r, r->start_mono);
@@ -568,5 +578,6 @@ struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
 		return NULL;
 	}
 	evprof__recorder_note_call_graph(r, p);
+	evprof__recorder_note_pmus(r, p);
 	return p;
 }

@@ -70,8 +70,8 @@ static void common_attr(const struct evprof_recorder *r,
  * Leaders open disabled: enable_on_exec for a command in task mode, else
  * enabled at start.
  */
-static size_t build_attrs(struct evprof_recorder *r,
-			  struct perf_event_attr *attrs)
+size_t evprof__recorder_build_attrs(struct evprof_recorder *r,
+				    struct perf_event_attr *attrs)
 {
 	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 		      PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
@@ -187,8 +187,7 @@ static size_t build_attrs(struct evprof_recorder *r,
 	return n;
 }
 
-/* Which event attrs index m stands for, or MEMBER_CLOCK/MEMBER_CUT. */
-static long event_of(const struct evprof_recorder *r, size_t m)
+long evprof__recorder_event_of(const struct evprof_recorder *r, size_t m)
 {
 	size_t last = r->nr_members - 1;
 
@@ -331,17 +330,19 @@ static struct evprof_group_set *open_groups(struct evprof_recorder *r,
 		    .failed_member = &failed_member,
 		    .failed_cpu = &failed_cpu,
 		};
-		size_t n = build_attrs(r, attrs);
+		size_t n = evprof__recorder_build_attrs(r, attrs);
 		struct evprof_group_set *set;
 		long e;
 
-		set = evprof_group_set__open(attrs, n, pid, &o);
+		set = evprof__recorder_open_set(r, attrs, n, pid, &o);
 		if (set)
 			return set;
 		err = errno;
 		if (err == ESRCH && quiet_gone)
 			return NULL;
-		e = failed_member < 0 ? 0 : event_of(r, (size_t)failed_member);
+		e = failed_member < 0
+			? 0
+			: evprof__recorder_event_of(r, (size_t)failed_member);
 		if (!fall_back(r, e, err, all, all_nr)) {
 			errno = err;
 			return NULL;
@@ -380,8 +381,8 @@ static int open_thread(struct evprof_recorder *r, pid_t tid)
 		struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
 		struct evprof_group_set_opts o = {.sz = sizeof(o)};
 
-		set = evprof_group_set__open(attrs, build_attrs(r, attrs), tid,
-					     &o);
+		set = evprof__recorder_open_set(
+		    r, attrs, evprof__recorder_build_attrs(r, attrs), tid, &o);
 	} else {
 		set = open_groups(r, tid, true);
 	}
@@ -546,7 +547,7 @@ static int declare_ids(struct evprof_recorder *r)
 			    evprof_group_set__group(r->sets[k], i);
 
 			for (size_t m = 0; m < evprof_group__nr(g); m++) {
-				long e = event_of(r, m);
+				long e = evprof__recorder_event_of(r, m);
 				int role = e == 0 ? EVPROF_SESSION_SAMPLER
 					   : e == MEMBER_CLOCK
 					       ? EVPROF_SESSION_CPU_TIME
@@ -597,7 +598,7 @@ int evprof__recorder_new_session(struct evprof_recorder *r)
 	evprof__recorder_session_opts(r, counters, &so);
 	so.exclude_idle = r->per_cpu && !r->include_idle;
 	so.per_cpu = r->per_cpu;
-	build_attrs(r, attrs);
+	evprof__recorder_build_attrs(r, attrs);
 	attrs[0].read_format =
 	    evprof_group__read_format(evprof_group_set__group(r->sets[0], 0));
 	evprof_record_fmt__from_attr(&so.fmt, &attrs[0]);
@@ -635,7 +636,10 @@ bool evprof__recorder_find_exit(struct evprof_recorder *r)
 int evprof__recorder_open_target(struct evprof_recorder *r)
 {
 	struct evprof_group_set *set;
+	int err = evprof__recorder_map_pmus(r);
 
+	if (err)
+		return err;
 	if (!r->per_cpu && r->child < 0)
 		return open_threads(r);
 	set = open_groups(r, r->per_cpu ? -1 : r->child, false);

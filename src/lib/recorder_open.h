@@ -17,6 +17,7 @@
 #include <evprof/ring.h>
 #include <evprof/session.h>
 
+#include "pmu.h"
 #include "util.h"
 
 /*
@@ -94,6 +95,8 @@ struct evprof_recorder {
 	bool windows_over;  /* the last window went out */
 
 	struct evprof_bpf *bpf; /* the BPF engine (bpf_engine.h), or NULL */
+	/* Hybrid machines: each CPU's core PMU (recorder_pmu.c). */
+	struct evprof__pmu_map pmu_map;
 };
 
 /*
@@ -131,6 +134,47 @@ EVPROF_HIDDEN bool evprof__recorder_find_exit(struct evprof_recorder *r);
  * 0 or -errno after a message.
  */
 EVPROF_HIDDEN int evprof__recorder_open_target(struct evprof_recorder *r);
+
+/*
+ * Fills attrs with the group to open (nr_members of them): the sampler,
+ * the hidden clock, the extras, the hidden cut and exit members. Returns
+ * how many.
+ */
+EVPROF_HIDDEN size_t evprof__recorder_build_attrs(
+    struct evprof_recorder *r, struct perf_event_attr *attrs);
+/*
+ * Which of r's events member m of its group stands for: an index in
+ * r->events, or MEMBER_CLOCK, MEMBER_CUT, MEMBER_EXIT.
+ */
+EVPROF_HIDDEN long evprof__recorder_event_of(const struct evprof_recorder *r,
+					     size_t m);
+
+/* ---- on the PMU (recorder_pmu.c) ---- */
+
+/*
+ * Checks r's group against the PMU before anything opens, as stat does
+ * (evprof_group__validate()). Returns 0 or -EVPROF_ERR_GROUP_TOO_BIG after
+ * its message, or -errno.
+ */
+EVPROF_HIDDEN int evprof__recorder_validate(struct evprof_recorder *r);
+/* Learns which core PMU owns each CPU (r->pmu_map). Returns 0 or -ENOMEM. */
+EVPROF_HIDDEN int evprof__recorder_map_pmus(struct evprof_recorder *r);
+/*
+ * Opens r's group attrs on (pid, every online CPU), on a hybrid machine
+ * each CPU's generic events bound to the CPU's core PMU. As
+ * evprof_group_set__open().
+ */
+EVPROF_HIDDEN struct evprof_group_set *
+evprof__recorder_open_set(struct evprof_recorder *r,
+			  const struct perf_event_attr *attrs, size_t nr,
+			  pid_t pid, const struct evprof_group_set_opts *o);
+/*
+ * On a hybrid machine, notes in p (and through the note callback) what
+ * each generic event counted on each core type, read from the groups:
+ * "cycles counted on each core type: cpu_core/cycles/ N, cpu_atom/...".
+ */
+EVPROF_HIDDEN void evprof__recorder_note_pmus(struct evprof_recorder *r,
+					      struct evprof_profile *p);
 
 /* Maps one ring per CPU and sends every sampling member there. */
 EVPROF_HIDDEN int evprof__recorder_open_rings(struct evprof_recorder *r);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Per-CPU sets on real software events: count, deferred enable, rollback. */
+/*
+ * Per-CPU sets on real software events: count, deferred enable, rollback,
+ * each CPU's own attrs.
+ */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +21,7 @@
 #include <evprof/event.h>
 #include <evprof/read.h>
 
+#include "group.h"
 #include "testutil.h"
 
 #define SLACK 32
@@ -172,6 +176,66 @@ static void test_rollback(void **state)
 	assert_int_equal(count_fds(), before);
 }
 
+/* What the per-CPU attrs callback saw, and the CPU it breaks the group on. */
+struct per_cpu {
+	int seen[256];
+	int nr;
+	int break_cpu;
+};
+
+/*
+ * Each call gets the caller's attrs afresh (what it did on the CPU before
+ * does not leak); on break_cpu it makes member 2 an event that does not
+ * exist, so the set fails there if, and only if, the CPU's attrs are used.
+ */
+static void per_cpu_attrs(void *ctx, int cpu, struct perf_event_attr *a,
+			  size_t nr)
+{
+	struct per_cpu *p = ctx;
+
+	assert_int_equal(nr, 3);
+	assert_int_equal(a[2].config, PERF_COUNT_SW_CONTEXT_SWITCHES);
+	if (p->nr < 256)
+		p->seen[p->nr++] = cpu;
+	a[2].config = cpu == p->break_cpu ? 1000 : a[2].config;
+}
+
+static void test_per_cpu_attrs(void **state)
+{
+	struct evprof_group_set_opts opts = {.sz = sizeof(opts)};
+	int cpus[256], n = evprof_cpus_online(cpus, 256), fcpu = -1,
+		       fmember = -1, before;
+	struct per_cpu p = {.break_cpu = -1};
+	struct perf_event_attr a[3], orig[3];
+	struct evprof_group_set *set;
+
+	(void)state;
+	assert_true(n > 0 && n <= 256);
+	three(a);
+	memcpy(orig, a, sizeof(a));
+	set = evprof__group_set_open(a, 3, 0, NULL, per_cpu_attrs, &p);
+	assert_non_null(set);
+	assert_int_equal(p.nr, n);
+	assert_memory_equal(p.seen, cpus, (size_t)n * sizeof(int));
+	assert_int_equal(evprof_group_set__nr(set), n);
+	evprof_group_set__close(set);
+	assert_memory_equal(a, orig, sizeof(a));
+
+	/* Broken on the last CPU: fails there, everything closed. */
+	p = (struct per_cpu){.break_cpu = cpus[n - 1]};
+	opts.failed_cpu = &fcpu;
+	opts.failed_member = &fmember;
+	before = count_fds();
+	errno = 0;
+	assert_null(evprof__group_set_open(a, 3, 0, &opts, per_cpu_attrs, &p));
+	assert_true(errno == ENOENT || errno == ENODEV || errno == EOPNOTSUPP ||
+		    errno == EINVAL);
+	assert_int_equal(fcpu, cpus[n - 1]);
+	assert_int_equal(fmember, 2);
+	assert_int_equal(count_fds(), before);
+	assert_memory_equal(a, orig, sizeof(a));
+}
+
 static int nskipped;
 
 static int count_skips(enum evprof_print_level level, const char *fmt,
@@ -236,6 +300,7 @@ int main(void)
 	    cmocka_unit_test(test_set_counts),
 	    cmocka_unit_test(test_deferred_enable),
 	    cmocka_unit_test(test_rollback),
+	    cmocka_unit_test(test_per_cpu_attrs),
 	    cmocka_unit_test(test_vanished_pid),
 	};
 
