@@ -3,9 +3,10 @@
 # seconds per minute (user + system of the evprof process, from its rusage:
 # symbolization, building each window and pushing it are all in it) and its
 # peak RSS over a long run, twice: on the machine as it is (run it idle) and
-# beside a pipe ring (bench/switch_work.c) doing tens of thousands of context
-# switches a second, counted from /proc/stat (every switch is a sample of
-# the hidden switch member in cpu mode). Each window is written to a
+# beside a pipe ring (bench/switch_work.c) doing SWITCH_RATE passes a second
+# (25000; 0: as fast as it goes), its context switches counted from
+# /proc/stat (every switch is a sample of the hidden switch member in cpu
+# mode). Each window is written to a
 # directory and pushed to the local Pyroscope stand-in
 # (tests/tools/pyroscope_endpoint.mjs) when node and its packages are there.
 # Usage: bench/continuous_cpu.sh [SECONDS [INTERVAL [CASES]]]
@@ -49,7 +50,7 @@ for c in $cases; do
 	rm -rf "$out/dir" && mkdir "$out/dir"
 	sw_pid=
 	if [ "$c" = switching ]; then
-		"$out/sw" 4 100000000000 2>/dev/null &
+		"$out/sw" 4 100000000000 "${SWITCH_RATE:-25000}" 2>/dev/null &
 		sw_pid=$!
 		sleep 1
 	fi

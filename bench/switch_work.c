@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Switch-heavy fixed work: switch_work [THREADS] [PASSES]. THREADS threads
- * (4) in a ring pass a one-byte token through pipes PASSES times (200000):
- * every pass blocks one thread and wakes the next, tens of thousands of
- * context switches a second. Prints "work_s=<wall seconds>",
+ * Switch-heavy fixed work: switch_work [THREADS] [PASSES] [RATE]. THREADS
+ * threads (4) in a ring pass a one-byte token through pipes PASSES times
+ * (200000): every pass blocks one thread and wakes the next, tens of
+ * thousands of context switches a second; with RATE, at most RATE passes a
+ * second (the main thread sleeps when ahead). Prints "work_s=<wall seconds>",
  * "switches_per_s=<passes per second>" and "sys_s=<its threads' kernel
  * time>" (getrusage: where a profiler's work in the switch path lands) on
  * stderr.
@@ -17,7 +18,7 @@
 #include <unistd.h>
 
 static int (*pipes)[2];
-static long nthreads = 4, passes = 200000;
+static long nthreads = 4, passes = 200000, rate;
 
 static void *pass(void *arg)
 {
@@ -57,6 +58,8 @@ int main(int argc, char **argv)
 		nthreads = atol(argv[1]);
 	if (argc > 2)
 		passes = atol(argv[2]);
+	if (argc > 3)
+		rate = atol(argv[3]);
 	if (nthreads < 2 || passes < 1)
 		return 2;
 	pipes = calloc((size_t)nthreads, sizeof(*pipes));
@@ -75,6 +78,12 @@ int main(int argc, char **argv)
 		if (write(pipes[1 % nthreads][1], "x", 1) != 1 ||
 		    read(pipes[0][0], &c, 1) != 1)
 			return 1;
+		if (rate && n % 1000 < (long)nthreads) {
+			double ahead = t0 + (double)n / (double)rate - now();
+
+			if (ahead > 0)
+				usleep((useconds_t)(ahead * 1e6));
+		}
 	}
 	t1 = now();
 	if (write(pipes[1 % nthreads][1], "q", 1) != 1)
