@@ -11,11 +11,12 @@
 
 /* A kernel text symbol; strings live as long as the table. */
 struct evprof__ksym {
-	uint64_t addr; /* first: evprof__count_le() */
-	const char *name;
+	uint64_t addr;	    /* first: evprof__count_le() */
+	const char *name;   /* NULL until evprof__kallsyms_find() returns it */
 	const char *module; /* NULL: the kernel image itself */
 	uint64_t size;	    /* distance to the next symbol; 0 for the last */
 	uint64_t base;	    /* _text, or the module's lowest text symbol */
+	size_t name_off, name_len; /* the name's bytes in the file */
 };
 
 struct evprof__kallsyms;
@@ -29,9 +30,14 @@ EVPROF_HIDDEN struct evprof__kallsyms *evprof__kallsyms_load(const char *path,
 							     bool *hidden);
 EVPROF_HIDDEN void evprof__kallsyms_free(struct evprof__kallsyms *ks);
 
-/* The symbol at or below addr, or NULL. Valid until the table is freed. */
-EVPROF_HIDDEN const struct evprof__ksym *
-evprof__kallsyms_find(const struct evprof__kallsyms *ks, uint64_t addr);
+/*
+ * Sets *out to the symbol at or below addr (the first by name among
+ * aliases), or NULL. Returns 0, or -ENOMEM when its name could not be
+ * copied out of the file. Valid until the table is freed.
+ */
+EVPROF_HIDDEN int evprof__kallsyms_find(struct evprof__kallsyms *ks,
+					uint64_t addr,
+					const struct evprof__ksym **out);
 
 /*
  * Parses ELF notes (as in /sys/kernel/notes) for the GNU build id and

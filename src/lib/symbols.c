@@ -457,8 +457,8 @@ int evprof_symbolizer__kernel(struct evprof_symbolizer *s, uint64_t addr,
 	memset(res, 0, sizeof(*res));
 	if (!s->ksyms_tried)
 		load_kernel(s);
-	if (s->ksyms)
-		k = evprof__kallsyms_find(s->ksyms, addr);
+	if (s->ksyms && evprof__kallsyms_find(s->ksyms, addr, &k))
+		return -ENOMEM;
 	if (!k) {
 		res->lib_path = "[kernel.kallsyms]";
 		res->lib_name = res->lib_path;

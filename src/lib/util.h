@@ -257,6 +257,13 @@ EVPROF_HIDDEN bool evprof__hashmap_delete(struct evprof_hashmap *map, long key,
 #define EVPROF_HASH_INIT 0xcbf29ce484222325ULL
 EVPROF_HIDDEN uint64_t evprof__hash_mem(uint64_t h, const void *p, size_t len);
 
+/*
+ * The same use for keys made of n 64-bit words (callchains, (map, address)
+ * pairs): a word per multiply instead of a byte, for the per-sample path.
+ */
+EVPROF_HIDDEN uint64_t evprof__hash_words(uint64_t h, const uint64_t *w,
+					  size_t n);
+
 /* Keys that are integers (u64 on 64-bit): the hash is the key itself. */
 EVPROF_HIDDEN size_t evprof__hashmap_u64_hash(long key, void *ctx);
 EVPROF_HIDDEN bool evprof__hashmap_u64_equal(long a, long b, void *ctx);
