@@ -14,6 +14,22 @@
 #define KALLSYMS_MAX_BYTES   (512u << 20)
 #define NT_GNU_BUILD_ID_TYPE 3
 
+/*
+ * One text symbol, small (a kernel has over 100,000 and one lookup needs
+ * a few hundred): the rest is worked out when a lookup returns it.
+ */
+struct kent {
+	uint64_t addr;	   /* first: evprof__count_le() */
+	uint32_t name_off; /* the name's bytes in the file */
+	uint32_t run;	   /* module index while parsing, then run index */
+};
+
+/* A run of symbols of one module (or of the image) in address order. */
+struct krun {
+	const char *module; /* NULL: the kernel image itself */
+	uint64_t base;	    /* _text, or the run's lowest text symbol */
+};
+
 struct evprof__kallsyms {
 	/*
 	 * The file: mapped when it is a regular file (perf's copy in its
@@ -23,27 +39,23 @@ struct evprof__kallsyms {
 	const char *text;
 	size_t len;
 	bool mapped;
-	struct evprof__ksym *syms;
+	struct kent *syms;
 	size_t nr;
-	char **mods; /* module names, owned; syms point here */
-	size_t nr_mods;
+	EVPROF_VEC(char *) mods; /* module names, owned; index + 1 in kent */
+	EVPROF_VEC(struct krun) runs;
+	struct evprof_hashmap *names; /* index in syms -> its name, owned */
 };
 
-/*
- * By address only: aliases at one address are told apart by name at
- * lookup, so their order here does not matter (and kallsyms is sorted by
- * address already, which spares the sort).
- */
-static int cmp_ksym(const void *a, const void *b)
+static int cmp_kent(const void *a, const void *b)
 {
-	const struct evprof__ksym *x = a, *y = b;
+	const struct kent *x = a, *y = b;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	return 0;
 }
 
-static bool sorted_by_addr(const struct evprof__ksym *v, size_t nr)
+static bool sorted_by_addr(const struct kent *v, size_t nr)
 {
 	for (size_t i = 1; i < nr; i++)
 		if (v[i].addr < v[i - 1].addr)
@@ -51,12 +63,22 @@ static bool sorted_by_addr(const struct evprof__ksym *v, size_t nr)
 	return true;
 }
 
-/* A line's parts, as offsets into the file. */
+/* A line's parts, as pointers into the file. */
 struct kline {
 	uint64_t addr;
 	const char *name, *mod; /* mod: NULL for the kernel image */
 	size_t name_len, mod_len;
 };
+
+/* A name ends at a tab, a line's end or a NUL. */
+static size_t name_len(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && *q != '\t' && *q != '\n' && *q)
+		q++;
+	return (size_t)(q - p);
+}
 
 /*
  * One line [p, end): "ADDR TYPE NAME" optionally followed by
@@ -93,9 +115,9 @@ static bool parse_line(const char *p, const char *end, struct kline *l,
 	l->name = p + 3;
 	l->mod = NULL;
 	l->mod_len = 0;
-	tab = memchr(l->name, '\t', (size_t)(end - l->name));
-	l->name_len = (size_t)((tab ? tab : end) - l->name);
-	if (tab) {
+	l->name_len = name_len(l->name, end);
+	tab = l->name + l->name_len;
+	if (tab < end && *tab == '\t') {
 		const char *mod = tab + 1;
 		size_t ml = (size_t)(end - mod);
 
@@ -110,34 +132,28 @@ static bool parse_line(const char *p, const char *end, struct kline *l,
 			l->mod_len = ml;
 		}
 	}
-	/* A NUL in a name ends it, as it would in the kernel's own text. */
-	l->name_len = strnlen(l->name, l->name_len);
 	return l->name_len > 0;
 }
 
-/* The module name of l, shared by the run of lines it heads. */
-static const char *module_of(struct evprof__kallsyms *ks, const struct kline *l,
-			     size_t *cap)
+/*
+ * The module index + 1 of l (0: the image), shared by the run of lines it
+ * heads; -ENOMEM.
+ */
+static long module_of(struct evprof__kallsyms *ks, const struct kline *l)
 {
-	char *last = ks->nr_mods ? ks->mods[ks->nr_mods - 1] : NULL, **nm;
+	char *last = ks->mods.n ? ks->mods.a[ks->mods.n - 1] : NULL;
 
 	if (!l->mod)
-		return NULL;
+		return 0;
 	if (last && !strncmp(last, l->mod, l->mod_len) && !last[l->mod_len])
-		return last;
-	if (ks->nr_mods == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-
-		nm = realloc(ks->mods, nc * sizeof(*nm));
-		if (!nm)
-			return NULL;
-		ks->mods = nm;
-		*cap = nc;
-	}
+		return (long)ks->mods.n;
+	if (EVPROF_VEC_RESERVE(&ks->mods, ks->mods.n + 1))
+		return -ENOMEM;
 	last = strndup(l->mod, l->mod_len);
-	if (last)
-		ks->mods[ks->nr_mods++] = last;
-	return last;
+	if (!last)
+		return -ENOMEM;
+	ks->mods.a[ks->mods.n++] = last;
+	return (long)ks->mods.n;
 }
 
 /* Maps a regular file; 0, or -errno (-ENODEV: not mappable, read it). */
@@ -173,16 +189,15 @@ static int parse(struct evprof__kallsyms *ks, bool *nonzero,
 		 uint64_t *text_base)
 {
 	const char *p = ks->text, *end = ks->text + ks->len, *nl;
-	size_t cap, mcap = 0;
-
 	/* Lines are over 20 bytes: room for all without growing, mostly. */
-	cap = ks->len / 20 + 16;
+	size_t cap = ks->len / 20 + 16;
+
 	ks->syms = malloc(cap * sizeof(*ks->syms));
 	if (!ks->syms)
 		return -ENOMEM;
 	for (; p < end; p = nl + 1) {
-		struct evprof__ksym *sym;
 		struct kline l;
+		long mod;
 
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
@@ -190,7 +205,7 @@ static int parse(struct evprof__kallsyms *ks, bool *nonzero,
 		if (!parse_line(p, nl, &l, nonzero))
 			continue;
 		if (ks->nr == cap) {
-			struct evprof__ksym *na;
+			struct kent *na;
 
 			cap *= 2;
 			na = realloc(ks->syms, cap * sizeof(*na));
@@ -198,32 +213,47 @@ static int parse(struct evprof__kallsyms *ks, bool *nonzero,
 				return -ENOMEM;
 			ks->syms = na;
 		}
-		sym = &ks->syms[ks->nr++];
-		memset(sym, 0, sizeof(*sym));
-		sym->addr = l.addr;
-		sym->name_off = (size_t)(l.name - ks->text);
-		sym->name_len = l.name_len;
-		sym->module = module_of(ks, &l, &mcap);
-		if (l.mod && !sym->module)
-			return -ENOMEM;
-		if (!l.mod && l.name_len == 5 && !memcmp(l.name, "_text", 5))
+		mod = module_of(ks, &l);
+		if (mod < 0)
+			return (int)mod;
+		ks->syms[ks->nr++] = (struct kent){
+		    l.addr, (uint32_t)(l.name - ks->text), (uint32_t)mod};
+		if (!mod && l.name_len == 5 && !memcmp(l.name, "_text", 5))
 			*text_base = l.addr;
 	}
 	return 0;
 }
 
-static bool same_module(const char *a, const char *b)
+/* Runs of one module in address order; each symbol gets its run's index. */
+static int make_runs(struct evprof__kallsyms *ks, uint64_t text_base)
 {
-	if (!a || !b)
-		return a == b;
-	return !strcmp(a, b);
+	uint32_t prev = 0;
+
+	for (size_t i = 0; i < ks->nr; i++) {
+		struct kent *e = &ks->syms[i];
+		uint32_t mod = e->run;
+
+		/* By name: a module listed in two places is one run. */
+		if (!i || (mod != prev && (!mod || !prev ||
+					   strcmp(ks->mods.a[mod - 1],
+						  ks->mods.a[prev - 1])))) {
+			if (EVPROF_VEC_RESERVE(&ks->runs, ks->runs.n + 1))
+				return -ENOMEM;
+			ks->runs.a[ks->runs.n++] = (struct krun){
+			    mod ? ks->mods.a[mod - 1] : NULL,
+			    mod ? e->addr
+				: (text_base ? text_base : ks->syms[0].addr)};
+		}
+		prev = mod;
+		e->run = (uint32_t)ks->runs.n - 1;
+	}
+	return 0;
 }
 
 struct evprof__kallsyms *evprof__kallsyms_load(const char *path, bool *hidden)
 {
 	struct evprof__kallsyms *ks;
 	uint64_t text_base = 0;
-	size_t i, run = 0;
 	bool nonzero = false;
 	int err;
 
@@ -240,52 +270,51 @@ struct evprof__kallsyms *evprof__kallsyms_load(const char *path, bool *hidden)
 		    evprof__read_all(path, KALLSYMS_MAX_BYTES, &buf, &ks->len);
 		ks->text = buf;
 	}
+	/* Name offsets are 32 bits. */
+	if (!err && ks->len > UINT32_MAX)
+		err = -EFBIG;
 	if (!err)
 		err = parse(ks, &nonzero, &text_base);
-	if (err) {
-		evprof__kallsyms_free(ks);
-		errno = -err;
-		return NULL;
-	}
-	if (!nonzero) {
+	if (!err && !nonzero) {
 		/* kptr_restrict: addresses are all zero and useless. */
 		*hidden = ks->nr > 0;
 		ks->nr = 0;
 		return ks;
 	}
-	if (!sorted_by_addr(ks->syms, ks->nr))
-		qsort(ks->syms, ks->nr, sizeof(*ks->syms), cmp_ksym);
-	for (i = 0; i < ks->nr; i++) {
-		struct evprof__ksym *s = &ks->syms[i];
-
-		if (i && !same_module(s->module, ks->syms[i - 1].module))
-			run = i;
-		s->base = s->module
-			      ? ks->syms[run].addr
-			      : (text_base ? text_base : ks->syms[0].addr);
-		s->size = 0;
+	if (!err && !sorted_by_addr(ks->syms, ks->nr))
+		qsort(ks->syms, ks->nr, sizeof(*ks->syms), cmp_kent);
+	if (!err)
+		err = make_runs(ks, text_base);
+	if (!err) {
+		ks->names = evprof__hashmap_new(
+		    evprof__hashmap_u64_hash, evprof__hashmap_u64_equal, NULL);
+		if (!ks->names)
+			err = -ENOMEM;
 	}
-	/* Size: distance to the next higher address, whatever owns it. */
-	for (i = 0; i + 1 < ks->nr; i++) {
-		size_t j = i + 1;
-
-		while (j < ks->nr && ks->syms[j].addr == ks->syms[i].addr)
-			j++;
-		if (j < ks->nr)
-			ks->syms[i].size = ks->syms[j].addr - ks->syms[i].addr;
+	if (err) {
+		evprof__kallsyms_free(ks);
+		errno = -err;
+		return NULL;
 	}
 	return ks;
 }
 
 void evprof__kallsyms_free(struct evprof__kallsyms *ks)
 {
+	struct evprof_hashmap_entry *cur, *tmp;
+	size_t bkt;
+
 	if (!ks)
 		return;
-	for (size_t i = 0; ks->syms && i < ks->nr; i++)
-		free((char *)ks->syms[i].name);
-	for (size_t i = 0; i < ks->nr_mods; i++)
-		free(ks->mods[i]);
-	free(ks->mods);
+	if (ks->names) {
+		EVPROF_HASHMAP_FOR_EACH_SAFE(ks->names, cur, tmp, bkt)
+		free((char *)cur->value);
+		evprof__hashmap_free(ks->names);
+	}
+	for (size_t i = 0; i < ks->mods.n; i++)
+		free(ks->mods.a[i]);
+	EVPROF_VEC_FREE(&ks->mods);
+	EVPROF_VEC_FREE(&ks->runs);
 	free(ks->syms);
 	if (ks->mapped)
 		munmap((void *)ks->text, ks->len);
@@ -295,40 +324,65 @@ void evprof__kallsyms_free(struct evprof__kallsyms *ks)
 }
 
 /* Orders two symbols' names as strcmp would, from the file's bytes. */
-static int cmp_names(const struct evprof__kallsyms *ks,
-		     const struct evprof__ksym *a, const struct evprof__ksym *b)
+static int cmp_names(const struct evprof__kallsyms *ks, const struct kent *a,
+		     const struct kent *b)
 {
-	size_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
-	int c = memcmp(ks->text + a->name_off, ks->text + b->name_off, n);
+	const char *end = ks->text + ks->len;
+	const char *x = ks->text + a->name_off, *y = ks->text + b->name_off;
+	size_t lx = name_len(x, end), ly = name_len(y, end);
+	int c = memcmp(x, y, lx < ly ? lx : ly);
 
-	if (c || a->name_len == b->name_len)
+	if (c || lx == ly)
 		return c;
-	return a->name_len < b->name_len ? -1 : 1;
+	return lx < ly ? -1 : 1;
+}
+
+/* The name of syms[i], copied out of the file once. */
+static const char *name_of(struct evprof__kallsyms *ks, size_t i)
+{
+	const char *p = ks->text + ks->syms[i].name_off;
+	long v;
+	char *n;
+
+	if (evprof__hashmap_find(ks->names, (long)i, &v))
+		return (const char *)v;
+	n = strndup(p, name_len(p, ks->text + ks->len));
+	if (n && evprof__hashmap_add(ks->names, (long)i, (long)n)) {
+		free(n);
+		n = NULL;
+	}
+	return n;
 }
 
 int evprof__kallsyms_find(struct evprof__kallsyms *ks, uint64_t addr,
-			  const struct evprof__ksym **out)
+			  struct evprof__ksym *out)
 {
 	size_t lo = evprof__count_le(ks->syms, ks->nr, sizeof(*ks->syms), addr);
-	struct evprof__ksym *best;
+	size_t best, next;
+	const struct krun *run;
 
-	*out = NULL;
 	if (lo == 0)
 		return 0;
 	/* Among aliases at one address, the first by name: a stable choice. */
-	best = &ks->syms[--lo];
-	while (lo > 0 && ks->syms[lo - 1].addr == best->addr) {
+	best = --lo;
+	while (lo > 0 && ks->syms[lo - 1].addr == ks->syms[best].addr) {
 		lo--;
-		if (cmp_names(ks, &ks->syms[lo], best) < 0)
-			best = &ks->syms[lo];
+		if (cmp_names(ks, &ks->syms[lo], &ks->syms[best]) < 0)
+			best = lo;
 	}
-	if (!best->name) {
-		best->name = strndup(ks->text + best->name_off, best->name_len);
-		if (!best->name)
-			return -ENOMEM;
-	}
-	*out = best;
-	return 0;
+	out->name = name_of(ks, best);
+	if (!out->name)
+		return -ENOMEM;
+	run = &ks->runs.a[ks->syms[best].run];
+	out->addr = ks->syms[best].addr;
+	out->module = run->module;
+	out->base = run->base;
+	/* Size: distance to the next higher address, whatever owns it. */
+	next = best + 1;
+	while (next < ks->nr && ks->syms[next].addr == out->addr)
+		next++;
+	out->size = next < ks->nr ? ks->syms[next].addr - out->addr : 0;
+	return 1;
 }
 
 static size_t align4(size_t n)

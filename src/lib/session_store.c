@@ -191,7 +191,7 @@ uint64_t evprof__sstore_delta(const struct sess_store *st,
 
 	if (!(x->has & (1ULL << slot)))
 		return 0;
-	return d[__builtin_popcountll(x->has & ((1ULL << slot) - 1))];
+	return d[evprof__popcount64(x->has & ((1ULL << slot) - 1))];
 }
 
 /* ---- side-band events --------------------------------------------------- */

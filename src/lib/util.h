@@ -250,6 +250,22 @@ EVPROF_HIDDEN bool evprof__hashmap_delete(struct evprof_hashmap *map, long key,
 		     (cur) && ((tmp) = (cur)->next, true); (cur) = (tmp))
 
 /*
+ * Set bits in x. Without -mpopcnt the builtin is a call into libgcc's
+ * table loop, and this runs per sample (register and delta masks).
+ */
+static inline unsigned evprof__popcount64(uint64_t x)
+{
+#ifdef __POPCNT__
+	return (unsigned)__builtin_popcountll(x);
+#else
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
+/*
  * FNV-1a over len bytes, continuing from h: start with EVPROF_HASH_INIT and
  * chain calls to hash several fields of a composite key. Not for
  * adversarial input (no seed secret).
