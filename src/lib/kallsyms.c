@@ -73,11 +73,11 @@ struct kline {
 /* A name ends at a tab, a line's end or a NUL. */
 static size_t name_len(const char *p, const char *end)
 {
-	const char *q = p;
+	const char *nl = memchr(p, '\n', (size_t)(end - p)), *tab;
 
-	while (q < end && *q != '\t' && *q != '\n' && *q)
-		q++;
-	return (size_t)(q - p);
+	end = nl ? nl : end;
+	tab = memchr(p, '\t', (size_t)(end - p));
+	return strnlen(p, (size_t)((tab ? tab : end) - p));
 }
 
 /*
