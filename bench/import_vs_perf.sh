@@ -4,7 +4,7 @@
 # `perf script` and `perf report --stdio`, interleaved REPEATS times;
 # medians of wall time and of max RSS, and each one's time over evprof's.
 # Usage: bench/import_vs_perf.sh [REPEATS] [FREQ] (needs build/evprof and
-# perf; EVPROF=path overrides build/evprof).
+# perf; EVPROF=path overrides build/evprof, ITER the spin iterations).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-5}
@@ -16,20 +16,30 @@ cc -O1 -fno-omit-frame-pointer -pthread -o "$out/work" bench/cpu_work.c
 
 # The file: 2 threads of CPU work, each touching 20000 fresh pages;
 # cpu-clock at FREQ and every page fault sampled, frame-pointer stacks.
+# ITER 2e10 spins each thread about 10 s (85,000 samples, 7.5 MB): files
+# people import hold seconds to minutes of recording, and with a 1 s one
+# (2e9: 45,000 samples, mostly the 40,000 page faults) both tools' fixed
+# costs (process start, symbol tables, DWARF) are most of what is measured.
 perf record -q -g -e "cpu-clock/freq=$freq/" -e page-faults/period=1/ \
-	-o "$out/perf.data" -- "$out/work" 2 "${ITER:-2000000000}" \
+	-o "$out/perf.data" -- "$out/work" 2 "${ITER:-20000000000}" \
 	>/dev/null 2>&1
 samples=$(perf script -i "$out/perf.data" -F event 2>/dev/null | wc -l)
 echo "file: $(stat -c %s "$out/perf.data") bytes, $samples samples" \
 	"(cpu-clock at $freq Hz and every page fault, -g)"
 
-# run NAME CMD...: appends "wall_s maxrss_kB cpu_s" to $out/NAME
+# run NAME CMD...: appends "wall_s maxrss_kB cpu_s" to $out/NAME. Wall and
+# CPU time (task-clock, children included) come from perf stat in ms: GNU
+# time's are in 10 ms steps, as long as a whole import of a small file.
 run() {
 	local name=$1
 	shift
-	/usr/bin/time -f "%e %M %U %S" -o "$out/time" "$@" >/dev/null 2>"$out/stderr" ||
+	perf stat -x, -e duration_time,task-clock -o "$out/stat" -- \
+		/usr/bin/time -f "%M" -o "$out/time" "$@" >/dev/null 2>"$out/stderr" ||
 		{ cat "$out/stderr" >&2; exit 1; }
-	awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$out/time" >>"$out/$name"
+	awk -F, -v rss="$(cat "$out/time")" '
+		$3 == "duration_time" { wall = $1 / 1e9 }
+		$3 == "task-clock" { cpu = $1 / 1e3 }
+		END { printf "%.3f %s %.3f\n", wall, rss, cpu }' "$out/stat" >>"$out/$name"
 }
 
 configs="evprof-import-firefox evprof-import-folded evprof-import-no-inline"
@@ -56,3 +66,12 @@ for c in $configs; do
 		"$(cut -d' ' -f2 "$out/$c" | median)" "$(ratio "$m" "$base")" \
 		"$(ratio "$cm" "$cbase")"
 done
+# The issue's figure: perf script's time over each evprof import's.
+ps=$(cut -d' ' -f1 "$out/perf-script" | median)
+pc=$(cut -d' ' -f3 "$out/perf-script" | median)
+for c in evprof-import-firefox evprof-import-folded evprof-import-no-inline; do
+	printf "perf script / %-24s wall %6s  cpu %6s\n" "$c" \
+		"$(ratio "$ps" "$(cut -d' ' -f1 "$out/$c" | median)")" \
+		"$(ratio "$pc" "$(cut -d' ' -f3 "$out/$c" | median)")"
+done
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $reps repeats"

@@ -52,6 +52,8 @@ EVPROF_API size_t evprof_read_size(uint64_t read_format, uint32_t nr);
  * -EVPROF_ERR_TRUNCATED when buf is shorter than the layout,
  * -EVPROF_ERR_MALFORMED for a group with nr == 0 or unknown format bits,
  * -E2BIG when nr exceeds EVPROF_SNAPSHOT_MAX. buf needs no alignment.
+ * Only values[0..nr) are written (the rest keep what they held); on an
+ * error nr is 0.
  */
 EVPROF_API int evprof_snapshot__parse(struct evprof_snapshot *snap,
 				      const void *buf, size_t len,

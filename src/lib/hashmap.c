@@ -180,6 +180,16 @@ uint64_t evprof__hash_mem(uint64_t h, const void *p, size_t len)
 	return h;
 }
 
+uint64_t evprof__hash_words(uint64_t h, const uint64_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= w[i];
+		h *= 0xff51afd7ed558ccdULL; /* murmur3's fmix64 constant */
+		h ^= h >> 32;
+	}
+	return h;
+}
+
 size_t evprof__hashmap_u64_hash(long key, void *ctx)
 {
 	(void)ctx;

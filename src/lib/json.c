@@ -12,8 +12,10 @@
 /*
  * Profiles are large and mostly digits, so even a low level compresses
  * them about tenfold; speed matters more than the last few percent.
+ * Level 1 against 3 on an 86,000-sample Firefox profile: 8% larger, and
+ * 10 ms less of an 80 ms `evprof import`.
  */
-#define SINK_GZIP_LEVEL 3
+#define SINK_GZIP_LEVEL 1
 
 static bool ends_with(const char *s, const char *suffix)
 {

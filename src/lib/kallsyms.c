@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* Kernel symbols from /proc/kallsyms, kernel build id from ELF notes. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kallsyms.h"
 #include "symtab.h"
@@ -10,33 +14,85 @@
 #define KALLSYMS_MAX_BYTES   (512u << 20)
 #define NT_GNU_BUILD_ID_TYPE 3
 
-struct evprof__kallsyms {
-	char *text; /* the file, NUL-terminated in place; names point here */
-	struct evprof__ksym *syms;
-	size_t nr;
+/*
+ * One text symbol, small (a kernel has over 100,000 and one lookup needs
+ * a few hundred): the rest is worked out when a lookup returns it.
+ */
+struct kent {
+	uint64_t addr;	   /* first: evprof__count_le() */
+	uint32_t name_off; /* the name's bytes in the file */
+	uint32_t run;	   /* module index while parsing, then run index */
 };
 
-static int cmp_ksym(const void *a, const void *b)
+/* A run of symbols of one module (or of the image) in address order. */
+struct krun {
+	const char *module; /* NULL: the kernel image itself */
+	uint64_t base;	    /* _text, or the run's lowest text symbol */
+};
+
+struct evprof__kallsyms {
+	/*
+	 * The file: mapped when it is a regular file (perf's copy in its
+	 * build-id cache), else read (/proc/kallsyms has no size). Never
+	 * written: names are copied out when a lookup first returns them.
+	 */
+	const char *text;
+	size_t len;
+	bool mapped;
+	struct kent *syms;
+	size_t nr;
+	EVPROF_VEC(char *) mods; /* module names, owned; index + 1 in kent */
+	EVPROF_VEC(struct krun) runs;
+	struct evprof_hashmap *names; /* index in syms -> its name, owned */
+};
+
+static int cmp_kent(const void *a, const void *b)
 {
-	const struct evprof__ksym *x = a, *y = b;
+	const struct kent *x = a, *y = b;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* Aliases at one address: a stable, readable choice. */
-	return strcmp(x->name, y->name);
+	return 0;
+}
+
+static bool sorted_by_addr(const struct kent *v, size_t nr)
+{
+	for (size_t i = 1; i < nr; i++)
+		if (v[i].addr < v[i - 1].addr)
+			return false;
+	return true;
+}
+
+/* A line's parts, as pointers into the file. */
+struct kline {
+	uint64_t addr;
+	const char *name, *mod; /* mod: NULL for the kernel image */
+	size_t name_len, mod_len;
+};
+
+/* A name ends at a tab, a line's end or a NUL. */
+static size_t name_len(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p)), *tab;
+
+	end = nl ? nl : end;
+	tab = memchr(p, '\t', (size_t)(end - p));
+	return strnlen(p, (size_t)((tab ? tab : end) - p));
 }
 
 /*
- * One line: "ADDR TYPE NAME" optionally followed by "\t[MODULE]". Returns
- * false for lines that are not text symbols or do not parse.
+ * One line [p, end): "ADDR TYPE NAME" optionally followed by
+ * "\t[MODULE]". Returns false for lines that are not text symbols or do
+ * not parse.
  */
-static bool parse_line(char *line, struct evprof__ksym *sym, bool *nonzero)
+static bool parse_line(const char *p, const char *end, struct kline *l,
+		       bool *nonzero)
 {
-	char *p = line, *name, *mod = NULL, *tab;
+	const char *tab;
 	uint64_t addr = 0;
 	int digits = 0;
 
-	for (; *p && *p != ' '; p++, digits++) {
+	for (; p < end && *p != ' '; p++, digits++) {
 		int d;
 
 		if (*p >= '0' && *p <= '9')
@@ -49,132 +105,284 @@ static bool parse_line(char *line, struct evprof__ksym *sym, bool *nonzero)
 			return false;
 		addr = addr << 4 | (uint64_t)d;
 	}
-	if (!digits || p[0] != ' ' || !p[1] || p[2] != ' ')
+	if (!digits || end - p < 3 || p[2] != ' ')
 		return false;
 	if (addr)
 		*nonzero = true;
 	if (p[1] != 't' && p[1] != 'T')
 		return false;
-	name = p + 3;
-	tab = strchr(name, '\t');
-	if (tab) {
-		*tab = '\0';
-		mod = tab + 1;
-		if (*mod == '[') {
-			size_t l = strlen(++mod);
+	l->addr = addr;
+	l->name = p + 3;
+	l->mod = NULL;
+	l->mod_len = 0;
+	l->name_len = name_len(l->name, end);
+	tab = l->name + l->name_len;
+	if (tab < end && *tab == '\t') {
+		const char *mod = tab + 1;
+		size_t ml = (size_t)(end - mod);
 
-			if (l && mod[l - 1] == ']')
-				mod[l - 1] = '\0';
+		if (ml && *mod == '[') {
+			mod++;
+			ml--;
+			if (ml && mod[ml - 1] == ']')
+				ml--;
+		}
+		if (ml) {
+			l->mod = mod;
+			l->mod_len = ml;
 		}
 	}
-	if (!*name)
-		return false;
-	sym->addr = addr;
-	sym->name = name;
-	sym->module = mod && *mod ? mod : NULL;
-	return true;
+	return l->name_len > 0;
 }
 
-static bool same_module(const char *a, const char *b)
+/*
+ * The module index + 1 of l (0: the image), shared by the run of lines it
+ * heads; -ENOMEM.
+ */
+static long module_of(struct evprof__kallsyms *ks, const struct kline *l)
 {
-	if (!a || !b)
-		return a == b;
-	return !strcmp(a, b);
+	char *last = ks->mods.n ? ks->mods.a[ks->mods.n - 1] : NULL;
+
+	if (!l->mod)
+		return 0;
+	if (last && !strncmp(last, l->mod, l->mod_len) && !last[l->mod_len])
+		return (long)ks->mods.n;
+	if (EVPROF_VEC_RESERVE(&ks->mods, ks->mods.n + 1))
+		return -ENOMEM;
+	last = strndup(l->mod, l->mod_len);
+	if (!last)
+		return -ENOMEM;
+	ks->mods.a[ks->mods.n++] = last;
+	return (long)ks->mods.n;
+}
+
+/* Maps a regular file; 0, or -errno (-ENODEV: not mappable, read it). */
+static int map_file(const char *path, const char **text, size_t *len)
+{
+	struct stat st;
+	void *m;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+	} else if (!S_ISREG(st.st_mode) || st.st_size <= 0) {
+		err = -ENODEV;
+	} else if ((uint64_t)st.st_size > KALLSYMS_MAX_BYTES) {
+		err = -EFBIG;
+	} else {
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
+			 0);
+		if (m == MAP_FAILED) {
+			err = -ENODEV;
+		} else {
+			*text = m;
+			*len = (size_t)st.st_size;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+static int parse(struct evprof__kallsyms *ks, bool *nonzero,
+		 uint64_t *text_base)
+{
+	const char *p = ks->text, *end = ks->text + ks->len, *nl;
+	/* Lines are over 20 bytes: room for all without growing, mostly. */
+	size_t cap = ks->len / 20 + 16;
+
+	ks->syms = malloc(cap * sizeof(*ks->syms));
+	if (!ks->syms)
+		return -ENOMEM;
+	for (; p < end; p = nl + 1) {
+		struct kline l;
+		long mod;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (!parse_line(p, nl, &l, nonzero))
+			continue;
+		if (ks->nr == cap) {
+			struct kent *na;
+
+			cap *= 2;
+			na = realloc(ks->syms, cap * sizeof(*na));
+			if (!na)
+				return -ENOMEM;
+			ks->syms = na;
+		}
+		mod = module_of(ks, &l);
+		if (mod < 0)
+			return (int)mod;
+		ks->syms[ks->nr++] = (struct kent){
+		    l.addr, (uint32_t)(l.name - ks->text), (uint32_t)mod};
+		if (!mod && l.name_len == 5 && !memcmp(l.name, "_text", 5))
+			*text_base = l.addr;
+	}
+	return 0;
+}
+
+/* Runs of one module in address order; each symbol gets its run's index. */
+static int make_runs(struct evprof__kallsyms *ks, uint64_t text_base)
+{
+	uint32_t prev = 0;
+
+	for (size_t i = 0; i < ks->nr; i++) {
+		struct kent *e = &ks->syms[i];
+		uint32_t mod = e->run;
+
+		/* By name: a module listed in two places is one run. */
+		if (!i || (mod != prev && (!mod || !prev ||
+					   strcmp(ks->mods.a[mod - 1],
+						  ks->mods.a[prev - 1])))) {
+			if (EVPROF_VEC_RESERVE(&ks->runs, ks->runs.n + 1))
+				return -ENOMEM;
+			ks->runs.a[ks->runs.n++] = (struct krun){
+			    mod ? ks->mods.a[mod - 1] : NULL,
+			    mod ? e->addr
+				: (text_base ? text_base : ks->syms[0].addr)};
+		}
+		prev = mod;
+		e->run = (uint32_t)ks->runs.n - 1;
+	}
+	return 0;
 }
 
 struct evprof__kallsyms *evprof__kallsyms_load(const char *path, bool *hidden)
 {
 	struct evprof__kallsyms *ks;
-	struct evprof__ksym *na;
 	uint64_t text_base = 0;
-	size_t len = 0, cap = 0, i, run = 0;
 	bool nonzero = false;
-	char *p, *nl;
 	int err;
 
 	*hidden = false;
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
 		return NULL;
-	err = evprof__read_all(path, KALLSYMS_MAX_BYTES, &ks->text, &len);
-	if (err) {
-		free(ks);
-		errno = -err;
-		return NULL;
-	}
-	for (p = ks->text; p < ks->text + len; p = nl + 1) {
-		struct evprof__ksym sym;
+	err = map_file(path, &ks->text, &ks->len);
+	ks->mapped = !err;
+	if (err == -ENODEV) {
+		char *buf;
 
-		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p);
-		*nl = '\0';
-		if (!parse_line(p, &sym, &nonzero))
-			continue;
-		if (ks->nr == cap) {
-			cap = cap ? cap * 2 : 4096;
-			na = realloc(ks->syms, cap * sizeof(*na));
-			if (!na) {
-				evprof__kallsyms_free(ks);
-				errno = ENOMEM;
-				return NULL;
-			}
-			ks->syms = na;
-		}
-		ks->syms[ks->nr++] = sym;
-		if (!sym.module && !strcmp(sym.name, "_text"))
-			text_base = sym.addr;
+		err =
+		    evprof__read_all(path, KALLSYMS_MAX_BYTES, &buf, &ks->len);
+		ks->text = buf;
 	}
-	if (!nonzero) {
+	/* Name offsets are 32 bits. */
+	if (!err && ks->len > UINT32_MAX)
+		err = -EFBIG;
+	if (!err)
+		err = parse(ks, &nonzero, &text_base);
+	if (!err && !nonzero) {
 		/* kptr_restrict: addresses are all zero and useless. */
 		*hidden = ks->nr > 0;
 		ks->nr = 0;
 		return ks;
 	}
-	qsort(ks->syms, ks->nr, sizeof(*ks->syms), cmp_ksym);
-	for (i = 0; i < ks->nr; i++) {
-		struct evprof__ksym *s = &ks->syms[i];
-
-		if (i && !same_module(s->module, ks->syms[i - 1].module))
-			run = i;
-		s->base = s->module
-			      ? ks->syms[run].addr
-			      : (text_base ? text_base : ks->syms[0].addr);
-		s->size = 0;
+	if (!err && !sorted_by_addr(ks->syms, ks->nr))
+		qsort(ks->syms, ks->nr, sizeof(*ks->syms), cmp_kent);
+	if (!err)
+		err = make_runs(ks, text_base);
+	if (!err) {
+		ks->names = evprof__hashmap_new(
+		    evprof__hashmap_u64_hash, evprof__hashmap_u64_equal, NULL);
+		if (!ks->names)
+			err = -ENOMEM;
 	}
-	/* Size: distance to the next higher address, whatever owns it. */
-	for (i = 0; i + 1 < ks->nr; i++) {
-		size_t j = i + 1;
-
-		while (j < ks->nr && ks->syms[j].addr == ks->syms[i].addr)
-			j++;
-		if (j < ks->nr)
-			ks->syms[i].size = ks->syms[j].addr - ks->syms[i].addr;
+	if (err) {
+		evprof__kallsyms_free(ks);
+		errno = -err;
+		return NULL;
 	}
 	return ks;
 }
 
 void evprof__kallsyms_free(struct evprof__kallsyms *ks)
 {
+	struct evprof_hashmap_entry *cur, *tmp;
+	size_t bkt;
+
 	if (!ks)
 		return;
+	if (ks->names) {
+		EVPROF_HASHMAP_FOR_EACH_SAFE(ks->names, cur, tmp, bkt)
+		free((char *)cur->value);
+		evprof__hashmap_free(ks->names);
+	}
+	for (size_t i = 0; i < ks->mods.n; i++)
+		free(ks->mods.a[i]);
+	EVPROF_VEC_FREE(&ks->mods);
+	EVPROF_VEC_FREE(&ks->runs);
 	free(ks->syms);
-	free(ks->text);
+	if (ks->mapped)
+		munmap((void *)ks->text, ks->len);
+	else
+		free((char *)ks->text);
 	free(ks);
 }
 
-const struct evprof__ksym *
-evprof__kallsyms_find(const struct evprof__kallsyms *ks, uint64_t addr)
+/* Orders two symbols' names as strcmp would, from the file's bytes. */
+static int cmp_names(const struct evprof__kallsyms *ks, const struct kent *a,
+		     const struct kent *b)
+{
+	const char *end = ks->text + ks->len;
+	const char *x = ks->text + a->name_off, *y = ks->text + b->name_off;
+	size_t lx = name_len(x, end), ly = name_len(y, end);
+	int c = memcmp(x, y, lx < ly ? lx : ly);
+
+	if (c || lx == ly)
+		return c;
+	return lx < ly ? -1 : 1;
+}
+
+/* The name of syms[i], copied out of the file once. */
+static const char *name_of(struct evprof__kallsyms *ks, size_t i)
+{
+	const char *p = ks->text + ks->syms[i].name_off;
+	long v;
+	char *n;
+
+	if (evprof__hashmap_find(ks->names, (long)i, &v))
+		return (const char *)v;
+	n = strndup(p, name_len(p, ks->text + ks->len));
+	if (n && evprof__hashmap_add(ks->names, (long)i, (long)n)) {
+		free(n);
+		n = NULL;
+	}
+	return n;
+}
+
+int evprof__kallsyms_find(struct evprof__kallsyms *ks, uint64_t addr,
+			  struct evprof__ksym *out)
 {
 	size_t lo = evprof__count_le(ks->syms, ks->nr, sizeof(*ks->syms), addr);
+	size_t best, next;
+	const struct krun *run;
 
 	if (lo == 0)
-		return NULL;
-	/* Among aliases at one address, the first in sort order. */
-	lo--;
-	while (lo > 0 && ks->syms[lo - 1].addr == ks->syms[lo].addr)
+		return 0;
+	/* Among aliases at one address, the first by name: a stable choice. */
+	best = --lo;
+	while (lo > 0 && ks->syms[lo - 1].addr == ks->syms[best].addr) {
 		lo--;
-	return &ks->syms[lo];
+		if (cmp_names(ks, &ks->syms[lo], &ks->syms[best]) < 0)
+			best = lo;
+	}
+	out->name = name_of(ks, best);
+	if (!out->name)
+		return -ENOMEM;
+	run = &ks->runs.a[ks->syms[best].run];
+	out->addr = ks->syms[best].addr;
+	out->module = run->module;
+	out->base = run->base;
+	/* Size: distance to the next higher address, whatever owns it. */
+	next = best + 1;
+	while (next < ks->nr && ks->syms[next].addr == out->addr)
+		next++;
+	out->size = next < ks->nr ? ks->syms[next].addr - out->addr : 0;
+	return 1;
 }
 
 static size_t align4(size_t n)

@@ -9,11 +9,11 @@
 
 #include "util.h"
 
-/* A kernel text symbol; strings live as long as the table. */
+/* A kernel text symbol, as a lookup returns it. */
 struct evprof__ksym {
-	uint64_t addr; /* first: evprof__count_le() */
-	const char *name;
-	const char *module; /* NULL: the kernel image itself */
+	uint64_t addr;
+	const char *name;   /* lives as long as the table */
+	const char *module; /* NULL: the kernel image itself; as name */
 	uint64_t size;	    /* distance to the next symbol; 0 for the last */
 	uint64_t base;	    /* _text, or the module's lowest text symbol */
 };
@@ -29,9 +29,14 @@ EVPROF_HIDDEN struct evprof__kallsyms *evprof__kallsyms_load(const char *path,
 							     bool *hidden);
 EVPROF_HIDDEN void evprof__kallsyms_free(struct evprof__kallsyms *ks);
 
-/* The symbol at or below addr, or NULL. Valid until the table is freed. */
-EVPROF_HIDDEN const struct evprof__ksym *
-evprof__kallsyms_find(const struct evprof__kallsyms *ks, uint64_t addr);
+/*
+ * Fills *out with the symbol at or below addr (the first by name among
+ * aliases). Returns 1, 0 when there is none, or -ENOMEM when its name
+ * could not be copied out of the file.
+ */
+EVPROF_HIDDEN int evprof__kallsyms_find(struct evprof__kallsyms *ks,
+					uint64_t addr,
+					struct evprof__ksym *out);
 
 /*
  * Parses ELF notes (as in /sys/kernel/notes) for the GNU build id and

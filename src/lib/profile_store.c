@@ -106,7 +106,7 @@ static bool valid_bits(uint64_t has, const uint64_t *vals, uint32_t n)
 int evprof_profile__add_sample(struct evprof_profile *p, int thr,
 			       const struct evprof_profile_sample *smp)
 {
-	uint64_t v[MAX_COLS] = {0}, row[ROW_VALS + EVPROF_PROFILE_MAX_COUNTERS];
+	uint64_t v[MAX_COLS], row[ROW_VALS + EVPROF_PROFILE_MAX_COUNTERS];
 	uint32_t nc = p->nr_counters, i;
 	uint64_t has;
 	int err;
@@ -114,6 +114,8 @@ int evprof_profile__add_sample(struct evprof_profile *p, int thr,
 	if (!smp || !valid(p, thr, smp->stack) ||
 	    !valid_bits(smp->has_counters, smp->counters, nc))
 		return -EINVAL;
+	/* The columns in use only: all of them are 600 bytes per sample. */
+	memset(v, 0, (COL_COUNTERS + nc + p->nr_weights) * sizeof(*v));
 	has = smp->has_counters;
 	v[COL_SAMPLES] = smp->values_only ? 0 : smp->weight ? smp->weight : 1;
 	v[COL_CPU] = smp->cpu_delta_ns;

@@ -162,7 +162,7 @@ static int cur_regs(struct cursor *c, uint64_t mask, uint64_t *abi,
 
 	if (err || *abi == 0)
 		return err;
-	*nr = (uint32_t)__builtin_popcountll(mask);
+	*nr = (uint32_t)evprof__popcount64(mask);
 	return cur_u64s(c, *nr, regs);
 }
 
@@ -320,8 +320,8 @@ static int parse_sample_id(struct cursor *c, struct evprof_sample_id *sid,
 
 	if (!fmt->sample_id_all)
 		return 0;
-	size = (size_t)__builtin_popcountll(st & SAMPLE_ID_BITS) *
-	       sizeof(uint64_t);
+	size =
+	    (size_t)evprof__popcount64(st & SAMPLE_ID_BITS) * sizeof(uint64_t);
 	if (size == 0)
 		return 0;
 	if (size > cur_left(c))

@@ -54,6 +54,7 @@ static struct order *sorted(const void *data, size_t n, size_t elem,
 			    uint64_t until, size_t *out)
 {
 	struct order *o = malloc((n ? n : 1) * sizeof(*o));
+	bool in_order = true;
 	size_t k = 0;
 
 	if (!o)
@@ -62,9 +63,14 @@ static struct order *sorted(const void *data, size_t n, size_t elem,
 		memcpy(&o[k].time, (const char *)data + i * elem,
 		       sizeof(o[k].time));
 		o[k].idx = (uint32_t)i;
-		k += o[k].time <= until;
+		if (o[k].time <= until) {
+			in_order &= !k || o[k - 1].time <= o[k].time;
+			k++;
+		}
 	}
-	qsort(o, k, sizeof(*o), cmp_order);
+	/* Imports and single-ring sessions arrive in time order already. */
+	if (!in_order)
+		qsort(o, k, sizeof(*o), cmp_order);
 	*out = k;
 	return o;
 }

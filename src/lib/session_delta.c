@@ -62,30 +62,46 @@ static long inst_key(long k, uint32_t tid)
 	return (long)((uint64_t)k << 32 | tid);
 }
 
+static struct delta_hit *hit_slot(struct sess_delta *d, uint64_t id,
+				  uint32_t tid)
+{
+	uint64_t h = (id ^ (uint64_t)tid << 32 ^ tid) * 0x9e3779b97f4a7c15ULL;
+
+	return &d->hits[h >> 58 & (DELTA_HITS - 1)];
+}
+
 int evprof__delta_prepare(struct sess_delta *d, uint64_t id, uint32_t tid,
 			  struct delta_ref *ref)
 {
+	/* Every thread continues the CPU's one instance. */
+	uint32_t t = d->per_cpu ? PER_CPU_TID : tid;
+	struct delta_hit *hit = hit_slot(d, id, t);
 	long k, key;
 
+	if (hit->valid && hit->id == id && hit->tid == t) {
+		ref->role = d->ids.a[hit->k].role;
+		ref->inst = hit->inst;
+		return 0;
+	}
 	ref->inst = -1;
 	if (!d->by_id || !evprof__hashmap_find(d->by_id, (long)id, &k))
 		return 0;
 	ref->role = d->ids.a[k].role;
-	/* Every thread continues the CPU's one instance. */
-	key = inst_key(k, d->per_cpu ? PER_CPU_TID : tid);
+	key = inst_key(k, t);
 	if (!d->by_key) {
 		d->by_key = evprof__hashmap_new(
 		    evprof__hashmap_u64_hash, evprof__hashmap_u64_equal, NULL);
 		if (!d->by_key)
 			return -ENOMEM;
 	}
-	if (evprof__hashmap_find(d->by_key, key, &ref->inst))
-		return 0;
-	if (EVPROF_VEC_RESERVE(&d->inst, d->inst.n + 1) ||
-	    evprof__hashmap_add(d->by_key, key, (long)d->inst.n))
-		return -ENOMEM;
-	ref->inst = (long)d->inst.n;
-	d->inst.a[d->inst.n++] = (struct delta_inst){0};
+	if (!evprof__hashmap_find(d->by_key, key, &ref->inst)) {
+		if (EVPROF_VEC_RESERVE(&d->inst, d->inst.n + 1) ||
+		    evprof__hashmap_add(d->by_key, key, (long)d->inst.n))
+			return -ENOMEM;
+		ref->inst = (long)d->inst.n;
+		d->inst.a[d->inst.n++] = (struct delta_inst){0};
+	}
+	*hit = (struct delta_hit){id, k, ref->inst, t, true};
 	return 0;
 }
 

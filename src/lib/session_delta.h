@@ -35,8 +35,22 @@ struct delta_inst {
 	bool read;     /* read at least once */
 };
 
+/*
+ * A recent (id, tid) -> (index in ids, instance): most samples come from a
+ * few threads reading a few ids, and indices never change once given.
+ */
+struct delta_hit {
+	uint64_t id;
+	long k, inst;
+	uint32_t tid;
+	bool valid;
+};
+
+#define DELTA_HITS 64 /* a power of two */
+
 struct sess_delta {
 	bool per_cpu;
+	struct delta_hit hits[DELTA_HITS];
 	EVPROF_VEC(struct delta_id) ids;
 	struct evprof_hashmap *by_id; /* kernel id -> index in ids */
 	EVPROF_VEC(struct delta_inst) inst;

@@ -206,7 +206,7 @@ int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 		struct ssample x = st->samples.a[i];
 		/* An aggregate's sample count follows its deltas. */
 		size_t nd =
-		    (size_t)__builtin_popcountll(x.has) + !!(x.flags & SS_AGGR);
+		    (size_t)evprof__popcount64(x.has) + !!(x.flags & SS_AGGR);
 
 		if (x.flags & SS_BUILT)
 			continue;

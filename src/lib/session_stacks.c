@@ -145,8 +145,10 @@ static size_t frame_hash(long key, void *ctx)
 {
 	const struct sess_stacks *b = ctx;
 
-	return (size_t)evprof__hash_mem(EVPROF_HASH_INIT, &b->frame_keys.a[key],
-					sizeof(struct frame_key));
+	const struct frame_key *k = &b->frame_keys.a[key];
+	const uint64_t w[2] = {k->map, k->addr};
+
+	return (size_t)evprof__hash_words(EVPROF_HASH_INIT, w, 2);
 }
 
 static bool frame_equal(long x, long y, void *ctx)

@@ -49,8 +49,7 @@ static size_t chain_hash(long key, void *ctx)
 	const struct sess_store *st = ctx;
 	const uint64_t *w = st->chains.a + key;
 
-	return (size_t)evprof__hash_mem(EVPROF_HASH_INIT, w,
-					(w[0] + 1) * sizeof(*w));
+	return (size_t)evprof__hash_words(EVPROF_HASH_INIT, w, w[0] + 1);
 }
 
 static bool chain_equal(long a, long b, void *ctx)
@@ -192,7 +191,7 @@ uint64_t evprof__sstore_delta(const struct sess_store *st,
 
 	if (!(x->has & (1ULL << slot)))
 		return 0;
-	return d[__builtin_popcountll(x->has & ((1ULL << slot) - 1))];
+	return d[evprof__popcount64(x->has & ((1ULL << slot) - 1))];
 }
 
 /* ---- side-band events --------------------------------------------------- */

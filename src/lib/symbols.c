@@ -449,6 +449,7 @@ int evprof_symbolizer__kernel(struct evprof_symbolizer *s, uint64_t addr,
 			      struct evprof_sym_result *res)
 {
 	const struct evprof__ksym *k = NULL;
+	struct evprof__ksym ks;
 	char lib[80];
 
 	if (!s || !res)
@@ -457,8 +458,14 @@ int evprof_symbolizer__kernel(struct evprof_symbolizer *s, uint64_t addr,
 	memset(res, 0, sizeof(*res));
 	if (!s->ksyms_tried)
 		load_kernel(s);
-	if (s->ksyms)
-		k = evprof__kallsyms_find(s->ksyms, addr);
+	if (s->ksyms) {
+		int n = evprof__kallsyms_find(s->ksyms, addr, &ks);
+
+		if (n < 0)
+			return n;
+		if (n)
+			k = &ks;
+	}
 	if (!k) {
 		res->lib_path = "[kernel.kallsyms]";
 		res->lib_name = res->lib_path;

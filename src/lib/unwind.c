@@ -101,7 +101,7 @@ static bool perf_reg(const struct evprof__unwind_input *in, int r,
 
 	if (!(in->regs_mask & bit))
 		return false;
-	idx = (uint32_t)__builtin_popcountll(in->regs_mask & (bit - 1));
+	idx = (uint32_t)evprof__popcount64(in->regs_mask & (bit - 1));
 	if (idx >= in->nr_regs)
 		return false;
 	*val = in->regs[idx];

@@ -250,12 +250,35 @@ EVPROF_HIDDEN bool evprof__hashmap_delete(struct evprof_hashmap *map, long key,
 		     (cur) && ((tmp) = (cur)->next, true); (cur) = (tmp))
 
 /*
+ * Set bits in x. Without -mpopcnt the builtin is a call into libgcc's
+ * table loop, and this runs per sample (register and delta masks).
+ */
+static inline unsigned evprof__popcount64(uint64_t x)
+{
+#ifdef __POPCNT__
+	return (unsigned)__builtin_popcountll(x);
+#else
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
+/*
  * FNV-1a over len bytes, continuing from h: start with EVPROF_HASH_INIT and
  * chain calls to hash several fields of a composite key. Not for
  * adversarial input (no seed secret).
  */
 #define EVPROF_HASH_INIT 0xcbf29ce484222325ULL
 EVPROF_HIDDEN uint64_t evprof__hash_mem(uint64_t h, const void *p, size_t len);
+
+/*
+ * The same use for keys made of n 64-bit words (callchains, (map, address)
+ * pairs): a word per multiply instead of a byte, for the per-sample path.
+ */
+EVPROF_HIDDEN uint64_t evprof__hash_words(uint64_t h, const uint64_t *w,
+					  size_t n);
 
 /* Keys that are integers (u64 on 64-bit): the hash is the key itself. */
 EVPROF_HIDDEN size_t evprof__hashmap_u64_hash(long key, void *ctx);

@@ -221,6 +221,37 @@ static void test_hash_bytes(void **state)
 			&k.b, sizeof(k.b)) != h);
 }
 
+/* Against counting bit by bit, and the word hash's basic properties. */
+static void test_popcount_hash_words(void **state)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL, w[3] = {1, 2, 3}, v[3] = {1, 2, 4};
+
+	(void)state;
+	assert_int_equal(evprof__popcount64(0), 0);
+	assert_int_equal(evprof__popcount64(~0ULL), 64);
+	for (int i = 0; i < 1000; i++) {
+		unsigned n = 0;
+
+		for (int b = 0; b < 64; b++)
+			n += (unsigned)(x >> b & 1);
+		assert_int_equal(evprof__popcount64(x), n);
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	}
+	assert_true(evprof__hash_words(EVPROF_HASH_INIT, w, 3) ==
+		    evprof__hash_words(EVPROF_HASH_INIT, w, 3));
+	assert_true(evprof__hash_words(EVPROF_HASH_INIT, w, 3) !=
+		    evprof__hash_words(EVPROF_HASH_INIT, v, 3));
+	/* order matters, and chaining is hashing the concatenation */
+	v[0] = 2;
+	v[1] = 1;
+	v[2] = 3;
+	assert_true(evprof__hash_words(EVPROF_HASH_INIT, w, 3) !=
+		    evprof__hash_words(EVPROF_HASH_INIT, v, 3));
+	assert_true(evprof__hash_words(
+			evprof__hash_words(EVPROF_HASH_INIT, w, 1), w + 1, 2) ==
+		    evprof__hash_words(EVPROF_HASH_INIT, w, 3));
+}
+
 static void test_vec(void **state)
 {
 	EVPROF_VEC(uint32_t) v = {0};
@@ -341,6 +372,7 @@ int main(void)
 	    cmocka_unit_test(test_hashmap_strings),
 	    cmocka_unit_test(test_hashmap_collisions),
 	    cmocka_unit_test(test_hash_bytes),
+	    cmocka_unit_test(test_popcount_hash_words),
 	    cmocka_unit_test(test_vec),
 	    cmocka_unit_test(test_vec_limits),
 	    cmocka_unit_test(test_opts),

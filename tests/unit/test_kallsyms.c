@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Kernel symbols from a kallsyms text written here: what each address
+ * resolves to is known by construction (sizes, module bases, the alias
+ * chosen), whether the file is mapped (a regular file) or read (a pipe,
+ * as /proc/kallsyms reads).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "kallsyms.h"
+
+/*
+ * Modules after the image, as the kernel lists them; lines out of address
+ * order (the last module), aliases (b_alias and a_alias at 0x...1100),
+ * data symbols (not text: ignored) and a malformed line.
+ */
+static const char text[] = "ffffffff81000000 T _stext\n"
+			   "ffffffff81000000 T _text\n"
+			   "ffffffff81001000 t first\n"
+			   "ffffffff81001100 T b_alias\n"
+			   "ffffffff81001100 T a_alias\n"
+			   "ffffffff81002000 D some_data\n"
+			   "ffffffff81003000 T last_core\n"
+			   "not a line\n"
+			   "ffffffffc0002000 t mod_b_fn\t[modb]\n"
+			   "ffffffffc0002400 t mod_b_fn2\t[modb]\n"
+			   "ffffffffc0001000 t mod_a_fn\t[moda]\n"
+			   "ffffffffc0001800 T mod_a_fn2\t[moda]";
+
+struct want {
+	uint64_t addr;
+	const char *name, *module; /* name NULL: none */
+	uint64_t start, size, base;
+};
+
+static const struct want wants[] = {
+    {0xffffffff80ffffffULL, NULL, NULL, 0, 0, 0},
+    /* _stext and _text alias: the first by name */
+    {0xffffffff81000000ULL, "_stext", NULL, 0xffffffff81000000ULL, 0x1000,
+     0xffffffff81000000ULL},
+    {0xffffffff81001050ULL, "first", NULL, 0xffffffff81001000ULL, 0x100,
+     0xffffffff81000000ULL},
+    {0xffffffff81001100ULL, "a_alias", NULL, 0xffffffff81001100ULL, 0x1f00,
+     0xffffffff81000000ULL},
+    /* data symbols do not end a function */
+    {0xffffffff81002fffULL, "a_alias", NULL, 0xffffffff81001100ULL, 0x1f00,
+     0xffffffff81000000ULL},
+    {0xffffffff81003000ULL, "last_core", NULL, 0xffffffff81003000ULL,
+     0xffffffffc0001000ULL - 0xffffffff81003000ULL, 0xffffffff81000000ULL},
+    {0xffffffffc0001004ULL, "mod_a_fn", "moda", 0xffffffffc0001000ULL, 0x800,
+     0xffffffffc0001000ULL},
+    {0xffffffffc0001900ULL, "mod_a_fn2", "moda", 0xffffffffc0001800ULL, 0x800,
+     0xffffffffc0001000ULL},
+    {0xffffffffc0002010ULL, "mod_b_fn", "modb", 0xffffffffc0002000ULL, 0x400,
+     0xffffffffc0002000ULL},
+    /* the last symbol has no size */
+    {0xffffffffc0002500ULL, "mod_b_fn2", "modb", 0xffffffffc0002400ULL, 0,
+     0xffffffffc0002000ULL},
+};
+
+static void check_table(struct evprof__kallsyms *ks)
+{
+	for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++) {
+		const struct want *w = &wants[i];
+		struct evprof__ksym k;
+		int n = evprof__kallsyms_find(ks, w->addr, &k);
+
+		if (!w->name) {
+			assert_int_equal(n, 0);
+			continue;
+		}
+		assert_int_equal(n, 1);
+		assert_string_equal(k.name, w->name);
+		if (w->module)
+			assert_string_equal(k.module, w->module);
+		else
+			assert_null(k.module);
+		assert_true(k.addr == w->start);
+		assert_true(k.size == w->size);
+		assert_true(k.base == w->base);
+	}
+}
+
+static void test_regular_file(void **state)
+{
+	char path[] = "/tmp/evprof-kallsyms-XXXXXX";
+	struct evprof__kallsyms *ks;
+	bool hidden = true;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	ks = evprof__kallsyms_load(path, &hidden);
+	unlink(path);
+	assert_non_null(ks);
+	assert_false(hidden);
+	check_table(ks);
+	/* a second lookup returns the same copy of the name */
+	{
+		struct evprof__ksym a, b;
+
+		assert_int_equal(
+		    evprof__kallsyms_find(ks, 0xffffffff81001000ULL, &a), 1);
+		assert_int_equal(
+		    evprof__kallsyms_find(ks, 0xffffffff81001001ULL, &b), 1);
+		assert_ptr_equal(a.name, b.name);
+	}
+	evprof__kallsyms_free(ks);
+}
+
+/* Through a FIFO: not mappable, read to its end like /proc/kallsyms. */
+static void test_not_a_regular_file(void **state)
+{
+	char dir[] = "/tmp/evprof-kallsyms-XXXXXX", path[64];
+	struct evprof__kallsyms *ks;
+	bool hidden = true;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		FILE *f = fopen(path, "w");
+
+		_exit(f && fputs(text, f) >= 0 && !fclose(f) ? 0 : 1);
+	}
+	ks = evprof__kallsyms_load(path, &hidden);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	unlink(path);
+	rmdir(dir);
+	assert_non_null(ks);
+	assert_false(hidden);
+	check_table(ks);
+	evprof__kallsyms_free(ks);
+}
+
+static void test_hidden(void **state)
+{
+	static const char zeros[] = "0000000000000000 T _text\n"
+				    "0000000000000000 t first\n";
+	char path[] = "/tmp/evprof-kallsyms-XXXXXX";
+	struct evprof__kallsyms *ks;
+	struct evprof__ksym k;
+	bool hidden = false;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, zeros, strlen(zeros)),
+			 (ssize_t)strlen(zeros));
+	close(fd);
+	ks = evprof__kallsyms_load(path, &hidden);
+	unlink(path);
+	assert_non_null(ks);
+	assert_true(hidden);
+	assert_int_equal(evprof__kallsyms_find(ks, 0, &k), 0);
+	evprof__kallsyms_free(ks);
+	errno = 0;
+	assert_null(evprof__kallsyms_load("/nonexistent/kallsyms", &hidden));
+	assert_int_equal(errno, ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_regular_file),
+	    cmocka_unit_test(test_not_a_regular_file),
+	    cmocka_unit_test(test_hidden),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
