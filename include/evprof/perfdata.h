@@ -70,6 +70,11 @@ struct evprof_perfdata_opts {
 	 * (evprof_symbolizer_opts.no_dwarf). Faster where debug info is big.
 	 */
 	bool no_dwarf;
+	/*
+	 * A directory for the timeline's temporary file
+	 * (evprof_profile_opts.spill_dir); NULL: rows stay in memory.
+	 */
+	const char *spill_dir;
 };
 
 /*

@@ -80,6 +80,14 @@ bool out_has_column(const struct evprof_profile *p, const char *name);
  * same profile under $TMPDIR, /tmp, /var/tmp or $HOME, said on stderr.
  * saved receives the path written. Returns 0 or the first -errno.
  */
+/*
+ * Where a timeline spills (a file unlinked at creation): $TMPDIR, else
+ * /var/tmp, on disk where /tmp may be memory.
+ */
+const char *cli_spill_dir(void);
+/* true when some output of outs[n] (in fmt, or by name when fmt < 0) is
+ * the Firefox one, the only reader of a timeline. */
+bool out_wants_timeline(const char *const *outs, size_t n, int fmt);
 int out_write_somewhere(const struct evprof_profile *p, const char *path,
 			enum out_format fmt, const char *weight, char *saved,
 			size_t len);

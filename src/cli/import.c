@@ -97,6 +97,8 @@ int cmd_import(int argc, char **argv)
 	in = argv[optind];
 	if (!nr_outs)
 		outs[nr_outs++] = "perf.json.gz";
+	po.no_timeline = !out_wants_timeline(outs, nr_outs, fmt);
+	po.spill_dir = cli_spill_dir();
 	pd = evprof_perfdata__open(in, &po);
 	if (!pd) {
 		cli_err("cannot open %s: %s", in, evprof_strerror(errno));

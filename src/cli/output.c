@@ -189,3 +189,19 @@ int out_write_somewhere(const struct evprof_profile *p, const char *path,
 	snprintf(saved, len, "%s", path);
 	return err;
 }
+
+const char *cli_spill_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && *t ? t : "/var/tmp";
+}
+
+bool out_wants_timeline(const char *const *outs, size_t n, int fmt)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((fmt < 0 ? out_format_of(outs[i]) : (enum out_format)fmt) ==
+		    OUT_FIREFOX)
+			return true;
+	return false;
+}

@@ -88,17 +88,6 @@ static void print_note(const char *note, void *ctx)
 	cli_err("%s", note);
 }
 
-/*
- * Where the timeline spills (a file unlinked at creation): $TMPDIR, else
- * /var/tmp, on disk where /tmp may be memory.
- */
-static const char *cli_spill_dir(void)
-{
-	const char *t = getenv("TMPDIR");
-
-	return t && *t ? t : "/var/tmp";
-}
-
 /* -g fp | dwarf[,SIZE] | none */
 static int parse_call_graph(struct evprof_recorder_opts *o, const char *arg)
 {
@@ -493,12 +482,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (argc)
 		tg.argv = argv;
-	/* Only the Firefox output reads the timeline. */
-	ro.no_timeline = continuous ? fmt != OUT_FIREFOX : true;
-	for (int i = 0; !continuous && i < nr_outs; i++)
-		if ((fmt < 0 ? out_format_of(outs[i]) : (enum out_format)fmt) ==
-		    OUT_FIREFOX)
-			ro.no_timeline = false;
+	ro.no_timeline = continuous
+			     ? fmt != OUT_FIREFOX
+			     : !out_wants_timeline(outs, (size_t)nr_outs, fmt);
 	/* Refused now, before the command runs, not after it ran. */
 	for (int i = 0; i < nr_outs; i++) {
 		bool in_dir;

@@ -55,11 +55,14 @@ static struct evprof_perfdata *pd_new(const struct evprof_perfdata_opts *opts)
 		pd->symfs = strdup(opts->symfs);
 	pd->no_symbols = EVPROF_OPTS_GET(opts, no_symbols, false);
 	pd->no_timeline = EVPROF_OPTS_GET(opts, no_timeline, false);
+	if (EVPROF_OPTS_GET(opts, spill_dir, NULL))
+		pd->spill_dir = strdup(opts->spill_dir);
 	pd->no_dwarf = EVPROF_OPTS_GET(opts, no_dwarf, false);
 	pd->x = malloc(sizeof(*pd->x));
 	pd->unzip = evprof__pd_unzip_new();
 	if (!pd->buildid_dir || !pd->kallsyms || !pd->notes || !pd->x ||
-	    !pd->unzip || (EVPROF_OPTS_GET(opts, symfs, NULL) && !pd->symfs)) {
+	    !pd->unzip || (EVPROF_OPTS_GET(opts, symfs, NULL) && !pd->symfs) ||
+	    (EVPROF_OPTS_GET(opts, spill_dir, NULL) && !pd->spill_dir)) {
 		evprof_perfdata__free(pd);
 		errno = ENOMEM;
 		return NULL;
@@ -139,6 +142,9 @@ void evprof_perfdata__free(struct evprof_perfdata *pd)
 	free(pd->buildid_dir);
 	free(pd->kallsyms);
 	free(pd->notes);
+	free(pd->spill_dir);
+	evprof_profile__free(pd->p);
+	evprof_symbolizer__free(pd->sym);
 	free(pd);
 }
 
@@ -402,6 +408,74 @@ static int too_long(struct evprof_perfdata *pd, uint32_t type, uint64_t off)
 	return fail(pd, off, what);
 }
 
+/* The profile and symbolizer samples are built into, made once. */
+static int profile_start(struct evprof_perfdata *pd)
+{
+	struct evprof_session_stats ss;
+	struct evprof_profile_opts po = {.sz = sizeof(po)};
+	struct evprof_symbolizer_opts so = {.sz = sizeof(so)};
+	char product[512], os[256];
+
+	if (pd->p)
+		return 0;
+	evprof_session__stats(pd->s, &ss);
+	snprintf(product, sizeof(product), "evprof import: %s",
+		 pd->h.cmdline ? pd->h.cmdline : "perf.data");
+	snprintf(os, sizeof(os), "Linux %s",
+		 pd->h.osrelease ? pd->h.osrelease : "");
+	po.product = product;
+	po.os = pd->h.osrelease ? os : NULL;
+	po.start_mono_ns = ss.first_time;
+	po.interval_ns = evprof__pd_interval(pd);
+	po.no_timeline = pd->no_timeline;
+	po.spill_dir = pd->spill_dir;
+	pd->p = evprof_profile__new(&po);
+	if (!pd->p)
+		return -errno;
+	if (!pd->no_symbols) {
+		so.kallsyms_path = pd->kernel_ok ? pd->ksyms : "/dev/null";
+		so.no_dwarf = pd->no_dwarf;
+		pd->sym = evprof_symbolizer__new(&so);
+		if (!pd->sym)
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Memory flat in the file's length: every PART_SAMPLES samples, what is
+ * older than the latest sample by PART_MARGIN_NS is built and dropped, as a
+ * recording does (rounds give time order; the margin covers what perf
+ * orders only by its queue's half flush). Files with switch records or
+ * deferred callchains (their data comes after the sample) are built whole
+ * at the end.
+ */
+#define PART_SAMPLES   65536
+#define PART_MARGIN_NS 100000000ull
+
+static int build_part(struct evprof_perfdata *pd, uint64_t time)
+{
+	int err;
+
+	if (time > pd->part_time)
+		pd->part_time = time;
+	if (pd->no_parts || ++pd->part_samples < PART_SAMPLES)
+		return 0;
+	pd->part_samples = 0;
+	if (pd->part_time <= PART_MARGIN_NS)
+		return 0;
+	err = profile_start(pd);
+	if (!err)
+		err = evprof_session__build_until(
+		    pd->s, pd->p, pd->sym, pd->part_time - PART_MARGIN_NS);
+	if (err == -EOPNOTSUPP) {
+		pd->no_parts = true;
+		return 0;
+	}
+	pd->parts += !err;
+	return err;
+}
+
 /* A kernel record leaves the ordering: into the session. */
 static int emit(void *ctx, const uint64_t *rec, uint32_t size, uint64_t off)
 {
@@ -424,6 +498,9 @@ static int emit(void *ctx, const uint64_t *rec, uint32_t size, uint64_t off)
 	switch (r.type) {
 	case PERF_RECORD_SAMPLE:
 		err = feed_sample(pd, &r, a);
+		/* A failed build (memory, the spill file) ends the import. */
+		if (!err && (err = build_part(pd, r.sample.time)))
+			return err;
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -710,45 +787,24 @@ static int stream(struct evprof_perfdata *pd, uint64_t *cut)
 
 static struct evprof_profile *make_profile(struct evprof_perfdata *pd)
 {
-	struct evprof_session_stats ss;
-	struct evprof_profile_opts po = {.sz = sizeof(po)};
-	struct evprof_symbolizer_opts so = {.sz = sizeof(so)};
-	struct evprof_symbolizer *sym = NULL;
 	struct evprof_profile *p;
-	char product[512], os[256];
-	int err;
+	int err = profile_start(pd);
 
-	evprof_session__stats(pd->s, &ss);
-	snprintf(product, sizeof(product), "evprof import: %s",
-		 pd->h.cmdline ? pd->h.cmdline : "perf.data");
-	snprintf(os, sizeof(os), "Linux %s",
-		 pd->h.osrelease ? pd->h.osrelease : "");
-	po.product = product;
-	po.os = pd->h.osrelease ? os : NULL;
-	po.start_mono_ns = ss.first_time;
-	po.interval_ns = evprof__pd_interval(pd);
-	po.no_timeline = pd->no_timeline;
-	p = evprof_profile__new(&po);
-	if (!p)
-		return NULL;
-	if (!pd->no_symbols) {
-		so.kallsyms_path = pd->kernel_ok ? pd->ksyms : "/dev/null";
-		so.no_dwarf = pd->no_dwarf;
-		sym = evprof_symbolizer__new(&so);
-		if (!sym) {
-			evprof_profile__free(p);
-			return NULL;
-		}
+	if (!err) {
+		evprof__pd_notes(pd, pd->p);
+		err = pd->parts ? evprof_session__build_until(
+				      pd->s, pd->p, pd->sym, UINT64_MAX)
+				: evprof_session__build(pd->s, pd->p, pd->sym);
 	}
-	evprof__pd_notes(pd, p);
-	err = evprof_session__build(pd->s, p, sym);
-	evprof_symbolizer__free(sym);
+	evprof_symbolizer__free(pd->sym);
+	pd->sym = NULL;
 	if (err) {
-		evprof_profile__free(p);
 		errno = -err;
 		return NULL;
 	}
-	evprof__pd_notes_stacks(pd, p);
+	evprof__pd_notes_stacks(pd, pd->p);
+	p = pd->p;
+	pd->p = NULL;
 	return p;
 }
 

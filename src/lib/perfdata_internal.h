@@ -360,8 +360,13 @@ struct cpu_total { /* per-CPU group reads (-a): the last value per id */
 
 /* The reader (perfdata.c), read by perfdata_notes.c. */
 struct evprof_perfdata {
-	char *symfs, *buildid_dir, *kallsyms, *notes;
+	char *symfs, *buildid_dir, *kallsyms, *notes, *spill_dir;
 	bool no_symbols, no_timeline, no_dwarf, imported;
+	/* Built in parts as it streams (see build_part()). */
+	struct evprof_profile *p;
+	struct evprof_symbolizer *sym;
+	uint64_t part_time, part_samples, parts;
+	bool no_parts;
 	/* Every attr puts TIME at the same place (fast_time()). */
 	bool same_lead, same_lead_known;
 	struct pd_src src;

@@ -11,9 +11,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "recorder_open.h"
 
@@ -30,8 +27,6 @@ static uint64_t mono_ns(void)
 int evprof__recorder_part(struct evprof_recorder *r,
 			  struct evprof_symbolizer *sym, uint64_t until)
 {
-	int err;
-
 	if (!r->cur) {
 		r->cur = evprof__recorder_new_profile(r, r->win_start);
 		if (!r->cur)
@@ -42,17 +37,8 @@ int evprof__recorder_part(struct evprof_recorder *r,
 		if (!r->sym)
 			return -errno;
 	}
-	err = evprof_session__build_until(r->session, r->cur,
-					  sym ? sym : r->sym, until);
-#ifdef __GLIBC__
-	/*
-	 * Each part frees what it built, a second of samples, amid what
-	 * stays: glibc keeps those pages (RSS grew ~30 bytes a sample in
-	 * bench/flat_memory.sh) unless asked to give free pages back.
-	 */
-	malloc_trim(0);
-#endif
-	return err;
+	return evprof_session__build_until(r->session, r->cur,
+					   sym ? sym : r->sym, until);
 }
 
 void evprof__recorder_poll_part(struct evprof_recorder *r)
