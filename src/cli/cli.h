@@ -111,7 +111,8 @@ int cli_push_tag(struct cli_push_conf *c, const char *kv);
  * A pusher for c->url: app name from the tag service_name (default
  * "evprof"), labels from the other tags plus hostname, pmu and cpu;
  * credentials from EVPROF_PUSH_USER/_PASSWORD, _TOKEN, _TENANT and
- * _CA_FILE. NULL after a message.
+ * _CA_FILE; the queue's length from EVPROF_PUSH_QUEUE. NULL after a
+ * message.
  */
 struct evprof_pusher *cli_pusher_new(struct cli_push_conf *c);
 /*

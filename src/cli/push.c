@@ -74,6 +74,30 @@ static void cpu_model(char *out, size_t len)
 		snprintf(out, len, "%s-%s-%s", vendor, fam, model);
 }
 
+/*
+ * EVPROF_PUSH_QUEUE=N: windows kept unsent behind the one in flight (the
+ * library's 8 by default): what an outage of N windows can hold.
+ */
+static int queue_len(unsigned int *n)
+{
+	const char *env = getenv("EVPROF_PUSH_QUEUE");
+	char *end;
+	long v;
+
+	*n = 0;
+	if (!env)
+		return 0;
+	errno = 0;
+	v = strtol(env, &end, 10);
+	if (errno || end == env || *end || v < 1 || v > 100000) {
+		cli_err("EVPROF_PUSH_QUEUE takes 1 to 100000 windows, not '%s'",
+			env);
+		return -1;
+	}
+	*n = (unsigned int)v;
+	return 0;
+}
+
 struct evprof_pusher *cli_pusher_new(struct cli_push_conf *c)
 {
 	struct evprof_push_opts o = {.sz = sizeof(o), .log = push_log};
@@ -115,6 +139,8 @@ struct evprof_pusher *cli_pusher_new(struct cli_push_conf *c)
 	o.tenant = getenv("EVPROF_PUSH_TENANT");
 	o.ca_file = getenv("EVPROF_PUSH_CA_FILE");
 	o.timeout_ms = c->timeout_ms;
+	if (queue_len(&o.queue_max))
+		return NULL;
 	pu = evprof_pusher__new(&o);
 	if (!pu && errno == EOPNOTSUPP)
 		cli_err("--push: this evprof was built without libcurl "

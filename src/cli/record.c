@@ -539,6 +539,8 @@ int cmd_record(int argc, char **argv)
 		ret = argc ? evprof_exit_code(status) : 0;
 		if (cont_finish(&cont))
 			ret = ret ? ret : 1;
+		/* Lost records and samples are said for windows too. */
+		summary(r, cont.dir ? cont.dir : "windows (pushed)");
 		goto push_end;
 	}
 	status = record_loop(r, duration, NULL, NULL);

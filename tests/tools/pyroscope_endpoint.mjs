@@ -9,6 +9,15 @@
 //   node pyroscope_endpoint.mjs --port-file F --log L [--port N]
 //        [--mode ok|500:N|429:N:SECS|400|hang] [--series-limit N]
 //        [--listen-after-ms MS] [--tls-cert PEM --tls-key PEM]
+//        [--script PHASE,PHASE,...]
+//
+// --script plays timed phases from its start, each MODE@SECS (the last
+// one without @SECS lasts until the end): MODE is ok, 500 (every request
+// answered 500), 429:SECS (429 with Retry-After: SECS), 400, hang (never
+// answered) or down (not listening: connections refused, open ones cut;
+// it listens again on the same port after). It needs --port when it
+// starts down. Each request's log line has its phase's index; each phase
+// entered logs {t_ms, enter: INDEX, mode}.
 //
 // It writes its port to F once listening, and one JSON line per request
 // to L: {t_ms, status, name, labels, from, until, sampleRate, spyName,
@@ -31,6 +40,18 @@ const logFile = opt('--log');
 const mode = opt('--mode', 'ok');
 const seriesLimit = Number(opt('--series-limit', '1000'));
 const listenAfter = Number(opt('--listen-after-ms', '0'));
+const phases = (opt('--script', '') || '').split(',').filter((x) => x)
+  .map((x) => { const [m, secs] = x.split('@'); return { m, secs: secs === undefined ? Infinity : Number(secs) }; });
+const t0 = Date.now();
+// The scripted phase now: its index and mode.
+function phaseNow() {
+  let end = t0;
+  for (let i = 0; i < phases.length; i++) {
+    end += phases[i].secs * 1000;
+    if (Date.now() < end) return [i, phases[i].m];
+  }
+  return [phases.length - 1, phases[phases.length - 1].m];
+}
 let requests = 0;
 const activeSeries = new Set();
 
@@ -192,7 +213,20 @@ async function ingest(req, res, body, rec) {
 }
 
 // Failure modes answer before reading the profile, as a proxy would.
-function scripted(res) {
+function scripted(res, rec) {
+  if (phases.length) {
+    const [i, pm] = phaseNow();
+    const [m, secs] = pm.split(':');
+    rec.phase = i;
+    if (m === 'hang') return 'hang';
+    if (m === '400' || m === '500') return fail(res, Number(m), m === '400' ? 'invalid_argument' : 'unknown', `scripted ${m}`);
+    if (m === '429') {
+      fail(res, 429, 'resource_exhausted', 'rate limited (scripted)');
+      res.answer.headers['Retry-After'] = secs;
+      return 429;
+    }
+    return 0; // ok; a request that came in just before "down" is answered
+  }
   const [m, n, secs] = mode.split(':');
   if (m === 'hang') return 'hang';
   if (m === '400') return fail(res, 400, 'invalid_argument', 'name: invalid service name');
@@ -216,7 +250,10 @@ const handler = (req, res) => {
     if (req.method !== 'POST' || rec.path !== '/ingest') {
       status = fail(res, 404, 'unimplemented', '404 page not found');
     } else {
-      status = scripted(res);
+      // Which window, even when the answer is scripted.
+      const q = new URL(req.url, 'http://x').searchParams;
+      Object.assign(rec, { from: q.get('from'), until: q.get('until') });
+      status = scripted(res, rec);
       if (status === 'hang') {
         rec.status = 'hang';
         fs.appendFileSync(logFile, JSON.stringify(rec) + '\n');
@@ -236,8 +273,33 @@ const server = tlsCert
   ? https.createServer({ cert: fs.readFileSync(tlsCert), key: fs.readFileSync(opt('--tls-key')) }, handler)
   : http.createServer(handler);
 
-setTimeout(() => {
-  server.listen(Number(opt('--port', '0')), '127.0.0.1', () => {
-    if (portFile) fs.writeFileSync(portFile, String(server.address().port));
-  });
-}, listenAfter);
+let port = Number(opt('--port', '0'));
+const listen = () => server.listen(port, '127.0.0.1', () => {
+  port = server.address().port;
+  if (portFile) fs.writeFileSync(portFile, String(port));
+});
+if (!phases.length) {
+  setTimeout(listen, listenAfter);
+} else {
+  // Down phases close the listening socket and every connection (curl
+  // keeps one alive), then listen again on the same port.
+  let at = 0, down = false;
+  const enter = (i) => {
+    const m = phases[i].m;
+    fs.appendFileSync(logFile, JSON.stringify({ t_ms: Date.now(), enter: i, mode: m }) + '\n');
+    if (m === 'down' && !down) {
+      down = true;
+      if (server.listening) server.close();
+      server.closeAllConnections();
+    } else if (m !== 'down' && down) {
+      down = false;
+      listen();
+    }
+  };
+  fs.appendFileSync(logFile, JSON.stringify({ t_ms: t0, enter: 0, mode: phases[0].m }) + '\n');
+  if (phases[0].m === 'down') down = true; else listen();
+  for (let i = 1; i < phases.length; i++) {
+    at += phases[i - 1].secs * 1000;
+    setTimeout(() => enter(i), t0 + at - Date.now());
+  }
+}
