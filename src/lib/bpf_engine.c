@@ -38,6 +38,8 @@ struct evprof_bpf {
 	struct bpf_link **sample_links;
 	struct bpf_link *switch_link, *fork_link;
 	bool baselines; /* every CPU's baseline taken at enable */
+	uint32_t gen;	/* the set the programs add to (engine.bpf.c) */
+	uint64_t entries, slices; /* aggregates and settled threads read */
 	struct perf_event_attr side_band; /* the format the session decodes */
 };
 
@@ -286,6 +288,14 @@ static int load(struct evprof_recorder *r, struct evprof_bpf *b)
 	s->rodata->ns_ino = ino;
 	err = bpf_map__set_max_entries(
 	    s->maps.counters, (uint32_t)possible * EVPROF_BPF_MAX_COUNTERS);
+	/*
+	 * Without windows set 1 is never used: one entry each (a hash map's
+	 * size is no part of what an outer map checks of its inner ones).
+	 */
+	if (!err && !r->flat)
+		err = bpf_map__set_max_entries(s->maps.aggr1, 1);
+	if (!err && !r->flat)
+		err = bpf_map__set_max_entries(s->maps.stacks1, 1);
 	if (!err)
 		err = evprof_engine__load(s);
 	if (err)
@@ -530,13 +540,13 @@ static size_t add_stack(int map, uint64_t h, uint64_t marker, uint64_t *chain,
 	return n;
 }
 
-static int feed(struct evprof_recorder *r, const struct evprof_bpf_key *k,
-		uint64_t time, uint64_t samples, uint64_t cpu_ns,
-		const __u64 *counts)
+/* Feeds one aggregate, its stacks from the stack map of its set. */
+static int feed(struct evprof_recorder *r, int map,
+		const struct evprof_bpf_key *k, uint64_t time, uint64_t samples,
+		uint64_t cpu_ns, const __u64 *counts)
 {
 	uint64_t vals[EVPROF_BPF_MAX_COUNTERS];
 	uint64_t chain[2 * (EVPROF_BPF_STACK_DEPTH + 1)];
-	int map = bpf_map__fd(r->bpf->skel->maps.stacks);
 	size_t n = add_stack(map, k->kstack, PERF_CONTEXT_KERNEL, chain, 0);
 	struct evprof_session_aggr a = {
 	    .time = time,
@@ -570,10 +580,21 @@ static int cmp_key(const void *pa, const void *pb)
 	return memcmp(pa, pb, sizeof(struct evprof_bpf_key));
 }
 
-/* Every aggregate of the map, sorted by key. */
-static int read_aggregates(struct evprof_bpf *b, struct entries *out)
+static struct bpf_map *aggr_set(struct evprof_bpf *b, uint32_t gen)
 {
-	int map = bpf_map__fd(b->skel->maps.aggr);
+	return gen ? b->skel->maps.aggr1 : b->skel->maps.aggr0;
+}
+
+static struct bpf_map *stack_set(struct evprof_bpf *b, uint32_t gen)
+{
+	return gen ? b->skel->maps.stacks1 : b->skel->maps.stacks0;
+}
+
+/* Every aggregate of set gen, sorted by key. */
+static int read_aggregates(struct evprof_bpf *b, uint32_t gen,
+			   struct entries *out)
+{
+	int map = bpf_map__fd(aggr_set(b, gen));
 	struct evprof_bpf_key k, *prev = NULL;
 	struct entry e;
 
@@ -644,32 +665,137 @@ static void read_stats(struct evprof_bpf *b, uint64_t *st)
 	free(v);
 }
 
+/*
+ * Returns once no program run that may have taken the set it adds to
+ * before now is still running. Programs on perf events and tracepoints do
+ * not sleep: each runs in an RCU read-side critical section (preemption
+ * off; a perf_event one in hard interrupt or NMI context, which RCU counts
+ * as one since Linux 4.20). An update of a map-in-map slot returns only
+ * after synchronize_rcu() (maybe_wait_bpf_programs(), Linux 4.16), made
+ * for user space to snapshot what programs recorded through the old inner
+ * map; writing a slot again with the map it holds is that wait alone. A
+ * per-CPU "in a program" counter would cost two atomics in every program
+ * run, and user space would spin on other CPUs' values.
+ */
+static int wait_programs(struct evprof_bpf *b)
+{
+	uint32_t slot = 0;
+	int fd = bpf_map__fd(aggr_set(b, 0));
+
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.aggrs), &slot, &fd,
+				BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Deletes every entry of an idle map, its keys listed first: a walk by
+ * bpf_map_get_next_key() from a deleted key starts over.
+ */
+static int clear_map(struct bpf_map *m)
+{
+	int map = bpf_map__fd(m);
+	size_t ksz = bpf_map__key_size(m), n = 0, cap = 0;
+	char *keys = NULL, *prev = NULL;
+	int err = 0;
+
+	for (;;) {
+		if (n == cap) {
+			char *k =
+			    realloc(keys, (cap = cap ? 2 * cap : 256) * ksz);
+
+			if (!k) {
+				err = -ENOMEM;
+				break;
+			}
+			keys = k;
+		}
+		prev = n ? keys + (n - 1) * ksz : NULL;
+		if (bpf_map_get_next_key(map, prev, keys + n * ksz))
+			break;
+		n++;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(map, keys + i * ksz);
+	free(keys);
+	return err;
+}
+
+/* Feeds every entry of es, the stacks from set gen. */
+static int feed_all(struct evprof_recorder *r, uint32_t gen,
+		    const struct entries *es)
+{
+	int map = bpf_map__fd(stack_set(r->bpf, gen)), err = 0;
+
+	for (size_t i = 0; !err && i < es->n; i++)
+		err = feed(r, map, &es->a[i].k, es->a[i].v.time,
+			   es->a[i].v.samples, es->a[i].v.cpu_ns,
+			   es->a[i].v.counts);
+	return err;
+}
+
+int evprof__bpf_window(struct evprof_recorder *r)
+{
+	struct evprof_bpf *b = r->bpf;
+	uint32_t idle = b->gen;
+	struct entries es = {0};
+	int err, e;
+
+	/* The programs take the other set from their next run on. */
+	b->gen ^= 1;
+	__atomic_store_n(&b->skel->bss->gen, b->gen, __ATOMIC_RELEASE);
+	err = wait_programs(b);
+	if (err) {
+		pr_warn("cannot wait for the BPF programs: %s\n",
+			strerror(-err));
+		return err;
+	}
+	/* Names, mappings and exits up to now, before the sums. */
+	evprof_recorder__consume(r);
+	err = read_aggregates(b, idle, &es);
+	b->entries += es.n;
+	if (!err)
+		err = feed_all(r, idle, &es);
+	EVPROF_VEC_FREE(&es);
+	/* Cleared whatever happened: the set takes the window after next. */
+	e = clear_map(aggr_set(b, idle));
+	if (!err)
+		err = e;
+	e = clear_map(stack_set(b, idle));
+	return err ? err : e;
+}
+
 int evprof__bpf_stop(struct evprof_recorder *r)
 {
-	uint64_t st[EVPROF_BPF_STAT__COUNT], entries, slices = 0;
+	uint64_t st[EVPROF_BPF_STAT__COUNT];
 	struct evprof_bpf *b = r->bpf;
 	struct entries es = {0};
 	int err;
 
 	detach(b);
+	/*
+	 * A program may still run on another CPU until then; if the wait
+	 * fails, reading now is all there is left to do.
+	 */
+	wait_programs(b);
 	read_stats(b, st);
-	err = read_aggregates(b, &es);
-	entries = es.n;
+	err = read_aggregates(b, b->gen, &es);
+	b->entries += es.n;
 	if (!err)
-		err = read_threads(b, &es, &slices);
-	for (size_t i = 0; !err && i < es.n; i++)
-		err = feed(r, &es.a[i].k, es.a[i].v.time, es.a[i].v.samples,
-			   es.a[i].v.cpu_ns, es.a[i].v.counts);
+		err = read_threads(b, &es, &b->slices);
+	if (!err)
+		err = feed_all(r, b->gen, &es);
 	EVPROF_VEC_FREE(&es);
 	evprof__recorder_note(
 	    r,
 	    "engine bpf: %llu samples in %llu aggregates, %llu threads' "
 	    "last slices; lost: %llu user and %llu kernel stacks (stack "
-	    "map full, or no memory in interrupt context), %llu samples and %llu slices (full maps), %llu "
-	    "processes not followed, %llu failed reads, %llu nested samples; %llu "
-	    "deltas scaled, %llu of counters that did not run; baselines %s",
+	    "map full, or no memory in interrupt context), %llu samples and "
+	    "%llu slices (full maps), %llu processes not followed, %llu "
+	    "failed reads, %llu nested samples; %llu deltas scaled, %llu of "
+	    "counters that did not run; baselines %s",
 	    (unsigned long long)st[EVPROF_BPF_STAT_SAMPLES],
-	    (unsigned long long)entries, (unsigned long long)slices,
+	    (unsigned long long)b->entries, (unsigned long long)b->slices,
 	    (unsigned long long)st[EVPROF_BPF_STAT_USTACK_LOST],
 	    (unsigned long long)st[EVPROF_BPF_STAT_KSTACK_LOST],
 	    (unsigned long long)st[EVPROF_BPF_STAT_AGGR_FULL],
