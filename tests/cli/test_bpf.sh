@@ -6,7 +6,8 @@
 # on their own CPUs and sharing one; wl_split's measured 3:1 CPU split; a
 # churning tree of short threads and processes against its wait4 rusage,
 # also from inside a pid namespace; a process tree followed and a busy
-# process outside it left out; the privileges it needs.
+# process outside it left out; continuous windows summing to the run; the
+# privileges it needs.
 . "$(dirname "$0")/lib.sh"
 LOOP=$FIXTURES/wl_loop
 outside=
@@ -141,7 +142,44 @@ else
 	echo "skip 5: unshare --pid needs root"
 fi
 
-# 6. Without privileges one message names what is missing; CAP_BPF +
+# 6. --continuous: windows of 1 s over a 3.5 s run of two faulting
+#    threads. The programs switch map sets at each window: every window
+#    holds both threads' samples, and their page faults summed over the
+#    windows are within 0.5% of each thread's rusage (no delta lost or
+#    counted twice at a switch). pprof: a thread's sums after its last
+#    sample of a window have no sample of their own.
+"$EVPROF" record --engine bpf --continuous --interval 1 --format pprof \
+	--output-dir "$TMP/w" -e cpu-clock,page-faults -- "$LOOP" 3.5 2 \
+	>/dev/null 2>"$TMP/err" ||
+	fail "continuous: record failed: $(tail -3 "$TMP/err")"
+n=0
+full=0
+for f in "$TMP"/w/evprof-*Z.pb.gz; do
+	[ -e "$f" ] || break
+	n=$((n + 1))
+	"$EVPROF" report -T -n 0 "$f" >"$TMP/r$n" ||
+		fail "continuous: window $f does not load"
+	[ "$(thread_total "$TMP/r$n" looper-0 samples)" -gt 0 ] &&
+		[ "$(thread_total "$TMP/r$n" looper-1 samples)" -gt 0 ] &&
+		full=$((full + 1))
+done
+[ "$n" -ge 3 ] && [ "$full" -eq "$n" ] &&
+	ok "continuous: $n windows, each with both threads' samples" ||
+	fail "continuous: $full of $n windows hold both threads' samples"
+for t in 0 1; do
+	truth=$(sed -n "s/^thread looper-$t tid=[0-9]* faults=//p" "$TMP/err")
+	got=0
+	for ((i = 1; i <= n; i++)); do
+		got=$((got + $(thread_total "$TMP/r$i" "looper-$t" page-faults)))
+	done
+	if [ -n "$truth" ] && within "$got" "$truth" 0.5; then
+		ok "continuous: looper-$t windows sum to $got page faults ~ rusage $truth"
+	else
+		fail "continuous: looper-$t windows sum to '$got' page faults vs rusage '$truth'"
+	fi
+done
+
+# 7. Without privileges one message names what is missing; CAP_BPF +
 #    CAP_PERFMON alone are enough.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
 	as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
@@ -159,6 +197,6 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null
 		ok "CAP_BPF + CAP_PERFMON: recorded" ||
 		fail "CAP_BPF + CAP_PERFMON: $(tail -3 "$TMP/err")"
 else
-	echo "skip 6: needs root, setpriv and a user nobody"
+	echo "skip 7: needs root, setpriv and a user nobody"
 fi
 finish
