@@ -288,14 +288,6 @@ static int load(struct evprof_recorder *r, struct evprof_bpf *b)
 	s->rodata->ns_ino = ino;
 	err = bpf_map__set_max_entries(
 	    s->maps.counters, (uint32_t)possible * EVPROF_BPF_MAX_COUNTERS);
-	/*
-	 * Without windows set 1 is never used: one entry each (a hash map's
-	 * size is no part of what an outer map checks of its inner ones).
-	 */
-	if (!err && !r->flat)
-		err = bpf_map__set_max_entries(s->maps.aggr1, 1);
-	if (!err && !r->flat)
-		err = bpf_map__set_max_entries(s->maps.stacks1, 1);
 	if (!err)
 		err = evprof_engine__load(s);
 	if (err)

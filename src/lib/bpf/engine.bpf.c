@@ -98,10 +98,14 @@ struct {
 	__type(value, __u8);
 } ns_pids SEC(".maps");
 
-/* Processes followed (kernel tgid -> 1), grown at fork. */
+/*
+ * Processes followed (kernel tgid -> 1), grown at fork. This map and the
+ * next allocate as they come, as the sets below do.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, __u8);
 } pids SEC(".maps");
@@ -109,6 +113,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32); /* tid */
 	__type(value, struct evprof_bpf_thread);
 } threads SEC(".maps");
@@ -119,13 +124,16 @@ struct {
  * mode) flips gen, then waits until no program can still be adding to
  * the old set before it reads it (bpf_engine.c says how), so no entry is
  * ever read or deleted while a program adds to it. A recording without
- * windows uses set 0 only (the loader shrinks set 1 to one entry).
+ * windows uses set 0 only. Entries are allocated as they come: a set
+ * costs what it holds (preallocated, one set of 262144 took 40 MiB and
+ * 8 ms of the kernel's time to create).
  */
 __u32 gen = 0;
 
 struct aggr_set {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 262144);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct evprof_bpf_key);
 	__type(value, struct evprof_bpf_value);
 } aggr0 SEC(".maps"), aggr1 SEC(".maps");
@@ -525,19 +533,21 @@ out:
 
 /*
  * Run on every CPU by the loader at enable (BPF_F_TEST_RUN_ON_CPU): takes
- * the CPU's baseline, and makes each stack map allocate once here. The
- * kernel's BPF allocator (Linux 6.1+) starts a CPU's cache for a map
- * without preallocation with one element when they are over 256 bytes,
- * and refills it from irq_work after an allocation takes it: a first
- * sample with a new user and a new kernel stack found it empty for the
- * second (-ENOMEM: a kernel stack lost at start in most runs). The refill
- * this allocation starts is done before the first sample.
+ * the CPU's baseline, and makes each map of both sets allocate once here.
+ * The kernel's BPF allocator (Linux 6.1+) starts a CPU's cache for a map
+ * without preallocation with one element when they are over 256 bytes
+ * (a stack), and refills it from irq_work after an allocation takes it:
+ * a first sample with a new user and a new kernel stack found it empty
+ * for the second (-ENOMEM: a kernel stack lost at start in most runs).
+ * The refill this allocation starts is done before the first sample.
  */
 SEC("raw_tp")
 int baseline(void *ctx)
 {
 	__u64 d[EVPROF_BPF_MAX_COUNTERS], cpu_ns;
 	__u64 h = EVPROF_BPF_LOST_STACK; /* never a stack's key */
+	struct evprof_bpf_key idle = {}; /* the idle task: never followed */
+	struct evprof_bpf_value v = {};
 	struct evprof_bpf_stack *st;
 	struct evprof_bpf_cpu *c;
 	__u32 zero = 0;
@@ -552,6 +562,10 @@ int baseline(void *ctx)
 		bpf_map_delete_elem(&stacks0, &h);
 	if (!bpf_map_update_elem(&stacks1, &h, st, BPF_NOEXIST))
 		bpf_map_delete_elem(&stacks1, &h);
+	if (!bpf_map_update_elem(&aggr0, &idle, &v, BPF_NOEXIST))
+		bpf_map_delete_elem(&aggr0, &idle);
+	if (!bpf_map_update_elem(&aggr1, &idle, &v, BPF_NOEXIST))
+		bpf_map_delete_elem(&aggr1, &idle);
 	return 0;
 }
 
