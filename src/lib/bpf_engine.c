@@ -268,9 +268,28 @@ static int give_counters(struct evprof_recorder *r, struct evprof_bpf *b)
 	return 0;
 }
 
+/*
+ * The template of outer's inner maps: like inner but of one entry (a hash
+ * map's size is no part of what the kernel compares of a map-in-map's
+ * inner maps); libbpf would make one as large as inner, 4 MiB of buckets
+ * to clear for the load only. *fd is closed by the caller after the load.
+ */
+static int give_template(struct bpf_map *outer, struct bpf_map *inner, int *fd)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o,
+		    .map_flags = bpf_map__map_flags(inner));
+
+	*fd =
+	    bpf_map_create(bpf_map__type(inner), NULL, bpf_map__key_size(inner),
+			   bpf_map__value_size(inner), 1, &o);
+	if (*fd < 0)
+		return -errno;
+	return bpf_map__set_inner_map_fd(outer, *fd);
+}
+
 static int load(struct evprof_recorder *r, struct evprof_bpf *b)
 {
-	int possible = libbpf_num_possible_cpus(), err;
+	int possible = libbpf_num_possible_cpus(), err, tmpl[2] = {-1, -1};
 	uint64_t dev = 0, ino = 0;
 	struct evprof_engine *s;
 
@@ -289,7 +308,15 @@ static int load(struct evprof_recorder *r, struct evprof_bpf *b)
 	err = bpf_map__set_max_entries(
 	    s->maps.counters, (uint32_t)possible * EVPROF_BPF_MAX_COUNTERS);
 	if (!err)
+		err = give_template(s->maps.aggrs, s->maps.aggr0, &tmpl[0]);
+	if (!err)
+		err = give_template(s->maps.stack_sets, s->maps.stacks0,
+				    &tmpl[1]);
+	if (!err)
 		err = evprof_engine__load(s);
+	for (int i = 0; i < 2; i++)
+		if (tmpl[i] >= 0)
+			close(tmpl[i]);
 	if (err)
 		pr_warn("cannot load the BPF engine: %s%s\n", strerror(-err),
 			cpu_msg(-err));
