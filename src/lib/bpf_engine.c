@@ -39,7 +39,8 @@ struct evprof_bpf {
 	struct bpf_link *switch_link, *fork_link;
 	bool baselines; /* every CPU's baseline taken at enable */
 	uint32_t gen;	/* the set the programs add to (engine.bpf.c) */
-	uint64_t entries, slices; /* aggregates and settled threads read */
+	int aggr_fd[2], stack_fd[2]; /* the sets' maps; set 1 is ours */
+	uint64_t entries, slices;    /* aggregates and settled threads read */
 	struct perf_event_attr side_band; /* the format the session decodes */
 };
 
@@ -268,6 +269,16 @@ static int give_counters(struct evprof_recorder *r, struct evprof_bpf *b)
 	return 0;
 }
 
+/* A new map like m, of n entries; returns its fd or -errno. */
+static int map_like(struct bpf_map *m, const char *name, uint32_t n)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = bpf_map__map_flags(m));
+	int fd = bpf_map_create(bpf_map__type(m), name, bpf_map__key_size(m),
+				bpf_map__value_size(m), n, &o);
+
+	return fd < 0 ? -errno : fd;
+}
+
 /*
  * The template of outer's inner maps: like inner but of one entry (a hash
  * map's size is no part of what the kernel compares of a map-in-map's
@@ -276,14 +287,9 @@ static int give_counters(struct evprof_recorder *r, struct evprof_bpf *b)
  */
 static int give_template(struct bpf_map *outer, struct bpf_map *inner, int *fd)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, o,
-		    .map_flags = bpf_map__map_flags(inner));
-
-	*fd =
-	    bpf_map_create(bpf_map__type(inner), NULL, bpf_map__key_size(inner),
-			   bpf_map__value_size(inner), 1, &o);
+	*fd = map_like(inner, NULL, 1);
 	if (*fd < 0)
-		return -errno;
+		return *fd;
 	return bpf_map__set_inner_map_fd(outer, *fd);
 }
 
@@ -317,6 +323,10 @@ static int load(struct evprof_recorder *r, struct evprof_bpf *b)
 	for (int i = 0; i < 2; i++)
 		if (tmpl[i] >= 0)
 			close(tmpl[i]);
+	if (!err) {
+		b->aggr_fd[0] = bpf_map__fd(s->maps.aggr0);
+		b->stack_fd[0] = bpf_map__fd(s->maps.stacks0);
+	}
 	if (err)
 		pr_warn("cannot load the BPF engine: %s%s\n", strerror(-err),
 			cpu_msg(-err));
@@ -451,6 +461,7 @@ int evprof__bpf_open(struct evprof_recorder *r)
 	b = r->bpf = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
+	b->aggr_fd[1] = b->stack_fd[1] = -1;
 	n = evprof_cpus_online(NULL, 0);
 	if (n <= 0)
 		return n < 0 ? n : -ENODEV;
@@ -484,20 +495,24 @@ int evprof__bpf_open(struct evprof_recorder *r)
 	return err;
 }
 
-/* Every CPU's values at enable, so nothing before the first event is lost. */
-static void take_baselines(struct evprof_bpf *b)
+/*
+ * Runs the baseline program on every CPU: the CPU's baseline (the first
+ * time), its maps warmed. Returns whether it ran on every CPU.
+ */
+static bool run_baseline(struct evprof_bpf *b)
 {
 	int fd = bpf_program__fd(b->skel->progs.baseline);
+	bool all = true;
 
-	b->baselines = true;
 	for (int i = 0; i < b->nr_cpus; i++) {
 		LIBBPF_OPTS(bpf_test_run_opts, o,
 			    .flags = BPF_F_TEST_RUN_ON_CPU,
 			    .cpu = (uint32_t)b->cpus[i]);
 
 		if (bpf_prog_test_run_opts(fd, &o))
-			b->baselines = false;
+			all = false;
 	}
+	return all;
 }
 
 int evprof__bpf_start(struct evprof_recorder *r)
@@ -516,7 +531,8 @@ int evprof__bpf_start(struct evprof_recorder *r)
 			strerror((int)-err));
 		return (int)err;
 	}
-	take_baselines(b);
+	/* Every CPU's values at enable: nothing before its first event lost. */
+	b->baselines = run_baseline(b);
 	for (int i = 0; i < b->nr_cpus; i++) {
 		/* Also enables the event. */
 		b->sample_links[i] = bpf_program__attach_perf_event(
@@ -599,21 +615,11 @@ static int cmp_key(const void *pa, const void *pb)
 	return memcmp(pa, pb, sizeof(struct evprof_bpf_key));
 }
 
-static struct bpf_map *aggr_set(struct evprof_bpf *b, uint32_t gen)
-{
-	return gen ? b->skel->maps.aggr1 : b->skel->maps.aggr0;
-}
-
-static struct bpf_map *stack_set(struct evprof_bpf *b, uint32_t gen)
-{
-	return gen ? b->skel->maps.stacks1 : b->skel->maps.stacks0;
-}
-
 /* Every aggregate of set gen, sorted by key. */
 static int read_aggregates(struct evprof_bpf *b, uint32_t gen,
 			   struct entries *out)
 {
-	int map = bpf_map__fd(aggr_set(b, gen));
+	int map = b->aggr_fd[gen];
 	struct evprof_bpf_key k, *prev = NULL;
 	struct entry e;
 
@@ -699,10 +705,9 @@ static void read_stats(struct evprof_bpf *b, uint64_t *st)
 static int wait_programs(struct evprof_bpf *b)
 {
 	uint32_t slot = 0;
-	int fd = bpf_map__fd(aggr_set(b, 0));
 
-	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.aggrs), &slot, &fd,
-				BPF_ANY))
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.aggrs), &slot,
+				&b->aggr_fd[0], BPF_ANY))
 		return -errno;
 	return 0;
 }
@@ -711,10 +716,9 @@ static int wait_programs(struct evprof_bpf *b)
  * Deletes every entry of an idle map, its keys listed first: a walk by
  * bpf_map_get_next_key() from a deleted key starts over.
  */
-static int clear_map(struct bpf_map *m)
+static int clear_map(int map, size_t ksz)
 {
-	int map = bpf_map__fd(m);
-	size_t ksz = bpf_map__key_size(m), n = 0, cap = 0;
+	size_t n = 0, cap = 0;
 	char *keys = NULL, *prev = NULL;
 	int err = 0;
 
@@ -744,13 +748,47 @@ static int clear_map(struct bpf_map *m)
 static int feed_all(struct evprof_recorder *r, uint32_t gen,
 		    const struct entries *es)
 {
-	int map = bpf_map__fd(stack_set(r->bpf, gen)), err = 0;
+	int map = r->bpf->stack_fd[gen], err = 0;
 
 	for (size_t i = 0; !err && i < es->n; i++)
 		err = feed(r, map, &es->a[i].k, es->a[i].v.time,
 			   es->a[i].v.samples, es->a[i].v.cpu_ns,
 			   es->a[i].v.counts);
 	return err;
+}
+
+/*
+ * Set 1, like set 0, made at the first window and put in the slots the
+ * programs take it from; its maps warmed on every CPU as set 0's were.
+ */
+static int make_set1(struct evprof_bpf *b)
+{
+	struct bpf_map *aggr = b->skel->maps.aggr0;
+	struct bpf_map *stacks = b->skel->maps.stacks0;
+	int fa, fs, err = 0;
+	uint32_t one = 1;
+
+	fa = map_like(aggr, "aggr1", bpf_map__max_entries(aggr));
+	fs = map_like(stacks, "stacks1", bpf_map__max_entries(stacks));
+	if (fa < 0 || fs < 0)
+		err = fa < 0 ? fa : fs;
+	else if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.aggrs), &one,
+				     &fa, BPF_ANY) ||
+		 bpf_map_update_elem(bpf_map__fd(b->skel->maps.stack_sets),
+				     &one, &fs, BPF_ANY))
+		err = -errno;
+	if (err) {
+		/* The programs never take set 1 before gen names it. */
+		if (fa >= 0)
+			close(fa);
+		if (fs >= 0)
+			close(fs);
+		return err;
+	}
+	b->aggr_fd[1] = fa;
+	b->stack_fd[1] = fs;
+	run_baseline(b);
+	return 0;
 }
 
 int evprof__bpf_window(struct evprof_recorder *r)
@@ -760,6 +798,15 @@ int evprof__bpf_window(struct evprof_recorder *r)
 	struct entries es = {0};
 	int err, e;
 
+	if (b->aggr_fd[1] < 0) {
+		err = make_set1(b);
+		if (err) {
+			pr_warn("cannot make the BPF engine's second set of "
+				"maps: %s\n",
+				strerror(-err));
+			return err;
+		}
+	}
 	/* The programs take the other set from their next run on. */
 	b->gen ^= 1;
 	__atomic_store_n(&b->skel->bss->gen, b->gen, __ATOMIC_RELEASE);
@@ -777,10 +824,10 @@ int evprof__bpf_window(struct evprof_recorder *r)
 		err = feed_all(r, idle, &es);
 	EVPROF_VEC_FREE(&es);
 	/* Cleared whatever happened: the set takes the window after next. */
-	e = clear_map(aggr_set(b, idle));
+	e = clear_map(b->aggr_fd[idle], sizeof(struct evprof_bpf_key));
 	if (!err)
 		err = e;
-	e = clear_map(stack_set(b, idle));
+	e = clear_map(b->stack_fd[idle], sizeof(uint64_t));
 	return err ? err : e;
 }
 
@@ -842,6 +889,10 @@ void evprof__bpf_close(struct evprof_bpf *b)
 	     i++)
 		if (b->counters[i] >= 0)
 			close(b->counters[i]);
+	if (b->aggr_fd[1] >= 0)
+		close(b->aggr_fd[1]);
+	if (b->stack_fd[1] >= 0)
+		close(b->stack_fd[1]);
 	evprof_engine__destroy(b->skel);
 	free(b->sample_links);
 	free(b->sampler);

@@ -171,6 +171,10 @@ done
 [ "$n" -ge 3 ] && [ "$full" -eq "$n" ] &&
 	ok "continuous: $n windows, each with both threads' samples" ||
 	fail "continuous: $full of $n windows hold both threads' samples"
+# The second set, made at the first window, is warmed as the first is.
+grep -q "lost: 0 user and 0 kernel stacks" "$TMP/err" &&
+	ok "continuous: no stack lost" ||
+	fail "continuous: stacks lost: $(grep -o 'lost: [0-9]* user and [0-9]* kernel' "$TMP/err")"
 for t in 0 1; do
 	truth=$(sed -n "s/^thread looper-$t tid=[0-9]* faults=//p" "$TMP/err")
 	got=0
