@@ -758,6 +758,46 @@ static int feed_all(struct evprof_recorder *r, uint32_t gen,
 }
 
 /*
+ * Copies the stacks of every live thread's latest sample from the idle
+ * set to the live one: what the thread counts after that sample joins
+ * that sample's key in the live set (at its exit or the stop), and its
+ * stacks must be there when that set is read. The thread map is live:
+ * read in batches, whose position is a bucket, not a key a program may
+ * delete meanwhile (a walk by key would start over).
+ */
+static int carry_stacks(struct evprof_bpf *b, uint32_t idle)
+{
+	enum { CHUNK = 256 };
+	int threads = bpf_map__fd(b->skel->maps.threads);
+	int from = b->stack_fd[idle], to = b->stack_fd[idle ^ 1];
+	struct evprof_bpf_thread *t = malloc(CHUNK * sizeof(*t));
+	uint32_t keys[CHUNK], pos, count;
+	struct evprof_bpf_stack st;
+	void *in = NULL;
+	int err = t ? 0 : -ENOMEM;
+
+	while (!err) {
+		count = CHUNK;
+		err = bpf_map_lookup_batch(threads, in, &pos, keys, t, &count,
+					   NULL)
+			  ? -errno
+			  : 0;
+		in = &pos;
+		for (uint32_t i = 0; i < count; i++) {
+			uint64_t h[2] = {t[i].last.ustack, t[i].last.kstack};
+
+			for (int j = 0; j < 2; j++)
+				if (h[j] > EVPROF_BPF_LOST_STACK &&
+				    !bpf_map_lookup_elem(from, &h[j], &st))
+					bpf_map_update_elem(to, &h[j], &st,
+							    BPF_NOEXIST);
+		}
+	}
+	free(t);
+	return err == -ENOENT ? 0 : err; /* -ENOENT: the end */
+}
+
+/*
  * Set 1, like set 0, made at the first window and put in the slots the
  * programs take it from; its maps warmed on every CPU as set 0's were.
  */
@@ -818,7 +858,9 @@ int evprof__bpf_window(struct evprof_recorder *r)
 	}
 	/* Names, mappings and exits up to now, before the sums. */
 	evprof_recorder__consume(r);
-	err = read_aggregates(b, idle, &es);
+	err = carry_stacks(b, idle);
+	if (!err)
+		err = read_aggregates(b, idle, &es);
 	b->entries += es.n;
 	if (!err)
 		err = feed_all(r, idle, &es);

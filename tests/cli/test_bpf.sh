@@ -188,6 +188,24 @@ for t in 0 1; do
 	fi
 done
 
+# The main thread waits in pthread_join after its first samples: its last
+# slice, at its exit in the last window, joins its latest sample's stacks,
+# which an earlier window read: they must be carried into the live set
+# (without, the slice has no frame at all).
+seen=0
+for ((i = 1; i < n; i++)); do
+	[ "$(thread_total "$TMP/r$i" wl_loop samples)" -gt 0 ] && seen=1
+done
+if [ "$seen" = 1 ] && [ "$n" -gt 1 ]; then
+	rows=$(awk '/^== thread wl_loop / { t = 1; next } /^== thread / { t = 0 }
+		t && $1 ~ /%$/ && $1 != "self%" { n++ } END { print n + 0 }' "$TMP/r$n")
+	[ "$rows" -gt 0 ] &&
+		ok "continuous: the main thread's last slice keeps its stack" ||
+		fail "continuous: the main thread's last slice has no frame"
+else
+	echo "skip: the main thread was not sampled before the last window"
+fi
+
 # 7. Without privileges one message names what is missing; CAP_BPF +
 #    CAP_PERFMON alone are enough.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
