@@ -763,9 +763,11 @@ static int feed_all(struct evprof_recorder *r, uint32_t gen,
  * that sample's key in the live set (at its exit or the stop), and its
  * stacks must be there when that set is read. The thread map is live:
  * read in batches, whose position is a bucket, not a key a program may
- * delete meanwhile (a walk by key would start over).
+ * delete meanwhile (a walk by key would start over). Where it fails
+ * (Linux < 5.6 has no batches), those slices lose their frames, not their
+ * counts.
  */
-static int carry_stacks(struct evprof_bpf *b, uint32_t idle)
+static void carry_stacks(struct evprof_bpf *b, uint32_t idle)
 {
 	enum { CHUNK = 256 };
 	int threads = bpf_map__fd(b->skel->maps.threads);
@@ -774,14 +776,15 @@ static int carry_stacks(struct evprof_bpf *b, uint32_t idle)
 	uint32_t keys[CHUNK], pos, count;
 	struct evprof_bpf_stack st;
 	void *in = NULL;
-	int err = t ? 0 : -ENOMEM;
+	int err = 0;
 
-	while (!err) {
+	while (t && !err) {
 		count = CHUNK;
+		/* -ENOENT comes with the last ones. */
 		err = bpf_map_lookup_batch(threads, in, &pos, keys, t, &count,
-					   NULL)
-			  ? -errno
-			  : 0;
+					   NULL);
+		if (err && err != -ENOENT)
+			break;
 		in = &pos;
 		for (uint32_t i = 0; i < count; i++) {
 			uint64_t h[2] = {t[i].last.ustack, t[i].last.kstack};
@@ -794,7 +797,6 @@ static int carry_stacks(struct evprof_bpf *b, uint32_t idle)
 		}
 	}
 	free(t);
-	return err == -ENOENT ? 0 : err; /* -ENOENT: the end */
 }
 
 /*
@@ -858,9 +860,8 @@ int evprof__bpf_window(struct evprof_recorder *r)
 	}
 	/* Names, mappings and exits up to now, before the sums. */
 	evprof_recorder__consume(r);
-	err = carry_stacks(b, idle);
-	if (!err)
-		err = read_aggregates(b, idle, &es);
+	carry_stacks(b, idle);
+	err = read_aggregates(b, idle, &es);
 	b->entries += es.n;
 	if (!err)
 		err = feed_all(r, idle, &es);
