@@ -451,11 +451,6 @@ int cmd_record(int argc, char **argv)
 				"(a wait ends after its window)");
 		return 2;
 	}
-	if (continuous && ro.engine == EVPROF_RECORDER_ENGINE_BPF) {
-		/* Its sums come out at the stop, not per window (yet). */
-		cli_err("--continuous does not take --engine bpf yet");
-		return 2;
-	}
 	if (!nr_outs)
 		outs[nr_outs++] = default_out[fmt < 0 ? OUT_FIREFOX : fmt];
 	if (!strcmp(mode, "auto")) {

@@ -38,6 +38,9 @@ struct evprof_bpf {
 	struct bpf_link **sample_links;
 	struct bpf_link *switch_link, *fork_link;
 	bool baselines; /* every CPU's baseline taken at enable */
+	uint32_t gen;	/* the set the programs add to (engine.bpf.c) */
+	int aggr_fd[2], stack_fd[2]; /* the sets' maps; set 1 is ours */
+	uint64_t entries, slices;    /* aggregates and settled threads read */
 	struct perf_event_attr side_band; /* the format the session decodes */
 };
 
@@ -266,9 +269,33 @@ static int give_counters(struct evprof_recorder *r, struct evprof_bpf *b)
 	return 0;
 }
 
+/* A new map like m, of n entries; returns its fd or -errno. */
+static int map_like(struct bpf_map *m, const char *name, uint32_t n)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = bpf_map__map_flags(m));
+	int fd = bpf_map_create(bpf_map__type(m), name, bpf_map__key_size(m),
+				bpf_map__value_size(m), n, &o);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The template of outer's inner maps: like inner but of one entry (a hash
+ * map's size is no part of what the kernel compares of a map-in-map's
+ * inner maps); libbpf would make one as large as inner, 4 MiB of buckets
+ * to clear for the load only. *fd is closed by the caller after the load.
+ */
+static int give_template(struct bpf_map *outer, struct bpf_map *inner, int *fd)
+{
+	*fd = map_like(inner, NULL, 1);
+	if (*fd < 0)
+		return *fd;
+	return bpf_map__set_inner_map_fd(outer, *fd);
+}
+
 static int load(struct evprof_recorder *r, struct evprof_bpf *b)
 {
-	int possible = libbpf_num_possible_cpus(), err;
+	int possible = libbpf_num_possible_cpus(), err, tmpl[2] = {-1, -1};
 	uint64_t dev = 0, ino = 0;
 	struct evprof_engine *s;
 
@@ -287,7 +314,19 @@ static int load(struct evprof_recorder *r, struct evprof_bpf *b)
 	err = bpf_map__set_max_entries(
 	    s->maps.counters, (uint32_t)possible * EVPROF_BPF_MAX_COUNTERS);
 	if (!err)
+		err = give_template(s->maps.aggrs, s->maps.aggr0, &tmpl[0]);
+	if (!err)
+		err = give_template(s->maps.stack_sets, s->maps.stacks0,
+				    &tmpl[1]);
+	if (!err)
 		err = evprof_engine__load(s);
+	for (int i = 0; i < 2; i++)
+		if (tmpl[i] >= 0)
+			close(tmpl[i]);
+	if (!err) {
+		b->aggr_fd[0] = bpf_map__fd(s->maps.aggr0);
+		b->stack_fd[0] = bpf_map__fd(s->maps.stacks0);
+	}
 	if (err)
 		pr_warn("cannot load the BPF engine: %s%s\n", strerror(-err),
 			cpu_msg(-err));
@@ -422,6 +461,7 @@ int evprof__bpf_open(struct evprof_recorder *r)
 	b = r->bpf = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
+	b->aggr_fd[1] = b->stack_fd[1] = -1;
 	n = evprof_cpus_online(NULL, 0);
 	if (n <= 0)
 		return n < 0 ? n : -ENODEV;
@@ -455,20 +495,24 @@ int evprof__bpf_open(struct evprof_recorder *r)
 	return err;
 }
 
-/* Every CPU's values at enable, so nothing before the first event is lost. */
-static void take_baselines(struct evprof_bpf *b)
+/*
+ * Runs the baseline program on every CPU: the CPU's baseline (the first
+ * time), its maps warmed. Returns whether it ran on every CPU.
+ */
+static bool run_baseline(struct evprof_bpf *b)
 {
 	int fd = bpf_program__fd(b->skel->progs.baseline);
+	bool all = true;
 
-	b->baselines = true;
 	for (int i = 0; i < b->nr_cpus; i++) {
 		LIBBPF_OPTS(bpf_test_run_opts, o,
 			    .flags = BPF_F_TEST_RUN_ON_CPU,
 			    .cpu = (uint32_t)b->cpus[i]);
 
 		if (bpf_prog_test_run_opts(fd, &o))
-			b->baselines = false;
+			all = false;
 	}
+	return all;
 }
 
 int evprof__bpf_start(struct evprof_recorder *r)
@@ -487,7 +531,8 @@ int evprof__bpf_start(struct evprof_recorder *r)
 			strerror((int)-err));
 		return (int)err;
 	}
-	take_baselines(b);
+	/* Every CPU's values at enable: nothing before its first event lost. */
+	b->baselines = run_baseline(b);
 	for (int i = 0; i < b->nr_cpus; i++) {
 		/* Also enables the event. */
 		b->sample_links[i] = bpf_program__attach_perf_event(
@@ -530,13 +575,13 @@ static size_t add_stack(int map, uint64_t h, uint64_t marker, uint64_t *chain,
 	return n;
 }
 
-static int feed(struct evprof_recorder *r, const struct evprof_bpf_key *k,
-		uint64_t time, uint64_t samples, uint64_t cpu_ns,
-		const __u64 *counts)
+/* Feeds one aggregate, its stacks from the stack map of its set. */
+static int feed(struct evprof_recorder *r, int map,
+		const struct evprof_bpf_key *k, uint64_t time, uint64_t samples,
+		uint64_t cpu_ns, const __u64 *counts)
 {
 	uint64_t vals[EVPROF_BPF_MAX_COUNTERS];
 	uint64_t chain[2 * (EVPROF_BPF_STACK_DEPTH + 1)];
-	int map = bpf_map__fd(r->bpf->skel->maps.stacks);
 	size_t n = add_stack(map, k->kstack, PERF_CONTEXT_KERNEL, chain, 0);
 	struct evprof_session_aggr a = {
 	    .time = time,
@@ -570,10 +615,11 @@ static int cmp_key(const void *pa, const void *pb)
 	return memcmp(pa, pb, sizeof(struct evprof_bpf_key));
 }
 
-/* Every aggregate of the map, sorted by key. */
-static int read_aggregates(struct evprof_bpf *b, struct entries *out)
+/* Every aggregate of set gen, sorted by key. */
+static int read_aggregates(struct evprof_bpf *b, uint32_t gen,
+			   struct entries *out)
 {
-	int map = bpf_map__fd(b->skel->maps.aggr);
+	int map = b->aggr_fd[gen];
 	struct evprof_bpf_key k, *prev = NULL;
 	struct entry e;
 
@@ -644,32 +690,221 @@ static void read_stats(struct evprof_bpf *b, uint64_t *st)
 	free(v);
 }
 
+/*
+ * Returns once no program run that may have taken the set it adds to
+ * before now is still running. Programs on perf events and tracepoints do
+ * not sleep: each runs in an RCU read-side critical section (preemption
+ * off; a perf_event one in hard interrupt or NMI context, which RCU counts
+ * as one since Linux 4.20). An update of a map-in-map slot returns only
+ * after synchronize_rcu() (maybe_wait_bpf_programs(), Linux 4.16), made
+ * for user space to snapshot what programs recorded through the old inner
+ * map; writing a slot again with the map it holds is that wait alone. A
+ * per-CPU "in a program" counter would cost two atomics in every program
+ * run, and user space would spin on other CPUs' values.
+ */
+static int wait_programs(struct evprof_bpf *b)
+{
+	uint32_t slot = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.aggrs), &slot,
+				&b->aggr_fd[0], BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Deletes every entry of an idle map, its keys listed first: a walk by
+ * bpf_map_get_next_key() from a deleted key starts over.
+ */
+static int clear_map(int map, size_t ksz)
+{
+	size_t n = 0, cap = 0;
+	char *keys = NULL, *prev = NULL;
+	int err = 0;
+
+	for (;;) {
+		if (n == cap) {
+			char *k =
+			    realloc(keys, (cap = cap ? 2 * cap : 256) * ksz);
+
+			if (!k) {
+				err = -ENOMEM;
+				break;
+			}
+			keys = k;
+		}
+		prev = n ? keys + (n - 1) * ksz : NULL;
+		if (bpf_map_get_next_key(map, prev, keys + n * ksz))
+			break;
+		n++;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(map, keys + i * ksz);
+	free(keys);
+	return err;
+}
+
+/* Feeds every entry of es, the stacks from set gen. */
+static int feed_all(struct evprof_recorder *r, uint32_t gen,
+		    const struct entries *es)
+{
+	int map = r->bpf->stack_fd[gen], err = 0;
+
+	for (size_t i = 0; !err && i < es->n; i++)
+		err = feed(r, map, &es->a[i].k, es->a[i].v.time,
+			   es->a[i].v.samples, es->a[i].v.cpu_ns,
+			   es->a[i].v.counts);
+	return err;
+}
+
+/*
+ * Copies the stacks of every live thread's latest sample from the idle
+ * set to the live one: what the thread counts after that sample joins
+ * that sample's key in the live set (at its exit or the stop), and its
+ * stacks must be there when that set is read. The thread map is live:
+ * read in batches, whose position is a bucket, not a key a program may
+ * delete meanwhile (a walk by key would start over). Where it fails
+ * (Linux < 5.6 has no batches), those slices lose their frames, not their
+ * counts.
+ */
+static void carry_stacks(struct evprof_bpf *b, uint32_t idle)
+{
+	enum { CHUNK = 256 };
+	int threads = bpf_map__fd(b->skel->maps.threads);
+	int from = b->stack_fd[idle], to = b->stack_fd[idle ^ 1];
+	struct evprof_bpf_thread *t = malloc(CHUNK * sizeof(*t));
+	uint32_t keys[CHUNK], pos, count;
+	struct evprof_bpf_stack st;
+	void *in = NULL;
+	int err = 0;
+
+	while (t && !err) {
+		count = CHUNK;
+		/* -ENOENT comes with the last ones. */
+		err = bpf_map_lookup_batch(threads, in, &pos, keys, t, &count,
+					   NULL);
+		if (err && err != -ENOENT)
+			break;
+		in = &pos;
+		for (uint32_t i = 0; i < count; i++) {
+			uint64_t h[2] = {t[i].last.ustack, t[i].last.kstack};
+
+			for (int j = 0; j < 2; j++)
+				if (h[j] > EVPROF_BPF_LOST_STACK &&
+				    !bpf_map_lookup_elem(from, &h[j], &st))
+					bpf_map_update_elem(to, &h[j], &st,
+							    BPF_NOEXIST);
+		}
+	}
+	free(t);
+}
+
+/*
+ * Set 1, like set 0, made at the first window and put in the slots the
+ * programs take it from; its maps warmed on every CPU as set 0's were.
+ */
+static int make_set1(struct evprof_bpf *b)
+{
+	struct bpf_map *aggr = b->skel->maps.aggr0;
+	struct bpf_map *stacks = b->skel->maps.stacks0;
+	int fa, fs, err = 0;
+	uint32_t one = 1;
+
+	fa = map_like(aggr, "aggr1", bpf_map__max_entries(aggr));
+	fs = map_like(stacks, "stacks1", bpf_map__max_entries(stacks));
+	if (fa < 0 || fs < 0)
+		err = fa < 0 ? fa : fs;
+	else if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.aggrs), &one,
+				     &fa, BPF_ANY) ||
+		 bpf_map_update_elem(bpf_map__fd(b->skel->maps.stack_sets),
+				     &one, &fs, BPF_ANY))
+		err = -errno;
+	if (err) {
+		/* The programs never take set 1 before gen names it. */
+		if (fa >= 0)
+			close(fa);
+		if (fs >= 0)
+			close(fs);
+		return err;
+	}
+	b->aggr_fd[1] = fa;
+	b->stack_fd[1] = fs;
+	run_baseline(b);
+	return 0;
+}
+
+int evprof__bpf_window(struct evprof_recorder *r)
+{
+	struct evprof_bpf *b = r->bpf;
+	uint32_t idle = b->gen;
+	struct entries es = {0};
+	int err, e;
+
+	if (b->aggr_fd[1] < 0) {
+		err = make_set1(b);
+		if (err) {
+			pr_warn("cannot make the BPF engine's second set of "
+				"maps: %s\n",
+				strerror(-err));
+			return err;
+		}
+	}
+	/* The programs take the other set from their next run on. */
+	b->gen ^= 1;
+	__atomic_store_n(&b->skel->bss->gen, b->gen, __ATOMIC_RELEASE);
+	err = wait_programs(b);
+	if (err) {
+		pr_warn("cannot wait for the BPF programs: %s\n",
+			strerror(-err));
+		return err;
+	}
+	/* Names, mappings and exits up to now, before the sums. */
+	evprof_recorder__consume(r);
+	carry_stacks(b, idle);
+	err = read_aggregates(b, idle, &es);
+	b->entries += es.n;
+	if (!err)
+		err = feed_all(r, idle, &es);
+	EVPROF_VEC_FREE(&es);
+	/* Cleared whatever happened: the set takes the window after next. */
+	e = clear_map(b->aggr_fd[idle], sizeof(struct evprof_bpf_key));
+	if (!err)
+		err = e;
+	e = clear_map(b->stack_fd[idle], sizeof(uint64_t));
+	return err ? err : e;
+}
+
 int evprof__bpf_stop(struct evprof_recorder *r)
 {
-	uint64_t st[EVPROF_BPF_STAT__COUNT], entries, slices = 0;
+	uint64_t st[EVPROF_BPF_STAT__COUNT];
 	struct evprof_bpf *b = r->bpf;
 	struct entries es = {0};
 	int err;
 
 	detach(b);
+	/*
+	 * A program may still run on another CPU until then; if the wait
+	 * fails, reading now is all there is left to do.
+	 */
+	wait_programs(b);
 	read_stats(b, st);
-	err = read_aggregates(b, &es);
-	entries = es.n;
+	err = read_aggregates(b, b->gen, &es);
+	b->entries += es.n;
 	if (!err)
-		err = read_threads(b, &es, &slices);
-	for (size_t i = 0; !err && i < es.n; i++)
-		err = feed(r, &es.a[i].k, es.a[i].v.time, es.a[i].v.samples,
-			   es.a[i].v.cpu_ns, es.a[i].v.counts);
+		err = read_threads(b, &es, &b->slices);
+	if (!err)
+		err = feed_all(r, b->gen, &es);
 	EVPROF_VEC_FREE(&es);
 	evprof__recorder_note(
 	    r,
 	    "engine bpf: %llu samples in %llu aggregates, %llu threads' "
 	    "last slices; lost: %llu user and %llu kernel stacks (stack "
-	    "map full, or no memory in interrupt context), %llu samples and %llu slices (full maps), %llu "
-	    "processes not followed, %llu failed reads, %llu nested samples; %llu "
-	    "deltas scaled, %llu of counters that did not run; baselines %s",
+	    "map full, or no memory in interrupt context), %llu samples and "
+	    "%llu slices (full maps), %llu processes not followed, %llu "
+	    "failed reads, %llu nested samples; %llu deltas scaled, %llu of "
+	    "counters that did not run; baselines %s",
 	    (unsigned long long)st[EVPROF_BPF_STAT_SAMPLES],
-	    (unsigned long long)entries, (unsigned long long)slices,
+	    (unsigned long long)b->entries, (unsigned long long)b->slices,
 	    (unsigned long long)st[EVPROF_BPF_STAT_USTACK_LOST],
 	    (unsigned long long)st[EVPROF_BPF_STAT_KSTACK_LOST],
 	    (unsigned long long)st[EVPROF_BPF_STAT_AGGR_FULL],
@@ -697,6 +932,10 @@ void evprof__bpf_close(struct evprof_bpf *b)
 	     i++)
 		if (b->counters[i] >= 0)
 			close(b->counters[i]);
+	if (b->aggr_fd[1] >= 0)
+		close(b->aggr_fd[1]);
+	if (b->stack_fd[1] >= 0)
+		close(b->stack_fd[1]);
 	evprof_engine__destroy(b->skel);
 	free(b->sample_links);
 	free(b->sampler);

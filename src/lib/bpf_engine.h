@@ -3,7 +3,7 @@
  * The BPF engine's side of the recorder (bpf_engine.c; bpf_engine_none.c
  * when built without BPF): its programs, maps and per-CPU events, a
  * side-band ring per CPU for names, mappings and exits, and the session
- * it fills with the kernel's aggregates at stop. recorder.c calls these
+ * it fills with the kernel's aggregates at each window and at the stop. recorder.c calls these
  * in place of opening its groups when opts.engine asks for BPF.
  */
 #ifndef EVPROF_LIB_BPF_ENGINE_H
@@ -30,6 +30,15 @@ EVPROF_HIDDEN int evprof__bpf_open(struct evprof_recorder *r);
  * sampling events run. Returns 0 or -errno after a message.
  */
 EVPROF_HIDDEN int evprof__bpf_start(struct evprof_recorder *r);
+
+/*
+ * A window (continuous mode, opts.flat_memory): flips the set of maps the
+ * programs add to, waits until none can still add to the old one, reads
+ * what the side-band rings hold, then moves the old set's aggregates into
+ * the session and clears it. What threads counted since their latest
+ * sample waits for their next sample or their exit. Returns 0 or -errno.
+ */
+EVPROF_HIDDEN int evprof__bpf_window(struct evprof_recorder *r);
 
 /*
  * Detaches everything, then moves every aggregate and every thread's

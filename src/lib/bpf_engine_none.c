@@ -35,6 +35,12 @@ int evprof__bpf_start(struct evprof_recorder *r)
 	return -EOPNOTSUPP;
 }
 
+int evprof__bpf_window(struct evprof_recorder *r)
+{
+	(void)r;
+	return -EOPNOTSUPP;
+}
+
 int evprof__bpf_stop(struct evprof_recorder *r)
 {
 	(void)r;

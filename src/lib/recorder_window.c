@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bpf_engine.h"
 #include "recorder_open.h"
 
 #define PART_EVERY_NS 1000000000ull
@@ -47,8 +48,8 @@ void evprof__recorder_poll_part(struct evprof_recorder *r)
 	int err;
 
 	/*
-	 * Off-CPU intervals end after their samples, and the BPF engine's
-	 * sums come at the stop: those wait for the end.
+	 * Off-CPU intervals end after their samples: those wait for the end.
+	 * The BPF engine's sums come at windows and the stop only.
 	 */
 	if (!r->flat || r->off_cpu || r->bpf || !r->started || r->stopped ||
 	    r->part_failed)
@@ -79,8 +80,13 @@ int evprof_recorder__window(struct evprof_recorder *r,
 		return -EINVAL;
 	if (r->windows_over)
 		return -ENODATA;
-	if ((r->off_cpu || r->bpf) && !r->stopped)
+	if (r->off_cpu && !r->stopped)
 		return -EOPNOTSUPP;
+	if (r->bpf && !r->stopped) {
+		err = evprof__bpf_window(r);
+		if (err)
+			return err;
+	}
 	if (r->stopped) {
 		until = UINT64_MAX;
 		end = r->stop_mono;

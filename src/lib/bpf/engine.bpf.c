@@ -40,10 +40,19 @@ struct pid {
 } __attribute__((preserve_access_index));
 
 struct task_struct {
+	unsigned int __state;
 	int pid;
 	int tgid;
 	struct pid *thread_pid;
 } __attribute__((preserve_access_index));
+
+/* Before Linux 5.14 the state was a long named state. */
+struct task_struct___old {
+	long state;
+} __attribute__((preserve_access_index));
+
+/* include/linux/sched.h: a task at its last switch-out. */
+#define TASK_DEAD 0x80
 
 /* Levels of nested pid namespaces searched for ours. */
 #define NS_LEVELS 8
@@ -89,10 +98,14 @@ struct {
 	__type(value, __u8);
 } ns_pids SEC(".maps");
 
-/* Processes followed (kernel tgid -> 1), grown at fork. */
+/*
+ * Processes followed (kernel tgid -> 1), grown at fork. This map and the
+ * next allocate as they come, as the sets below do.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, __u8);
 } pids SEC(".maps");
@@ -100,25 +113,54 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32); /* tid */
 	__type(value, struct evprof_bpf_thread);
 } threads SEC(".maps");
 
-struct {
+/*
+ * Two sets of aggregates and of the stacks they name: the programs add to
+ * set gen, user space reads and clears the other. A window (continuous
+ * mode) flips gen, then waits until no program can still be adding to
+ * the old set before it reads it (bpf_engine.c says how), so no entry is
+ * ever read or deleted while a program adds to it. Set 0 is declared
+ * here; the loader makes set 1, like it, at the first window, so a
+ * recording without windows never pays for it. Entries are allocated as
+ * they come: a set costs what it holds (preallocated, one set of 262144
+ * took 40 MiB and 8 ms of the kernel's time to create).
+ */
+__u32 gen = 0;
+
+struct aggr_set {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 262144);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct evprof_bpf_key);
 	__type(value, struct evprof_bpf_value);
-} aggr SEC(".maps");
+} aggr0 SEC(".maps");
 
 /* Distinct stacks by hash, allocated as they come (1 KiB each). */
-struct {
+struct stack_set {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, struct evprof_bpf_stack);
-} stacks SEC(".maps");
+} stacks0 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__array(values, struct aggr_set);
+} aggrs SEC(".maps") = {.values = {&aggr0}};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__array(values, struct stack_set);
+} stack_sets SEC(".maps") = {.values = {&stacks0}};
 
 /* Where a stack is taken before it is hashed. */
 struct {
@@ -288,15 +330,49 @@ static struct evprof_bpf_thread *thread_of(const struct ids *x)
 	return bpf_map_lookup_elem(&threads, &x->htid);
 }
 
-static struct evprof_bpf_value *entry_of(const struct evprof_bpf_key *key)
+/*
+ * The maps of the set the programs add to now; NULL when missing (never:
+ * the loader fills both slots). gen is read once per program run, so a
+ * run adds to one set only.
+ */
+static __always_inline void *set_of(void *sets)
 {
-	struct evprof_bpf_value *v = bpf_map_lookup_elem(&aggr, key);
+	__u32 g = *(volatile __u32 *)&gen & 1;
+
+	return bpf_map_lookup_elem(sets, &g);
+}
+
+static struct evprof_bpf_value *entry_of(void *aggr,
+					 const struct evprof_bpf_key *key)
+{
+	struct evprof_bpf_value *v = bpf_map_lookup_elem(aggr, key);
 	struct evprof_bpf_value zero = {};
 
 	if (v)
 		return v;
-	bpf_map_update_elem(&aggr, key, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&aggr, key);
+	bpf_map_update_elem(aggr, key, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(aggr, key);
+}
+
+/*
+ * Moves what thread record t (of kernel tid) counted since its latest
+ * sample into that sample's aggregate in aggr (one without samples when
+ * it had none there), and drops the record.
+ */
+static void settle(void *aggr, struct evprof_bpf_thread *t, __u32 tid)
+{
+	struct evprof_bpf_value *v = entry_of(aggr, &t->last);
+
+	if (v) {
+		v->cpu_ns += t->cpu_ns;
+		for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
+			v->counts[k] += t->counts[k];
+		if (t->time > v->time)
+			v->time = t->time;
+	} else {
+		count(EVPROF_BPF_STAT_AGGR_FULL);
+	}
+	bpf_map_delete_elem(&threads, &tid);
 }
 
 /*
@@ -304,7 +380,7 @@ static struct evprof_bpf_value *entry_of(const struct evprof_bpf_key *key)
  * flags), kept in the stacks map; EVPROF_BPF_NO_STACK when there is none,
  * EVPROF_BPF_LOST_STACK counted in stat when it cannot be kept.
  */
-static __u64 stack_of(void *ctx, __u64 flags, __u32 stat)
+static __u64 stack_of(void *ctx, void *stacks, __u64 flags, __u32 stat)
 {
 	struct evprof_bpf_stack *st;
 	__u32 zero = 0;
@@ -325,9 +401,9 @@ static __u64 stack_of(void *ctx, __u64 flags, __u32 stat)
 	}
 	if (h <= EVPROF_BPF_LOST_STACK)
 		h += 2;
-	if (!bpf_map_lookup_elem(&stacks, &h) &&
-	    bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&stacks, &h)) {
+	if (!bpf_map_lookup_elem(stacks, &h) &&
+	    bpf_map_update_elem(stacks, &h, st, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(stacks, &h)) {
 		count(stat);
 		return EVPROF_BPF_LOST_STACK;
 	}
@@ -343,10 +419,13 @@ int on_sample(void *ctx)
 	struct ids x;
 	struct evprof_bpf_value *v;
 	struct evprof_bpf_cpu *c;
+	void *aggr, *stacks;
 	__u32 zero = 0;
 
 	c = bpf_map_lookup_elem(&cpus, &zero);
-	if (!c)
+	aggr = set_of(&aggrs);
+	stacks = set_of(&stack_sets);
+	if (!c || !aggr || !stacks)
 		return 0;
 	if (c->busy) {
 		/* An NMI inside the switch program: its read is half done. */
@@ -361,12 +440,12 @@ int on_sample(void *ctx)
 		count(EVPROF_BPF_STAT_LATE_BASELINE);
 		return 0;
 	}
-	key.ustack =
-	    stack_of(ctx, BPF_F_USER_STACK, EVPROF_BPF_STAT_USTACK_LOST);
+	key.ustack = stack_of(ctx, stacks, BPF_F_USER_STACK,
+			      EVPROF_BPF_STAT_USTACK_LOST);
 	key.kstack = kernel_stacks
-			 ? stack_of(ctx, 0, EVPROF_BPF_STAT_KSTACK_LOST)
+			 ? stack_of(ctx, stacks, 0, EVPROF_BPF_STAT_KSTACK_LOST)
 			 : EVPROF_BPF_NO_STACK;
-	v = entry_of(&key);
+	v = entry_of(aggr, &key);
 	if (!v) {
 		/* The thread keeps the charges for its next sample. */
 		count(EVPROF_BPF_STAT_AGGR_FULL);
@@ -404,6 +483,14 @@ int on_sample(void *ctx)
 	return 0;
 }
 
+/* Whether task p switches out for the last time (do_task_dead()). */
+static int dead(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->__state))
+		return BPF_CORE_READ(p, __state) == TASK_DEAD;
+	return BPF_CORE_READ((struct task_struct___old *)p, state) == TASK_DEAD;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
@@ -412,10 +499,12 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 	struct evprof_bpf_thread *t;
 	struct evprof_bpf_cpu *c;
 	struct ids x;
+	void *aggr;
 	__u32 zero = 0;
 
 	c = bpf_map_lookup_elem(&cpus, &zero);
-	if (!c)
+	aggr = set_of(&aggrs);
+	if (!c || !aggr)
 		return 0;
 	c->busy = 1;
 	if (!take(c, now, &cpu_ns, d)) {
@@ -432,37 +521,71 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 	t->cpu_ns += cpu_ns;
 	for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
 		t->counts[k] += d[k];
+	/*
+	 * Its last slice: it goes to the set of now (the window the thread
+	 * ends in), and the thread map keeps only live threads.
+	 */
+	if (dead(prev))
+		settle(aggr, t, x.htid);
 out:
 	c->busy = 0;
 	return 0;
 }
 
-/* Run on every CPU by the loader at enable (BPF_F_TEST_RUN_ON_CPU). */
+/* Makes map m allocate once on this CPU (see baseline). */
+static __always_inline void warm(void *m, const void *key, const void *value)
+{
+	if (m && !bpf_map_update_elem(m, key, value, BPF_NOEXIST))
+		bpf_map_delete_elem(m, key);
+}
+
+/*
+ * Run on every CPU by the loader at enable and when it makes set 1
+ * (BPF_F_TEST_RUN_ON_CPU): takes the CPU's baseline (once), and makes
+ * each map of the sets there allocate once here.
+ * The kernel's BPF allocator (Linux 6.1+) starts a CPU's cache for a map
+ * without preallocation with one element when they are over 256 bytes
+ * (a stack), and refills it from irq_work after an allocation takes it:
+ * a first sample with a new user and a new kernel stack found it empty
+ * for the second (-ENOMEM: a kernel stack lost at start in most runs).
+ * The refill this allocation starts is done before the first sample.
+ */
 SEC("raw_tp")
 int baseline(void *ctx)
 {
 	__u64 d[EVPROF_BPF_MAX_COUNTERS], cpu_ns;
+	__u64 h = EVPROF_BPF_LOST_STACK; /* never a stack's key */
+	struct evprof_bpf_key idle = {}; /* the idle task: never followed */
+	struct evprof_bpf_value v = {};
+	struct evprof_bpf_stack *st;
 	struct evprof_bpf_cpu *c;
 	__u32 zero = 0;
 
 	c = bpf_map_lookup_elem(&cpus, &zero);
 	if (c && !c->primed)
 		take(c, bpf_ktime_get_ns(), &cpu_ns, d);
+	st = bpf_map_lookup_elem(&scratch, &zero);
+	if (!st)
+		return 0;
+	for (__u32 g = 0; g < 2; g++) {
+		warm(bpf_map_lookup_elem(&stack_sets, &g), &h, st);
+		warm(bpf_map_lookup_elem(&aggrs, &g), &idle, &v);
+	}
 	return 0;
 }
 
 /*
  * A new task: a child process of a followed one is followed; a pid
  * reused by an unrelated process is not. A thread record left by an
- * earlier task of the same tid is handed to user space's end of run by
- * moving it to the aggregate of its latest sample now.
+ * earlier task of the same tid (one whose last switch-out was missed) is
+ * settled into the set of now.
  */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 pid = child->tgid, tid = child->pid;
 	struct evprof_bpf_thread *t;
-	struct evprof_bpf_value *v;
+	void *aggr = set_of(&aggrs);
 	struct ids x;
 	__u8 one = 1;
 
@@ -476,19 +599,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		}
 	}
 	t = bpf_map_lookup_elem(&threads, &tid);
-	if (t) {
-		v = entry_of(&t->last);
-		if (v) {
-			v->cpu_ns += t->cpu_ns;
-			for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
-				v->counts[k] += t->counts[k];
-			if (t->time > v->time)
-				v->time = t->time;
-		} else {
-			count(EVPROF_BPF_STAT_AGGR_FULL);
-		}
-		bpf_map_delete_elem(&threads, &tid);
-	}
+	if (t && aggr)
+		settle(aggr, t, tid);
 	/*
 	 * In a nested pid namespace the child's ids are read now: a task too
 	 * short to be sampled is seen again only past its release.
