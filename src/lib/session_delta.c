@@ -175,14 +175,13 @@ int evprof__delta_forget(struct sess_delta *d,
 	to = malloc((n ? n : 1) * sizeof(*to));
 	if (!to)
 		return -ENOMEM;
+	/* to[i]: 1 for an instance of a thread gone, then each new index */
 	for (size_t i = 0; i < n; i++)
 		to[i] = 0;
 	EVPROF_HASHMAP_FOR_EACH(d->by_key, cur, bkt)
 	{
-		uint32_t tid = (uint32_t)cur->key;
-
-		/* -1: forgotten */
-		to[cur->value] = gone(tid, d->inst.a[cur->value].time, ctx);
+		to[cur->value] =
+		    gone((uint32_t)cur->key, d->inst.a[cur->value].time, ctx);
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (to[i]) {
