@@ -738,6 +738,53 @@ static void test_cache(void **state)
 	evprof_symbolizer__free(s);
 }
 
+/*
+ * Mappings of one binary known by its build id, in three processes (each
+ * at its own address, PIE and ASLR): one entry for them all, each address
+ * taken relative to its own process's mapping.
+ */
+static void test_cache_build_id(void **state)
+{
+	struct evprof_symbolizer_stats st = {.sz = sizeof(st)};
+	struct evprof_sym_mapping map = {0};
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	uint8_t id[20];
+	size_t id_len = 0;
+
+	(void)state;
+	s = evprof_symbolizer__new(NULL);
+	assert_non_null(s);
+	for (int i = 0; i < 3; i++) {
+		const struct point *pt;
+		struct map_find f;
+		struct run r;
+
+		run_fixture("pie", &r);
+		pt = get_point(&r, "leaf_a");
+		sym_map(&r, pt->addr - 1, &f, &map);
+		map.inode = f.m.inode;
+		map.pid = (int)get_point(&r, "self")->addr;
+		map.build_id = id_len ? id : NULL;
+		map.build_id_len = id_len;
+		assert_int_equal(
+		    evprof_symbolizer__user(s, &map, pt->addr - 1, &res), 0);
+		assert_string_equal(res.name, "leaf_a");
+		assert_int_equal(res.rel_addr, pt->addr - 1 - f.base);
+		if (!id_len) { /* the first process tells the build id */
+			assert_int_equal(res.build_id_len, sizeof(id));
+			memcpy(id, res.build_id, sizeof(id));
+			id_len = sizeof(id);
+		}
+		free(r.maps);
+	}
+	assert_int_equal(evprof_symbolizer__stats(s, &st), 0);
+	/* The first, without build id; then one for the two with it. */
+	assert_int_equal(st.mappings, 2);
+	assert_int_equal(st.images, 1);
+	evprof_symbolizer__free(s);
+}
+
 /* JIT code named from a hand-written /tmp/perf-PID.map. */
 static void test_jit(void **state)
 {
@@ -1059,6 +1106,7 @@ int main(void)
 	    cmocka_unit_test(test_minidebuginfo),
 	    cmocka_unit_test(test_rust),
 	    cmocka_unit_test(test_cache),
+	    cmocka_unit_test(test_cache_build_id),
 	    cmocka_unit_test(test_jit),
 	    cmocka_unit_test(test_kernel_live),
 	    cmocka_unit_test(test_kernel_modules_live),
