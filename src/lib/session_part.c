@@ -250,14 +250,21 @@ int evprof__part_flush_exits(struct sess_part *pt, struct sess_store *st,
 		if (e->kind == SB_EXIT && e->time && e->time <= until)
 			err = evprof__cut_flush_tid(c, st, e->tid, until);
 	}
-	for (size_t i = 0; !err && i < t->threads.n; i++)
-		if (t->threads.a[i].end)
-			err = evprof__cut_flush_tid(c, st, t->threads.a[i].tid,
-						    until);
+	/* Not an image an exec ended: its task goes on in the next. */
+	for (size_t i = 0; !err && i < t->threads.n; i++) {
+		const struct bthread *th = &t->threads.a[i];
+		long latest;
+
+		if (th->end &&
+		    evprof__hashmap_find(t->tid_thread, (long)th->tid,
+					 &latest) &&
+		    (size_t)latest == i)
+			err = evprof__cut_flush_tid(c, st, th->tid, until);
+	}
 	return err;
 }
 
-/* Threads forgotten: tid -> until; gone() asks about a tid's state. */
+/* The tids whose task was forgotten, as keys; see gone(). */
 struct gone_set {
 	struct evprof_hashmap *tids;
 	uint64_t until;
@@ -303,8 +310,10 @@ static int forget_totals(struct sess_part *pt, size_t nr_slots,
 	for (size_t i = 0; i < n; i++)
 		to[i] = 0;
 	EVPROF_HASHMAP_FOR_EACH(pt->tid_tot, cur, bkt)
-	if (evprof__hashmap_find(g->tids, cur->key, NULL))
-		to[(size_t)cur->value / words] = NO_INDEX;
+	{
+		if (evprof__hashmap_find(g->tids, cur->key, NULL))
+			to[(size_t)cur->value / words] = NO_INDEX;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (to[i] == NO_INDEX)
 			continue;
