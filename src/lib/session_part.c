@@ -386,7 +386,7 @@ int evprof__part_forget(struct sess_part *pt, struct sess_store *st,
 			uint64_t until)
 {
 	struct gone_set g = {.until = until};
-	uint32_t *map_to;
+	uint32_t *map_to = NULL;
 	int err = 0;
 
 	g.tids = evprof__hashmap_new(evprof__hashmap_u64_hash,
@@ -397,10 +397,12 @@ int evprof__part_forget(struct sess_part *pt, struct sess_store *st,
 		err =
 		    evprof__tasks_forget(&pt->t, until - EVPROF__PART_GRACE_NS,
 					 &map_to, note_gone, &g);
-	if (err > 0) {
-		if (map_to)
-			evprof__stacks_maps_moved(&pt->sk, map_to);
+	/* Mappings go too when no thread did (replaced by later ones). */
+	if (err >= 0 && map_to) {
+		evprof__stacks_maps_moved(&pt->sk, map_to);
 		free(map_to);
+	}
+	if (err > 0) {
 		/*
 		 * Each alone: what one keeps (without memory) does no harm to
 		 * the others.

@@ -49,6 +49,12 @@ enum { LEADER = 10, FAULTS = 11, CLOCK = 13, CUT = 14 };
 #define LONG_PID   60
 #define LONG_START (250 * SPACING + SPACING / 2)
 #define LONG_EVERY (5 * SPACING)
+/*
+ * Every 100 ms it maps lib0.so, then long.so again, over the same range:
+ * replaced mappings go while no thread does (the stream's last seconds).
+ */
+#define LONG_REMAP (10 * SPACING)
+#define TAIL_NS	   3000000000ull
 
 /* ---- the stream ------------------------------------------------------------ */
 
@@ -60,6 +66,7 @@ struct truth {
 	uint64_t exit[NR_TASKS], task_faults[NR_TASKS];
 	/* per-CPU mode: the CPU's cumulative values */
 	uint64_t cpu_faults, cpu_last_faults, cpu_last_ns;
+	uint64_t long_lib[8]; /* the long process's samples per lib */
 };
 
 static int feed(struct evprof_session *s, struct rb *b)
@@ -219,14 +226,20 @@ static void long_proc(struct evprof_session *s, struct truth *tr, bool per_cpu,
 		task_rec(s, PERF_RECORD_FORK, LONG_PID, PARENT, LONG_PID, t);
 	if (t + 10 >= lo && t + 10 < hi)
 		comm_rec(s, LONG_PID, LONG_PID, "long", true, t + 10);
-	if (t + 20 >= lo && t + 20 < hi)
-		mmap_rec(s, LONG_PID, 7, t + 20);
+	/* Mappings don't touch the deltas: apart from the samples. */
+	for (uint64_t r = 0; t + 20 + r * LONG_REMAP < hi; r++)
+		if (t + 20 + r * LONG_REMAP >= lo)
+			mmap_rec(s, LONG_PID, r % 2 ? 0 : 7,
+				 t + 20 + r * LONG_REMAP);
 	if (lo > t + 100)
 		j = (lo - t - 100 + LONG_EVERY - 1) / LONG_EVERY;
-	for (; t + 100 + j * LONG_EVERY < hi; j++)
-		read_group(s, tr, per_cpu, false, LONG_PID, LONG_PID,
-			   t + 100 + j * LONG_EVERY, t, per_cpu ? 1 : j + 1,
-			   -1);
+	for (; t + 100 + j * LONG_EVERY < hi; j++) {
+		uint64_t at = t + 100 + j * LONG_EVERY;
+
+		read_group(s, tr, per_cpu, false, LONG_PID, LONG_PID, at, t,
+			   per_cpu ? 1 : j + 1, -1);
+		tr->long_lib[(at - t - 20) / LONG_REMAP % 2 ? 0 : 7]++;
+	}
 }
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
@@ -331,7 +344,8 @@ struct sums {
 	struct evprof_profile *p;
 	int named;   /* threads whose name was checked */
 	int libs[8]; /* p's index of each lib<n>.so, then long.so */
-	uint64_t libs_checked, long_checked;
+	uint64_t libs_checked;
+	uint64_t long_lib[8]; /* the long process's samples per lib */
 };
 
 static int sum_entry(const struct evprof_profile_entry *e, void *ctx)
@@ -371,8 +385,8 @@ static int sum_entry(const struct evprof_profile_entry *e, void *ctx)
 		    0);
 		assert_int_equal(evprof_profile__frame_info(sm->p, frame, &f),
 				 0);
-		assert_int_equal(f.lib, sm->libs[7]);
-		sm->long_checked++;
+		assert_true(f.lib == sm->libs[7] || f.lib == sm->libs[0]);
+		sm->long_lib[f.lib == sm->libs[7] ? 7 : 0] += e->samples;
 	}
 	return 0;
 }
@@ -483,7 +497,8 @@ static void run(bool per_cpu, bool one)
 	struct evprof_profile *pw = evprof_profile__new(NULL);
 	struct evprof_profile *po = one ? evprof_profile__new(NULL) : NULL;
 	/* The last part's until, past the last task */
-	uint64_t end = ((NR_TASKS + 2) * SPACING / PART_NS + 1) * PART_NS;
+	uint64_t end =
+	    ((NR_TASKS + 2) * SPACING / PART_NS + 1) * PART_NS + TAIL_NS;
 	uint64_t from = 0;
 	struct evprof_session_stats a, b;
 
@@ -529,7 +544,10 @@ static void run(bool per_cpu, bool one)
 	/* Every thread named in its part; each task's leaf checked. */
 	assert_true(sp->named >= NR_TASKS);
 	assert_true(sp->libs_checked >= NR_TASKS);
-	assert_true(sp->long_checked > 0);
+	/* Each sample of the long process in the lib it had mapped then. */
+	assert_true(tr[1].long_lib[0] > 0 && tr[1].long_lib[7] > 0);
+	assert_memory_equal(sp->long_lib, tr[1].long_lib, sizeof(sp->long_lib));
+	assert_memory_equal(sw->long_lib, tr[0].long_lib, sizeof(sw->long_lib));
 	/* Per thread, the parts sum to the whole build, exactly... */
 	assert_memory_equal(sw->faults, sp->faults, sizeof(sw->faults));
 	assert_memory_equal(sw->cpu, sp->cpu, sizeof(sw->cpu));
