@@ -435,6 +435,14 @@ static bool ended_by(uint64_t end, uint64_t before)
 	return end && end <= before;
 }
 
+/* The lineage entry holds the tree membership of those it starts. */
+static void keep_lineages(const struct sess_tasks *b, uint32_t *pr_to)
+{
+	for (size_t i = 0; i < b->procs.n; i++)
+		if (pr_to[i] != NO_INDEX)
+			pr_to[b->procs.a[i].lineage] = 0;
+}
+
 /*
  * Which entries stay: to[i] is NO_INDEX for one forgotten, any other value
  * for one kept, until numbered.
@@ -451,6 +459,7 @@ static void mark_kept(const struct sess_tasks *b, uint64_t before,
 		if (th_to[i] != NO_INDEX)
 			pr_to[th->proc] = 0;
 	}
+	keep_lineages(b, pr_to);
 	/* A parent that joins later resolves its children through its pid. */
 	for (size_t i = 0; i < b->pending.n; i++) {
 		uint32_t parent = proc_current(b, b->pending.a[i].ppid);
@@ -459,10 +468,7 @@ static void mark_kept(const struct sess_tasks *b, uint64_t before,
 		    parent != NO_INDEX)
 			pr_to[parent] = 0;
 	}
-	/* The lineage entry holds the tree membership of those it starts. */
-	for (size_t i = 0; i < b->procs.n; i++)
-		if (pr_to[i] != NO_INDEX)
-			pr_to[b->procs.a[i].lineage] = 0;
+	keep_lineages(b, pr_to);
 	for (size_t i = 0; i < b->maps.n; i++)
 		map_to[i] = NO_INDEX;
 	for (size_t i = 0; i < b->procs.n; i++) {

@@ -46,9 +46,11 @@ enum { LEADER = 10, FAULTS = 11, CLOCK = 13, CUT = 14 };
  * A process living through the stream, its mapping made once others'
  * were: its index moves as they are forgotten, while its samples go on.
  */
-#define LONG_PID   60
-#define LONG_START (250 * SPACING + SPACING / 2)
-#define LONG_EVERY (5 * SPACING)
+#define LONG_PID 60
+/* A parent never seen: with roots, its children wait as pending forks. */
+#define FOREIGN_PPID 7
+#define LONG_START   (250 * SPACING + SPACING / 2)
+#define LONG_EVERY   (5 * SPACING)
 /*
  * Every 100 ms it maps lib0.so, then long.so again, over the same range:
  * replaced mappings go while no thread does (the stream's last seconds).
@@ -214,6 +216,12 @@ static uint32_t pid_of(int k)
 	return k % 2 ? tid_of(k) : PARENT;
 }
 
+/* Every other process is forked by a parent out of the tree. */
+static bool foreign(int k)
+{
+	return k % 4 == 1;
+}
+
 /* The long process's records of time in [lo, hi). */
 static void long_proc(struct evprof_session *s, struct truth *tr, bool per_cpu,
 		      uint64_t lo, uint64_t hi)
@@ -276,7 +284,8 @@ static void feed_range(struct evprof_session *s, struct truth *tr, bool per_cpu,
 		/* In time order; the stream is cut at part boundaries only. */
 #define AT(dt) (t + (dt) >= from && t + (dt) < to)
 		if (AT(0))
-			task_rec(s, PERF_RECORD_FORK, pid, PARENT, tid, t);
+			task_rec(s, PERF_RECORD_FORK, pid,
+				 foreign(k) ? FOREIGN_PPID : PARENT, tid, t);
 		if (AT(10))
 			comm_rec(s, pid, tid, name, pid != PARENT, t + 10);
 		if (AT(20) && pid != PARENT)
@@ -310,9 +319,11 @@ static void feed_range(struct evprof_session *s, struct truth *tr, bool per_cpu,
 	long_proc(s, tr, per_cpu, done, to);
 }
 
-static struct evprof_session *new_session(bool per_cpu)
+/* roots: the tree is PARENT's (else every process) */
+static struct evprof_session *new_session(bool per_cpu, bool roots)
 {
 	static const char *const counters[] = {"page-faults"};
+	static const pid_t parent = PARENT;
 	struct evprof_session_opts o = {
 	    .sz = sizeof(o),
 	    .fmt = {.sample_type = ST_BITS,
@@ -321,6 +332,8 @@ static struct evprof_session *new_session(bool per_cpu)
 	    .counters = counters,
 	    .nr_counters = 1,
 	    .per_cpu = per_cpu,
+	    .pids = roots ? &parent : NULL,
+	    .nr_pids = roots,
 	};
 	struct evprof_session *s = evprof_session__new(&o);
 
@@ -459,6 +472,7 @@ static void check_bounded(const struct evprof_session *s)
 	assert_true(pt->t.threads.n <= live);
 	assert_true(pt->t.procs.n <= live);
 	assert_true(pt->t.maps.n <= live);
+	assert_true(pt->t.pending.n <= live);
 	assert_true(s->cut.ts.n <= live);
 	assert_true(s->cut.vals.n <= live * s->nr_slots);
 	assert_true(!pt->tid_tot || evprof__hashmap_size(pt->tid_tot) <= live);
@@ -489,8 +503,11 @@ static void check_bounded(const struct evprof_session *s)
  */
 static void run(bool per_cpu, bool one)
 {
-	struct evprof_session *whole = new_session(per_cpu);
-	struct evprof_session *parts = new_session(per_cpu);
+	/* Per task, a tree of PARENT's: the foreign processes are not in. */
+	bool roots = !per_cpu;
+	int kept = roots ? NR_TASKS - NR_TASKS / 4 : NR_TASKS;
+	struct evprof_session *whole = new_session(per_cpu, roots);
+	struct evprof_session *parts = new_session(per_cpu, roots);
 	struct truth *tr = calloc(2, sizeof(*tr));
 	struct sums *sw = calloc(1, sizeof(*sw)), *sp = calloc(1, sizeof(*sp));
 	struct sums *sp1 = calloc(1, sizeof(*sp1));
@@ -536,14 +553,14 @@ static void run(bool per_cpu, bool one)
 	}
 	if (one) {
 		add_sums(po, sp);
-		sp->named = NR_TASKS;
+		sp->named = kept;
 		evprof_profile__free(po);
 	}
 	assert_int_equal(evprof_session__build(whole, pw, NULL), 0);
 	add_sums(pw, sw);
 	/* Every thread named in its part; each task's leaf checked. */
-	assert_true(sp->named >= NR_TASKS);
-	assert_true(sp->libs_checked >= NR_TASKS);
+	assert_true(sp->named >= kept);
+	assert_true(sp->libs_checked >= (uint64_t)kept);
 	/* Each sample of the long process in the lib it had mapped then. */
 	assert_true(tr[1].long_lib[0] > 0 && tr[1].long_lib[7] > 0);
 	assert_memory_equal(sp->long_lib, tr[1].long_lib, sizeof(sp->long_lib));
@@ -559,10 +576,13 @@ static void run(bool per_cpu, bool one)
 		assert_int_equal(sp->cpu[tid], tr[1].cpu[tid]);
 	}
 	for (uint32_t tid = FIRST_TID; !per_cpu && tid < FIRST_TID + NR_TIDS;
-	     tid++) /* two samples each: 5, then 19 so far */
-		assert_int_equal(sp->faults[tid],
-				 19 * (NR_TASKS / NR_TIDS +
-				       (tid - FIRST_TID < NR_TASKS % NR_TIDS)));
+	     tid++) /* two samples each: 5, then 19 so far; none foreign */
+		assert_int_equal(
+		    sp->faults[tid],
+		    foreign((int)(tid - FIRST_TID))
+			? 0
+			: 19 * (NR_TASKS / NR_TIDS +
+				(tid - FIRST_TID < NR_TASKS % NR_TIDS)));
 	evprof_session__stats(whole, &a);
 	evprof_session__stats(parts, &b);
 	assert_int_equal(a.samples, b.samples);
