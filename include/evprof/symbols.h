@@ -202,7 +202,8 @@ struct evprof_symbolizer_stats {
 	uint64_t jit_maps; /* JIT map files read */
 	/*
 	 * Mapping entries held: one per (path, build id, inode) whose image
-	 * was found, else one per mapping of each process looked up.
+	 * was found (with a build id or inode), else one per mapping of each
+	 * process looked up.
 	 */
 	uint64_t mappings;
 };

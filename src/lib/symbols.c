@@ -163,11 +163,11 @@ static bool mapkey_equal(long a, long b, void *ctx)
 
 /*
  * What a mapping resolved to, looked up once per mapping of each process;
- * once an image is found by its build id, the mappings of that (path,
- * build id, inode) in every process share one entry: addresses go through
- * the caller's own start and pgoff, never the entry's. A system-wide
- * recording then holds an entry per binary, not one per short-lived
- * process that a sample landed in.
+ * once an image is found for a mapping known by its build id or inode, the
+ * mappings of that (path, build id, inode) in every process share one
+ * entry: addresses go through the caller's own start and pgoff, never the
+ * entry's. A system-wide recording then holds an entry per binary, not one
+ * per short-lived process that a sample landed in.
  */
 static struct mapent *lookup_mapping(struct evprof_symbolizer *s,
 				     const struct evprof_sym_mapping *map)
@@ -188,12 +188,12 @@ static struct mapent *lookup_mapping(struct evprof_symbolizer *s,
 	    .build_id_len = map->build_id_len,
 	    .inode = map->inode,
 	};
+	bool share = map->build_id_len || map->inode;
 	struct mapent *me;
 	uint8_t *bid = NULL;
 	long found;
 
-	if (map->build_id_len &&
-	    evprof__hashmap_find(s->mappings, (long)&shared, &found))
+	if (share && evprof__hashmap_find(s->mappings, (long)&shared, &found))
 		return (struct mapent *)found;
 	if (evprof__hashmap_find(s->mappings, (long)&key, &found))
 		return (struct mapent *)found;
@@ -215,7 +215,7 @@ static struct mapent *lookup_mapping(struct evprof_symbolizer *s,
 	if (!me->img) {
 		/* Per process: another may read the file where this did not. */
 		pr_debug("symbols: no readable image for %s\n", map->path);
-	} else if (map->build_id_len) {
+	} else if (share) {
 		shared.path = me->key.path;
 		shared.build_id = me->key.build_id;
 		me->key = shared;
