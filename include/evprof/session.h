@@ -241,7 +241,9 @@ EVPROF_API void evprof_session__stats(const struct evprof_session *s,
  * Total delta of counter c (EVPROF_SESSION_CPU_TIME for CPU time,
  * EVPROF_SESSION_SAMPLER for sampler_counter) that the kept samples of
  * thread tid carry (before the first build: every stored sample). Returns
- * 0 when there is none.
+ * 0 when there is none, and for a thread that exited before the last of
+ * several evprof_session__build_until() parts: those forget the threads
+ * that are done (see there).
  */
 EVPROF_API uint64_t evprof_session__thread_total(const struct evprof_session *s,
 						 pid_t tid, int counter);
@@ -317,7 +319,12 @@ EVPROF_API int evprof_session__build(struct evprof_session *s,
  * callchains end after their sample: with them only the last part is
  * possible, -EOPNOTSUPP otherwise. After a part, evprof_session__build()
  * returns -EBUSY, and the stats, thread totals and unattributed sums
- * count every part so far. Returns 0 or -errno (-EINVAL, -ENOMEM,
+ * count every part so far. A thread whose exit is a second older than
+ * until_ns is done: it is forgotten (its held cut deltas went out in the
+ * part that replayed its exit), with its process once that has no thread
+ * left, so that the memory a session holds does not grow with the number
+ * of tasks that came and went either; evprof_session__thread_total() no
+ * longer knows it. Returns 0 or -errno (-EINVAL, -ENOMEM,
  * -EOPNOTSUPP; after an error p may hold some of the samples).
  */
 EVPROF_API int evprof_session__build_until(struct evprof_session *s,

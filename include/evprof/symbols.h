@@ -200,6 +200,12 @@ struct evprof_symbolizer_stats {
 	uint64_t cached;   /* user lookups answered from the address cache */
 	uint64_t images;   /* ELF images opened and indexed (vdso included) */
 	uint64_t jit_maps; /* JIT map files read */
+	/*
+	 * Mapping entries held: one per (path, build id, inode) whose image
+	 * was found (with a build id or inode), else one per mapping of each
+	 * process looked up.
+	 */
+	uint64_t mappings;
 };
 
 /*

@@ -550,6 +550,9 @@ int evprof_session__build_until(struct evprof_session *s,
 	if (s->store.samples.n >= NO_INDEX || s->store.sb.n >= NO_INDEX)
 		return -ENOMEM;
 	err = part_for(s, p, sym);
+	if (!err && until_ns != UINT64_MAX)
+		err = evprof__part_flush_exits(s->part, &s->store, &s->cut,
+					       until_ns);
 	if (err)
 		return err;
 	b.t = &s->part->t;
@@ -564,6 +567,10 @@ int evprof_session__build_until(struct evprof_session *s,
 			s->store.samples.a[i].flags &= ~(uint32_t)SS_BUILT;
 		return err;
 	}
+	/* Without memory for it, what is done stays: no harm. */
+	if (until_ns != UINT64_MAX)
+		evprof__part_forget(s->part, &s->store, &s->cut, &s->delta,
+				    until_ns);
 #ifdef __GLIBC__
 	/*
 	 * Each part frees what it built amid what stays: glibc keeps those

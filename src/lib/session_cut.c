@@ -198,6 +198,55 @@ int evprof__cut_fork(struct sess_cut *c, struct sess_store *st, uint32_t tid,
 	return err;
 }
 
+int evprof__cut_flush_tid(struct sess_cut *c, struct sess_store *st,
+			  uint32_t tid, uint64_t until)
+{
+	struct tstate *ts = find(c, tid);
+
+	if (!ts || ts->time > until)
+		return 0;
+	return flush_one(c, st, ts);
+}
+
+int evprof__cut_forget(struct sess_cut *c, const struct sess_store *st,
+		       evprof__gone_fn gone, void *ctx)
+{
+	struct evprof_hashmap_entry *cur, *tmp;
+	size_t n = c->ts.n, w = 0, bkt;
+	uint32_t *to;
+
+	if (!c->by_tid)
+		return 0;
+	to = malloc((n ? n : 1) * sizeof(*to));
+	if (!to)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct tstate *ts = &c->ts.a[i];
+
+		if (!ts->pending && gone(ts->tid, ts->time, ctx)) {
+			to[i] = NO_SAMPLE;
+			continue;
+		}
+		/* Each state's values follow it down, in order. */
+		memmove(c->vals.a + w * st->nr_slots, c->vals.a + ts->vals,
+			st->nr_slots * sizeof(uint64_t));
+		ts->vals = (uint32_t)(w * st->nr_slots);
+		c->ts.a[w] = *ts;
+		to[i] = (uint32_t)w++;
+	}
+	EVPROF_HASHMAP_FOR_EACH_SAFE(c->by_tid, cur, tmp, bkt)
+	{
+		if (to[cur->value] == NO_SAMPLE)
+			evprof__hashmap_delete(c->by_tid, cur->key, NULL, NULL);
+		else
+			cur->value = to[cur->value];
+	}
+	c->ts.n = w;
+	c->vals.n = w * st->nr_slots;
+	free(to);
+	return 0;
+}
+
 int evprof__cut_cpu(struct sess_cut *c, uint32_t cpu, struct cpu_state **cs)
 {
 	*cs = NULL;

@@ -112,6 +112,28 @@ EVPROF_HIDDEN uint64_t evprof__cut_cpu_read(struct cpu_state *cs,
 					    uint32_t sample_tid, uint32_t tid,
 					    uint64_t time, uint64_t *cpu_ns);
 /*
+ * Puts tid's pending deltas on its latest sample (or a new one at its last
+ * cut) now, as at the end, when its last cut is at or before until: its
+ * task exited, and they go out in the part where it ended. Returns 0 or
+ * -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__cut_flush_tid(struct sess_cut *c,
+					struct sess_store *st, uint32_t tid,
+					uint64_t until);
+/*
+ * Callback of the forgetting functions: whether tid, of a state last
+ * changed at time, names a task gone for good.
+ */
+typedef bool (*evprof__gone_fn)(uint32_t tid, uint64_t time, void *ctx);
+/*
+ * Forgets the states of the threads gone() says are gone and that hold no
+ * pending delta. Indices in ts change. Returns 0 or -ENOMEM (nothing
+ * changed).
+ */
+EVPROF_HIDDEN int evprof__cut_forget(struct sess_cut *c,
+				     const struct sess_store *st,
+				     evprof__gone_fn gone, void *ctx);
+/*
  * Puts every pending delta on its thread's latest sample, or on a new
  * sample at its last cut. Returns 0 or -ENOMEM.
  */

@@ -177,3 +177,44 @@ void evprof__delta_fork(struct sess_delta *d, uint32_t tid, uint64_t time)
 		}
 	}
 }
+
+int evprof__delta_forget(struct sess_delta *d,
+			 bool (*gone)(uint32_t tid, uint64_t time, void *ctx),
+			 void *ctx)
+{
+	struct evprof_hashmap_entry *cur, *tmp;
+	size_t n = d->inst.n, w = 0, bkt;
+	long *to;
+
+	if (!d->by_key || d->per_cpu)
+		return 0;
+	to = malloc((n ? n : 1) * sizeof(*to));
+	if (!to)
+		return -ENOMEM;
+	/* to[i]: 1 for an instance of a thread gone, then each new index */
+	for (size_t i = 0; i < n; i++)
+		to[i] = 0;
+	EVPROF_HASHMAP_FOR_EACH(d->by_key, cur, bkt)
+	{
+		to[cur->value] =
+		    gone((uint32_t)cur->key, d->inst.a[cur->value].time, ctx);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (to[i]) {
+			to[i] = -1;
+			continue;
+		}
+		d->inst.a[w] = d->inst.a[i];
+		to[i] = (long)w++;
+	}
+	EVPROF_HASHMAP_FOR_EACH_SAFE(d->by_key, cur, tmp, bkt)
+	{
+		if (to[cur->value] < 0)
+			evprof__hashmap_delete(d->by_key, cur->key, NULL, NULL);
+		else
+			cur->value = to[cur->value];
+	}
+	d->inst.n = w;
+	free(to);
+	return 0;
+}

@@ -8,7 +8,7 @@
  *   session_proc.c: /proc reader, on the public API only
  *   session.c ----------> delta, cut, offcpu, stitch, store
  *   session_build.c ----> part, stacks, tasks, cut, offcpu, stitch, store
- *   session_part.c -----> stacks, tasks, cut, stitch, store
+ *   session_part.c -----> stacks, tasks, cut, delta, stitch, store
  *   session_stacks.c ---> tasks, stitch, store (+ unwind, profile)
  *   session_cut.c, session_offcpu.c, session_stitch.c,
  *   session_tasks.c ---> store

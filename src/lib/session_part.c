@@ -237,6 +237,187 @@ int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 	return 0;
 }
 
+int evprof__part_flush_exits(struct sess_part *pt, struct sess_store *st,
+			     struct sess_cut *c, uint64_t until)
+{
+	const struct sess_tasks *t = &pt->t;
+	int err = 0;
+
+	/* EXITs this part replays, then those earlier parts did. */
+	for (size_t i = 0; !err && i < st->sb.n; i++) {
+		const struct sb_event *e = &st->sb.a[i];
+
+		if (e->kind == SB_EXIT && e->time && e->time <= until)
+			err = evprof__cut_flush_tid(c, st, e->tid, until);
+	}
+	/* Not an image an exec ended: its task goes on in the next. */
+	for (size_t i = 0; !err && i < t->threads.n; i++) {
+		const struct bthread *th = &t->threads.a[i];
+		long latest;
+
+		if (th->end &&
+		    evprof__hashmap_find(t->tid_thread, (long)th->tid,
+					 &latest) &&
+		    (size_t)latest == i)
+			err = evprof__cut_flush_tid(c, st, th->tid, until);
+	}
+	return err;
+}
+
+/* The tids whose task was forgotten, as keys; see gone(). */
+struct gone_set {
+	struct evprof_hashmap *tids;
+	uint64_t until;
+	int err;
+};
+
+static void note_gone(uint32_t tid, uint64_t end, void *ctx)
+{
+	struct gone_set *g = ctx;
+
+	(void)end;
+	if (!g->err &&
+	    evprof__hashmap_set(g->tids, (long)tid, 0, NULL, NULL) < 0)
+		g->err = -ENOMEM;
+}
+
+/*
+ * Everything of tid up to until is its dead task's: the tid's latest
+ * thread, replayed up to until, is the one forgotten.
+ */
+static bool gone(uint32_t tid, uint64_t time, void *ctx)
+{
+	const struct gone_set *g = ctx;
+
+	return time <= g->until &&
+	       evprof__hashmap_find(g->tids, (long)tid, NULL);
+}
+
+/* Drops the totals of the tids forgotten; compacted in place. */
+static int forget_totals(struct sess_part *pt, size_t nr_slots,
+			 const struct gone_set *g)
+{
+	struct evprof_hashmap_entry *cur, *tmp;
+	size_t words = nr_slots + 1, n, w = 0, bkt;
+	uint32_t *to;
+
+	if (!pt->tid_tot)
+		return 0;
+	n = pt->tot.n / words;
+	to = malloc((n ? n : 1) * sizeof(*to));
+	if (!to)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		to[i] = 0;
+	EVPROF_HASHMAP_FOR_EACH(pt->tid_tot, cur, bkt)
+	{
+		if (evprof__hashmap_find(g->tids, cur->key, NULL))
+			to[(size_t)cur->value / words] = NO_INDEX;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (to[i] == NO_INDEX)
+			continue;
+		memmove(pt->tot.a + w * words, pt->tot.a + i * words,
+			words * sizeof(uint64_t));
+		to[i] = (uint32_t)w++;
+	}
+	EVPROF_HASHMAP_FOR_EACH_SAFE(pt->tid_tot, cur, tmp, bkt)
+	{
+		uint32_t i = to[(size_t)cur->value / words];
+
+		if (i == NO_INDEX)
+			evprof__hashmap_delete(pt->tid_tot, cur->key, NULL,
+					       NULL);
+		else
+			cur->value = (long)(i * words);
+	}
+	pt->tot.n = w * words;
+	free(to);
+	return 0;
+}
+
+/* Keeps the strings that remaining side-band events and tasks name. */
+static int compact_strs(struct sess_part *pt, struct sess_store *st)
+{
+	struct sess_tasks *t = &pt->t;
+	size_t n = 0,
+	       cap = 2 * st->sb.n + t->procs.n + t->threads.n + 2 * t->maps.n;
+	struct sstr_ref *refs = malloc((cap ? cap : 1) * sizeof(*refs));
+	int err;
+
+	if (!refs)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->sb.n; i++) {
+		struct sb_event *e = &st->sb.a[i];
+
+		if (e->kind == SB_FORK || e->kind == SB_EXIT)
+			continue;
+		refs[n++] = (struct sstr_ref){&e->str, 0};
+		if (e->build_id_len)
+			refs[n++] =
+			    (struct sstr_ref){&e->build_id, e->build_id_len};
+	}
+	for (size_t i = 0; i < t->procs.n; i++)
+		if (t->procs.a[i].has_name)
+			refs[n++] = (struct sstr_ref){&t->procs.a[i].name, 0};
+	for (size_t i = 0; i < t->threads.n; i++)
+		if (t->threads.a[i].has_name)
+			refs[n++] = (struct sstr_ref){&t->threads.a[i].name, 0};
+	for (size_t i = 0; i < t->maps.n; i++) {
+		struct bmap *m = &t->maps.a[i];
+
+		refs[n++] = (struct sstr_ref){&m->path, 0};
+		if (m->build_id_len)
+			refs[n++] =
+			    (struct sstr_ref){&m->build_id, m->build_id_len};
+	}
+	err = evprof__sstore_strs_compact(st, refs, n);
+	free(refs);
+	return err;
+}
+
+static int keep_first(int err, int next)
+{
+	return err ? err : next;
+}
+
+int evprof__part_forget(struct sess_part *pt, struct sess_store *st,
+			struct sess_cut *c, struct sess_delta *d,
+			uint64_t until)
+{
+	struct gone_set g = {.until = until};
+	uint32_t *map_to = NULL;
+	int err = 0;
+
+	g.tids = evprof__hashmap_new(evprof__hashmap_u64_hash,
+				     evprof__hashmap_u64_equal, NULL);
+	if (!g.tids)
+		return -ENOMEM;
+	if (until > EVPROF__PART_GRACE_NS)
+		err =
+		    evprof__tasks_forget(&pt->t, until - EVPROF__PART_GRACE_NS,
+					 &map_to, note_gone, &g);
+	/* Mappings go too when no thread did (replaced by later ones). */
+	if (err >= 0 && map_to) {
+		evprof__stacks_maps_moved(&pt->sk, map_to);
+		free(map_to);
+	}
+	if (err > 0) {
+		/*
+		 * Each alone: what one keeps (without memory) does no harm to
+		 * the others.
+		 */
+		err = g.err;
+		err = keep_first(err, evprof__cut_forget(c, st, gone, &g));
+		err = keep_first(err, evprof__delta_forget(d, gone, &g));
+		err = keep_first(err, forget_totals(pt, st->nr_slots, &g));
+	}
+	evprof__hashmap_free(g.tids);
+	if (err < 0)
+		return err;
+	return compact_strs(pt, st);
+}
+
 uint64_t evprof__part_thread_total(const struct sess_part *pt, size_t nr_slots,
 				   uint32_t tid, int slot)
 {

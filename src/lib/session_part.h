@@ -7,8 +7,15 @@
  * (threads, names, maps, process tree), the stack caches of the profile
  * being filled, and per thread the totals the dropped samples carried (for
  * evprof_session__thread_total()). Dropped: built samples, their deltas and
- * stack copies, replayed side-band events. Above the storage, cuts and
- * stitch, whose arrays it compacts; below session_build.c.
+ * stack copies, replayed side-band events. Above the storage, cuts, deltas
+ * and stitch, whose arrays it compacts; below session_build.c.
+ *
+ * Nor does the memory depend on how many tasks came and went: a thread
+ * whose EXIT is older than a part's until by EVPROF__PART_GRACE_NS is
+ * forgotten with everything held for it (task entries, cut state, counter
+ * instances, totals, strings), and so is its process once no thread of it
+ * is left. Its held cut deltas went out already, in the part that
+ * replayed its EXIT, as they go at the end.
  */
 #ifndef EVPROF_LIB_SESSION_PART_H
 #define EVPROF_LIB_SESSION_PART_H
@@ -18,6 +25,7 @@
 #include <evprof/profile.h>
 
 #include "session_cut.h"
+#include "session_delta.h"
 #include "session_stacks.h"
 #include "session_stitch.h"
 #include "session_store.h"
@@ -48,7 +56,40 @@ EVPROF_HIDDEN int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 				    struct sess_stitch *k, struct sess_cut *c,
 				    uint64_t until);
 
-/* Total of slot (-1: CPU ns) that tid's dropped kept samples carried. */
+/*
+ * How long after its EXIT a task's records may still be stamped: its last
+ * switch-out and reads come as it dies, microseconds after the EXIT, and a
+ * second is far past any scheduling delay between the two. (The margin a
+ * recorder builds behind now is for their arrival, not their stamps.) A
+ * record stamped later than that is kept all the same, under a thread
+ * made up anew.
+ */
+#define EVPROF__PART_GRACE_NS 1000000000ull
+
+/*
+ * Before a part's build up to until: the held cut deltas of the threads
+ * that exited by then go to their latest sample (or a new one at their
+ * last cut) now, as at the end, so that they are built in the part of
+ * their exit. Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__part_flush_exits(struct sess_part *pt,
+					   struct sess_store *st,
+					   struct sess_cut *c, uint64_t until);
+/*
+ * After evprof__part_drop(): forgets the threads that ended
+ * EVPROF__PART_GRACE_NS before until (and the processes and maps they
+ * leave unused, their cut states, counter instances and totals), and
+ * keeps in the string arena only what remaining side-band events and
+ * tasks name. Returns 0 or -ENOMEM (then they stay, which is harmless).
+ */
+EVPROF_HIDDEN int evprof__part_forget(struct sess_part *pt,
+				      struct sess_store *st, struct sess_cut *c,
+				      struct sess_delta *d, uint64_t until);
+
+/*
+ * Total of slot (-1: CPU ns) that tid's dropped kept samples carried;
+ * 0 for a thread forgotten.
+ */
 EVPROF_HIDDEN uint64_t evprof__part_thread_total(const struct sess_part *pt,
 						 size_t nr_slots, uint32_t tid,
 						 int slot);

@@ -427,6 +427,68 @@ int evprof__stacks_sample(struct sess_stacks *sk, const struct bproc *pr,
 	return err;
 }
 
+void evprof__stacks_maps_moved(struct sess_stacks *sk, const uint32_t *map_to)
+{
+	EVPROF_VEC(struct frame_key) keys = {0};
+	EVPROF_VEC(int) fidx = {0};
+	struct evprof_hashmap_entry *cur;
+	struct evprof_hashmap *frames;
+	size_t bkt, n = sk->frames ? evprof__hashmap_size(sk->frames) : 0;
+	long *vals = malloc((n ? n : 1) * sizeof(*vals));
+
+	frames = evprof__hashmap_new(frame_hash, frame_equal, sk);
+	if (!vals || !frames || EVPROF_VEC_RESERVE(&keys, n ? n : 1) ||
+	    EVPROF_VEC_RESERVE(&fidx, sk->fidx.n ? sk->fidx.n : 1))
+		goto fail;
+	for (bkt = 0; n && bkt < sk->frames->cap; bkt++) {
+		for (cur = sk->frames->buckets[bkt]; cur; cur = cur->next) {
+			struct frame_key k = sk->frame_keys.a[cur->key];
+			uint32_t off = (uint32_t)((uint64_t)cur->value >> 32);
+			uint32_t cnt = (uint32_t)cur->value;
+
+			if (k.map != KEY_KERNEL && k.map != KEY_UNMAPPED) {
+				if (map_to[k.map] == NO_INDEX)
+					continue;
+				k.map = map_to[k.map];
+			}
+			vals[keys.n] = (long)((uint64_t)fidx.n << 32 | cnt);
+			keys.a[keys.n++] = k;
+			memcpy(fidx.a + fidx.n, sk->fidx.a + off,
+			       cnt * sizeof(int));
+			fidx.n += cnt;
+		}
+	}
+	/* The new map hashes the keys where they lie: swapped in first. */
+	EVPROF_VEC_FREE(&sk->frame_keys);
+	EVPROF_VEC_FREE(&sk->fidx);
+	evprof__hashmap_free(sk->frames);
+	sk->frames = NULL;
+	sk->frame_keys.a = keys.a;
+	sk->frame_keys.n = keys.n;
+	sk->frame_keys.cap = keys.cap;
+	sk->fidx.a = fidx.a;
+	sk->fidx.n = fidx.n;
+	sk->fidx.cap = fidx.cap;
+	keys.a = NULL;
+	fidx.a = NULL;
+	for (size_t i = 0; i < sk->frame_keys.n; i++)
+		if (evprof__hashmap_add(frames, (long)i, vals[i]))
+			goto fail;
+	sk->frames = frames;
+	free(vals);
+	return;
+fail:
+	/* An empty cache is right too: frames are looked up again. */
+	evprof__hashmap_free(frames);
+	free(vals);
+	free(keys.a);
+	free(fidx.a);
+	evprof__hashmap_free(sk->frames);
+	sk->frames = NULL;
+	sk->frame_keys.n = 0;
+	sk->fidx.n = 0;
+}
+
 void evprof__stacks_free(struct sess_stacks *sk)
 {
 	EVPROF_VEC_FREE(&sk->fidx);

@@ -57,4 +57,12 @@ EVPROF_HIDDEN int evprof__stacks_sample(struct sess_stacks *sk,
 					const struct bproc *pr,
 					struct ssample *x, int *stack);
 
+/*
+ * The tasks forgot mappings (evprof__tasks_forget()): the frame cache
+ * keeps those of mappings still known, under their new index map_to[old];
+ * without memory for that it is emptied.
+ */
+EVPROF_HIDDEN void evprof__stacks_maps_moved(struct sess_stacks *sk,
+					     const uint32_t *map_to);
+
 #endif /* EVPROF_LIB_SESSION_STACKS_H */

@@ -37,6 +37,48 @@ int evprof__sstore_str(struct sess_store *st, const char *str, uint32_t *off)
 	return evprof__sstore_bytes(st, str, strlen(str) + 1, off);
 }
 
+int evprof__sstore_strs_compact(struct sess_store *st,
+				const struct sstr_ref *refs, size_t n)
+{
+	struct evprof_hashmap *moved;
+	EVPROF_VEC(char) arena = {0};
+	int err = -ENOMEM;
+
+	moved = evprof__hashmap_new(evprof__hashmap_u64_hash,
+				    evprof__hashmap_u64_equal, NULL);
+	if (!moved)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t off = *refs[i].off;
+		size_t len =
+		    refs[i].len ? refs[i].len : strlen(st->strs.a + off) + 1;
+
+		if (evprof__hashmap_find(moved, (long)off, NULL))
+			continue;
+		if (EVPROF_VEC_RESERVE(&arena, arena.n + len) ||
+		    evprof__hashmap_add(moved, (long)off, (long)arena.n))
+			goto out;
+		memcpy(arena.a + arena.n, st->strs.a + off, len);
+		arena.n += len;
+	}
+	for (size_t i = 0; i < n; i++) {
+		long to = 0;
+
+		evprof__hashmap_find(moved, (long)*refs[i].off, &to);
+		*refs[i].off = (uint32_t)to;
+	}
+	EVPROF_VEC_FREE(&st->strs);
+	st->strs.a = arena.a;
+	st->strs.n = arena.n;
+	st->strs.cap = arena.cap;
+	arena.a = NULL;
+	err = 0;
+out:
+	free(arena.a);
+	evprof__hashmap_free(moved);
+	return err;
+}
+
 /* ---- callchain arena ---------------------------------------------------- */
 
 /*

@@ -98,6 +98,22 @@ EVPROF_HIDDEN int evprof__sstore_bytes(struct sess_store *st, const void *p,
 EVPROF_HIDDEN int evprof__sstore_str(struct sess_store *st, const char *str,
 				     uint32_t *off);
 
+/* A holder of an offset in the string arena, for compaction. */
+struct sstr_ref {
+	uint32_t *off;
+	uint32_t len; /* bytes held; 0: a NUL-terminated string */
+};
+
+/*
+ * Keeps in the arena only what refs[0..n-1] hold (offsets updated; holders
+ * of one offset share the copy), so that the strings of side-band events
+ * replayed and of tasks forgotten go. Offsets held elsewhere are stale
+ * afterwards. Returns 0 or -ENOMEM (nothing changed).
+ */
+EVPROF_HIDDEN int evprof__sstore_strs_compact(struct sess_store *st,
+					      const struct sstr_ref *refs,
+					      size_t n);
+
 static inline const char *evprof__sstore_strp(const struct sess_store *st,
 					      uint32_t off)
 {

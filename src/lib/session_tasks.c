@@ -428,6 +428,163 @@ void evprof__tasks_free(struct sess_tasks *b)
 	evprof__hashmap_free(b->tid_thread);
 }
 
+/* ---- forgetting ---------------------------------------------------------- */
+
+static bool ended_by(uint64_t end, uint64_t before)
+{
+	return end && end <= before;
+}
+
+/* The lineage entry holds the tree membership of those it starts. */
+static void keep_lineages(const struct sess_tasks *b, uint32_t *pr_to)
+{
+	for (size_t i = 0; i < b->procs.n; i++)
+		if (pr_to[i] != NO_INDEX)
+			pr_to[b->procs.a[i].lineage] = 0;
+}
+
+/*
+ * Which entries stay: to[i] is NO_INDEX for one forgotten, any other value
+ * for one kept, until numbered.
+ */
+static void mark_kept(const struct sess_tasks *b, uint64_t before,
+		      uint32_t *th_to, uint32_t *pr_to, uint32_t *map_to)
+{
+	for (size_t i = 0; i < b->procs.n; i++)
+		pr_to[i] = ended_by(b->procs.a[i].end, before) ? NO_INDEX : 0;
+	for (size_t i = 0; i < b->threads.n; i++) {
+		const struct bthread *th = &b->threads.a[i];
+
+		th_to[i] = ended_by(th->end, before) ? NO_INDEX : 0;
+		if (th_to[i] != NO_INDEX)
+			pr_to[th->proc] = 0;
+	}
+	keep_lineages(b, pr_to);
+	/* A parent that joins later resolves its children through its pid. */
+	for (size_t i = 0; i < b->pending.n; i++) {
+		uint32_t parent = proc_current(b, b->pending.a[i].ppid);
+
+		if (pr_to[b->pending.a[i].child] != NO_INDEX &&
+		    parent != NO_INDEX)
+			pr_to[parent] = 0;
+	}
+	keep_lineages(b, pr_to);
+	for (size_t i = 0; i < b->maps.n; i++)
+		map_to[i] = NO_INDEX;
+	for (size_t i = 0; i < b->procs.n; i++) {
+		const struct bproc *pr = &b->procs.a[i];
+
+		for (size_t j = 0; pr_to[i] != NO_INDEX && j < pr->nr_segs; j++)
+			map_to[pr->segs[j].map] = 0;
+	}
+}
+
+/* Numbers the entries kept (to[i] != NO_INDEX); returns how many. */
+static size_t number(uint32_t *to, size_t n)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (to[i] != NO_INDEX)
+			to[i] = (uint32_t)w++;
+	return w;
+}
+
+/* Index map m with its values moved by to[] (NO_INDEX: deleted). */
+static void remap_index(struct evprof_hashmap *m, const uint32_t *to)
+{
+	struct evprof_hashmap_entry *cur, *tmp;
+	size_t bkt;
+
+	if (!m)
+		return;
+	EVPROF_HASHMAP_FOR_EACH_SAFE(m, cur, tmp, bkt)
+	{
+		if (to[cur->value] == NO_INDEX)
+			evprof__hashmap_delete(m, cur->key, NULL, NULL);
+		else
+			cur->value = to[cur->value];
+	}
+}
+
+int evprof__tasks_forget(struct sess_tasks *b, uint64_t before,
+			 uint32_t **map_to,
+			 void (*gone)(uint32_t tid, uint64_t end, void *ctx),
+			 void *ctx)
+{
+	size_t nt = b->threads.n, np = b->procs.n, nm = b->maps.n;
+	size_t kept_procs, kept_maps, w = 0;
+	uint32_t *th_to = malloc((nt ? nt : 1) * sizeof(*th_to));
+	uint32_t *pr_to = malloc((np ? np : 1) * sizeof(*pr_to));
+	uint32_t *mp_to = malloc((nm ? nm : 1) * sizeof(*mp_to));
+	int forgotten;
+
+	*map_to = NULL;
+	if (!th_to || !pr_to || !mp_to) {
+		free(th_to);
+		free(pr_to);
+		free(mp_to);
+		return -ENOMEM;
+	}
+	mark_kept(b, before, th_to, pr_to, mp_to);
+	for (size_t i = 0; i < nt; i++) {
+		const struct bthread *th = &b->threads.a[i];
+		uint64_t v;
+
+		if (th_to[i] == NO_INDEX &&
+		    idx_get(b->tid_thread, th->tid, &v) && v == i)
+			gone(th->tid, th->end, ctx);
+	}
+	forgotten = (int)(nt - number(th_to, nt));
+	kept_procs = number(pr_to, np);
+	kept_maps = number(mp_to, nm);
+	/* Entries only move down: compacted in place, in order. */
+	for (size_t i = 0; i < nt; i++) {
+		struct bthread th = b->threads.a[i];
+
+		if (th_to[i] == NO_INDEX)
+			continue;
+		th.proc = pr_to[th.proc];
+		b->threads.a[th_to[i]] = th;
+	}
+	b->threads.n = nt - (size_t)forgotten;
+	for (size_t i = 0; i < np; i++) {
+		struct bproc pr = b->procs.a[i];
+
+		if (pr_to[i] == NO_INDEX) {
+			free(pr.segs);
+			continue;
+		}
+		pr.lineage = pr_to[pr.lineage];
+		for (size_t j = 0; j < pr.nr_segs; j++)
+			pr.segs[j].map = mp_to[pr.segs[j].map];
+		b->procs.a[pr_to[i]] = pr;
+	}
+	b->procs.n = kept_procs;
+	for (size_t i = 0; i < nm; i++)
+		if (mp_to[i] != NO_INDEX)
+			b->maps.a[mp_to[i]] = b->maps.a[i];
+	b->maps.n = kept_maps;
+	for (size_t i = 0; i < b->pending.n; i++) {
+		struct pending_fork pf = b->pending.a[i];
+
+		if (pr_to[pf.child] == NO_INDEX)
+			continue;
+		pf.child = pr_to[pf.child];
+		b->pending.a[w++] = pf;
+	}
+	b->pending.n = w;
+	remap_index(b->pid_proc, pr_to);
+	remap_index(b->tid_thread, th_to);
+	free(th_to);
+	free(pr_to);
+	if (kept_maps != nm)
+		*map_to = mp_to;
+	else
+		free(mp_to);
+	return forgotten;
+}
+
 const char *evprof__tasks_proc_name(const struct sess_tasks *b,
 				    const struct bproc *pr, char *buf,
 				    size_t len)

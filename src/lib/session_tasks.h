@@ -97,6 +97,22 @@ EVPROF_HIDDEN int evprof__tasks_replay(struct sess_tasks *t,
  */
 EVPROF_HIDDEN int evprof__tasks_thread(struct sess_tasks *t, uint32_t pid,
 				       uint32_t tid, uint32_t *out);
+/*
+ * Forgets the threads that ended at or before `before` (gone for good: the
+ * records their task made after its exit came within the time until
+ * before), then the processes none of whose threads is left that ended by
+ * then, unless a kept entry continues them (shares their lineage) or a
+ * pending fork waits for their pid as a parent, then the mappings no kept
+ * process maps. Indices of threads, processes and mappings change:
+ * *map_to (malloc'd, for every former mapping its new index or NO_INDEX)
+ * tells where mappings went, NULL when none moved. gone(tid, end, ctx) is
+ * told of each thread forgotten that was its tid's latest. Returns how
+ * many threads were forgotten, or -ENOMEM (nothing changed).
+ */
+EVPROF_HIDDEN int
+evprof__tasks_forget(struct sess_tasks *t, uint64_t before, uint32_t **map_to,
+		     void (*gone)(uint32_t tid, uint64_t end, void *ctx),
+		     void *ctx);
 /* The index of the mapping that holds addr in pr now, or NO_INDEX. */
 EVPROF_HIDDEN uint32_t evprof__tasks_map_at(const struct bproc *pr,
 					    uint64_t addr);

@@ -161,10 +161,18 @@ static bool mapkey_equal(long a, long b, void *ctx)
 	       !strcmp(x->path, y->path);
 }
 
+/*
+ * What a mapping resolved to, looked up once per mapping of each process;
+ * once an image is found for a mapping known by its build id or inode, the
+ * mappings of that (path, build id, inode) in every process share one
+ * entry: addresses go through the caller's own start and pgoff, never the
+ * entry's. A system-wide recording then holds an entry per binary, not one
+ * per short-lived process that a sample landed in.
+ */
 static struct mapent *lookup_mapping(struct evprof_symbolizer *s,
 				     const struct evprof_sym_mapping *map)
 {
-	const struct mapkey key = {
+	struct mapkey key = {
 	    .path = map->path,
 	    .build_id = map->build_id,
 	    .build_id_len = map->build_id_len,
@@ -174,10 +182,19 @@ static struct mapent *lookup_mapping(struct evprof_symbolizer *s,
 	    .inode = map->inode,
 	    .pid = map->pid,
 	};
+	struct mapkey shared = {
+	    .path = map->path,
+	    .build_id = map->build_id,
+	    .build_id_len = map->build_id_len,
+	    .inode = map->inode,
+	};
+	bool share = map->build_id_len || map->inode;
 	struct mapent *me;
 	uint8_t *bid = NULL;
 	long found;
 
+	if (share && evprof__hashmap_find(s->mappings, (long)&shared, &found))
+		return (struct mapent *)found;
 	if (evprof__hashmap_find(s->mappings, (long)&key, &found))
 		return (struct mapent *)found;
 	me = evprof__names_alloc(s->names, sizeof(*me));
@@ -195,10 +212,17 @@ static struct mapent *lookup_mapping(struct evprof_symbolizer *s,
 	me->key.path = me->lib_path;
 	me->lib_name = basename_of(me->lib_path);
 	me->img = resolve_image(s, map);
-	if (!me->img)
+	if (!me->img) {
+		/* Per process: another may read the file where this did not. */
 		pr_debug("symbols: no readable image for %s\n", map->path);
+	} else if (share) {
+		shared.path = me->key.path;
+		shared.build_id = me->key.build_id;
+		me->key = shared;
+	}
 	if (evprof__hashmap_add(s->mappings, (long)&me->key, (long)me))
 		return NULL;
+	s->st.mappings++;
 	return me;
 }
 

@@ -28,4 +28,31 @@ for mode in auto task cpu; do
 		fail "$mode: '$got' page faults, rusage of the tree '$truth'"
 	fi
 done
+
+# Windows of 1 s over a tree churning for some seconds: part builds forget
+# the tasks that are done (test_session_gc checks what they hold) while
+# the windows, summed, keep every fault of the tree.
+for mode in auto cpu; do
+	rm -rf "$TMP/w"
+	"$EVPROF" record --continuous --interval 1 --mode "$mode" \
+		--output-dir "$TMP/w" -e cpu-clock,page-faults \
+		-- "$FIXTURES/wl_churn" 4000 1500 50 >/dev/null 2>"$TMP/err" ||
+		{ fail "continuous $mode: record failed: $(tail -3 "$TMP/err")"; continue; }
+	if [ "$mode" != cpu ] && grep -q "task exits cannot be sampled" "$TMP/err"; then
+		echo "skip continuous $mode: $(grep "task exits" "$TMP/err")"
+		continue
+	fi
+	truth=$(sed -n 's/^tree faults=//p' "$TMP/err")
+	n=0 got=0
+	for f in "$TMP"/w/evprof-*.pb.gz; do
+		g=$("$EVPROF" report "$f" |
+			sed -n 's/^total:.* page-faults=\([0-9]*\).*/\1/p')
+		n=$((n + 1)) got=$((got + ${g:-0}))
+	done
+	if [ -n "$truth" ] && within "$got" "$truth" 0.5; then
+		ok "continuous $mode: $n windows sum to $got page faults, rusage of the tree $truth"
+	else
+		fail "continuous $mode: $n windows sum to '$got' page faults, rusage of the tree '$truth'"
+	fi
+done
 finish

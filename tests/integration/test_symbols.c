@@ -738,6 +738,51 @@ static void test_cache(void **state)
 	evprof_symbolizer__free(s);
 }
 
+/*
+ * Mappings of one binary in four processes (each at its own address, PIE
+ * and ASLR), two known by their inode, two by their build id too: one
+ * entry for each kind, each address taken relative to its own process's
+ * mapping.
+ */
+static void test_cache_shared(void **state)
+{
+	struct evprof_symbolizer_stats st = {.sz = sizeof(st)};
+	struct evprof_sym_mapping map = {0};
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	uint8_t id[20];
+
+	(void)state;
+	s = evprof_symbolizer__new(NULL);
+	assert_non_null(s);
+	for (int i = 0; i < 4; i++) {
+		const struct point *pt;
+		struct map_find f;
+		struct run r;
+
+		run_fixture("pie", &r);
+		pt = get_point(&r, "leaf_a");
+		sym_map(&r, pt->addr - 1, &f, &map);
+		map.inode = f.m.inode;
+		map.pid = (int)get_point(&r, "self")->addr;
+		map.build_id = i >= 2 ? id : NULL;
+		map.build_id_len = i >= 2 ? sizeof(id) : 0;
+		assert_int_equal(
+		    evprof_symbolizer__user(s, &map, pt->addr - 1, &res), 0);
+		assert_string_equal(res.name, "leaf_a");
+		assert_int_equal(res.rel_addr, pt->addr - 1 - f.base);
+		if (i == 0) { /* the image tells its build id */
+			assert_int_equal(res.build_id_len, sizeof(id));
+			memcpy(id, res.build_id, sizeof(id));
+		}
+		free(r.maps);
+	}
+	assert_int_equal(evprof_symbolizer__stats(s, &st), 0);
+	assert_int_equal(st.mappings, 2);
+	assert_int_equal(st.images, 1);
+	evprof_symbolizer__free(s);
+}
+
 /* JIT code named from a hand-written /tmp/perf-PID.map. */
 static void test_jit(void **state)
 {
@@ -1059,6 +1104,7 @@ int main(void)
 	    cmocka_unit_test(test_minidebuginfo),
 	    cmocka_unit_test(test_rust),
 	    cmocka_unit_test(test_cache),
+	    cmocka_unit_test(test_cache_shared),
 	    cmocka_unit_test(test_jit),
 	    cmocka_unit_test(test_kernel_live),
 	    cmocka_unit_test(test_kernel_modules_live),
