@@ -156,15 +156,13 @@ static long module_of(struct evprof__kallsyms *ks, const struct kline *l)
 	return (long)ks->mods.n;
 }
 
-/* Maps a regular file; 0, or -errno (-ENODEV: not mappable, read it). */
-static int map_file(const char *path, const char **text, size_t *len)
+/* Maps fd's file; -ENODEV where it cannot be (a /proc file, a FIFO). */
+static int map_fd(int fd, const char **text, size_t *len)
 {
 	struct stat st;
 	void *m;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	int err = 0;
 
-	if (fd < 0)
-		return -errno;
 	if (fstat(fd, &st)) {
 		err = -errno;
 	} else if (!S_ISREG(st.st_mode) || st.st_size <= 0) {
@@ -181,7 +179,6 @@ static int map_file(const char *path, const char **text, size_t *len)
 			*len = (size_t)st.st_size;
 		}
 	}
-	close(fd);
 	return err;
 }
 
@@ -255,21 +252,25 @@ struct evprof__kallsyms *evprof__kallsyms_load(const char *path, bool *hidden)
 	struct evprof__kallsyms *ks;
 	uint64_t text_base = 0;
 	bool nonzero = false;
-	int err;
+	int fd, err;
 
 	*hidden = false;
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
 		return NULL;
-	err = map_file(path, &ks->text, &ks->len);
+	/* Opened once: a FIFO's writer is there for one open only. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : map_fd(fd, &ks->text, &ks->len);
 	ks->mapped = !err;
 	if (err == -ENODEV) {
 		char *buf;
 
 		err =
-		    evprof__read_all(path, KALLSYMS_MAX_BYTES, &buf, &ks->len);
+		    evprof__read_fd_all(fd, KALLSYMS_MAX_BYTES, &buf, &ks->len);
 		ks->text = buf;
 	}
+	if (fd >= 0)
+		close(fd);
 	/* Name offsets are 32 bits. */
 	if (!err && ks->len > UINT32_MAX)
 		err = -EFBIG;

@@ -216,5 +216,8 @@ int evprof__delta_forget(struct sess_delta *d,
 	}
 	d->inst.n = w;
 	free(to);
+	/* The recent hits name instances by their old indices. */
+	for (size_t i = 0; i < DELTA_HITS; i++)
+		d->hits[i].valid = false;
 	return 0;
 }

@@ -37,7 +37,8 @@ struct delta_inst {
 
 /*
  * A recent (id, tid) -> (index in ids, instance): most samples come from a
- * few threads reading a few ids, and indices never change once given.
+ * few threads reading a few ids; cleared when evprof__delta_forget() moves
+ * instances.
  */
 struct delta_hit {
 	uint64_t id;

@@ -86,14 +86,22 @@ int evprof__read_file(const char *path, char *buf, size_t len)
 
 int evprof__read_all(const char *path, size_t max, char **out, size_t *len)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = evprof__read_fd_all(fd, max, out, len);
+	close(fd);
+	return err;
+}
+
+int evprof__read_fd_all(int fd, size_t max, char **out, size_t *len)
+{
 	char *buf = NULL, *nb;
 	size_t got = 0, cap = 0;
 	ssize_t n;
-	int fd, err = 0;
+	int err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	for (;;) {
 		if (cap - got < 4096) {
 			if (cap >= max) {
@@ -115,7 +123,6 @@ int evprof__read_all(const char *path, size_t max, char **out, size_t *len)
 		}
 		got += (size_t)n;
 	}
-	close(fd);
 	if (!err && !buf && !(buf = malloc(1)))
 		err = -ENOMEM;
 	if (err) {

@@ -38,6 +38,9 @@ EVPROF_HIDDEN int evprof__read_file(const char *path, char *buf, size_t len);
  */
 EVPROF_HIDDEN int evprof__read_all(const char *path, size_t max, char **out,
 				   size_t *len);
+/* The same from an open fd, read to its end (not closed). */
+EVPROF_HIDDEN int evprof__read_fd_all(int fd, size_t max, char **out,
+				      size_t *len);
 
 /*
  * Parses a CPU list such as "0-3,5" into cpus[] (ascending, as written).
