@@ -9,6 +9,7 @@
 # mode). Each window is written to a
 # directory and pushed to the local Pyroscope stand-in
 # (tests/tools/pyroscope_endpoint.mjs) when node and its packages are there.
+# ENGINE=bpf records with the in-kernel engine (default: ring).
 # Usage: bench/continuous_cpu.sh [SECONDS [INTERVAL [CASES]]]
 # (defaults 300 10 "idle switching"; needs build/evprof).
 set -euo pipefail
@@ -43,7 +44,8 @@ fi
 
 ctxt() { awk '/^ctxt/ { print $2 }' /proc/stat; }
 
-echo "evprof record -a --continuous -F 19 --interval $interval, $secs s a case"
+echo "evprof record -a --continuous -F 19 --interval $interval" \
+	"--engine ${ENGINE:-ring}, $secs s a case"
 printf "%-10s %12s %12s %10s %10s %8s %8s\n" case cpu_s cpu_s/min \
 	cpu_% maxrss_kB switch/s windows
 for c in $cases; do
@@ -56,7 +58,7 @@ for c in $cases; do
 	fi
 	c0=$(ctxt)
 	/usr/bin/time -f "%U %S %M" -o "$out/time" "$evprof" record -a \
-		--continuous -F 19 --interval "$interval" --output-dir "$out/dir" \
+		--engine "${ENGINE:-ring}" --continuous -F 19 --interval "$interval" --output-dir "$out/dir" \
 		"${push[@]}" --duration "$secs" >/dev/null 2>"$out/err" || true
 	c1=$(ctxt)
 	[ -n "$sw_pid" ] && { kill "$sw_pid"; wait "$sw_pid" 2>/dev/null || true; }
