@@ -745,15 +745,19 @@ static int clear_map(int map, size_t ksz)
 }
 
 /* Feeds every entry of es, the stacks from set gen. */
+/* Feeds set gen's entries, their times at most until. */
 static int feed_all(struct evprof_recorder *r, uint32_t gen,
-		    const struct entries *es)
+		    const struct entries *es, uint64_t until)
 {
 	int map = r->bpf->stack_fd[gen], err = 0;
 
-	for (size_t i = 0; !err && i < es->n; i++)
-		err = feed(r, map, &es->a[i].k, es->a[i].v.time,
+	for (size_t i = 0; !err && i < es->n; i++) {
+		uint64_t t = es->a[i].v.time;
+
+		err = feed(r, map, &es->a[i].k, t < until ? t : until,
 			   es->a[i].v.samples, es->a[i].v.cpu_ns,
 			   es->a[i].v.counts);
+	}
 	return err;
 }
 
@@ -833,7 +837,7 @@ static int make_set1(struct evprof_bpf *b)
 	return 0;
 }
 
-int evprof__bpf_window(struct evprof_recorder *r)
+int evprof__bpf_window(struct evprof_recorder *r, uint64_t until)
 {
 	struct evprof_bpf *b = r->bpf;
 	uint32_t idle = b->gen;
@@ -854,6 +858,9 @@ int evprof__bpf_window(struct evprof_recorder *r)
 	__atomic_store_n(&b->skel->bss->gen, b->gen, __ATOMIC_RELEASE);
 	err = wait_programs(b);
 	if (err) {
+		/* Back to the set not read: it stays whole for the next. */
+		b->gen ^= 1;
+		__atomic_store_n(&b->skel->bss->gen, b->gen, __ATOMIC_RELEASE);
 		pr_warn("cannot wait for the BPF programs: %s\n",
 			strerror(-err));
 		return err;
@@ -864,7 +871,7 @@ int evprof__bpf_window(struct evprof_recorder *r)
 	err = read_aggregates(b, idle, &es);
 	b->entries += es.n;
 	if (!err)
-		err = feed_all(r, idle, &es);
+		err = feed_all(r, idle, &es, until);
 	EVPROF_VEC_FREE(&es);
 	/* Cleared whatever happened: the set takes the window after next. */
 	e = clear_map(b->aggr_fd[idle], sizeof(struct evprof_bpf_key));
@@ -893,7 +900,7 @@ int evprof__bpf_stop(struct evprof_recorder *r)
 	if (!err)
 		err = read_threads(b, &es, &b->slices);
 	if (!err)
-		err = feed_all(r, b->gen, &es);
+		err = feed_all(r, b->gen, &es, UINT64_MAX);
 	EVPROF_VEC_FREE(&es);
 	evprof__recorder_note(
 	    r,

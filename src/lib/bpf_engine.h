@@ -35,10 +35,13 @@ EVPROF_HIDDEN int evprof__bpf_start(struct evprof_recorder *r);
  * A window (continuous mode, opts.flat_memory): flips the set of maps the
  * programs add to, waits until none can still add to the old one, reads
  * what the side-band rings hold, then moves the old set's aggregates into
- * the session and clears it. What threads counted since their latest
- * sample waits for their next sample or their exit. Returns 0 or -errno.
+ * the session and clears it, each stamped at most until (the time the
+ * window is built up to: an aggregate carries its latest sample's time,
+ * and one sampled after until belongs to this window all the same). What
+ * threads counted since their latest sample waits for their next sample
+ * or their exit. Returns 0 or -errno.
  */
-EVPROF_HIDDEN int evprof__bpf_window(struct evprof_recorder *r);
+EVPROF_HIDDEN int evprof__bpf_window(struct evprof_recorder *r, uint64_t until);
 
 /*
  * Detaches everything, then moves every aggregate and every thread's

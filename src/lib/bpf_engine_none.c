@@ -35,9 +35,10 @@ int evprof__bpf_start(struct evprof_recorder *r)
 	return -EOPNOTSUPP;
 }
 
-int evprof__bpf_window(struct evprof_recorder *r)
+int evprof__bpf_window(struct evprof_recorder *r, uint64_t until)
 {
 	(void)r;
+	(void)until;
 	return -EOPNOTSUPP;
 }
 

@@ -82,11 +82,6 @@ int evprof_recorder__window(struct evprof_recorder *r,
 		return -ENODATA;
 	if (r->off_cpu && !r->stopped)
 		return -EOPNOTSUPP;
-	if (r->bpf && !r->stopped) {
-		err = evprof__bpf_window(r);
-		if (err)
-			return err;
-	}
 	if (r->stopped) {
 		until = UINT64_MAX;
 		end = r->stop_mono;
@@ -97,6 +92,11 @@ int evprof_recorder__window(struct evprof_recorder *r,
 		end = r->win_start;
 		if (!r->stopped)
 			until = end;
+	}
+	if (r->bpf && !r->stopped) {
+		err = evprof__bpf_window(r, until);
+		if (err)
+			return err;
 	}
 	err = evprof__recorder_part(r, sym, until);
 	if (err)

@@ -331,14 +331,18 @@ static struct evprof_bpf_thread *thread_of(const struct ids *x)
 }
 
 /*
- * The maps of the set the programs add to now; NULL when missing (never:
- * the loader fills both slots). gen is read once per program run, so a
- * run adds to one set only.
+ * The set the programs add to now: read once per program run and passed
+ * to set_of(), so that a run adds to one set only (its sums and its
+ * stacks alike) even when a window flips gen meanwhile.
  */
-static __always_inline void *set_of(void *sets)
+static __always_inline __u32 set_now(void)
 {
-	__u32 g = *(volatile __u32 *)&gen & 1;
+	return *(volatile __u32 *)&gen & 1;
+}
 
+/* The maps of set g; NULL when missing (never: the loader fills both). */
+static __always_inline void *set_of(void *sets, __u32 g)
+{
 	return bpf_map_lookup_elem(sets, &g);
 }
 
@@ -420,11 +424,12 @@ int on_sample(void *ctx)
 	struct evprof_bpf_value *v;
 	struct evprof_bpf_cpu *c;
 	void *aggr, *stacks;
-	__u32 zero = 0;
+	__u32 zero = 0, g;
 
 	c = bpf_map_lookup_elem(&cpus, &zero);
-	aggr = set_of(&aggrs);
-	stacks = set_of(&stack_sets);
+	g = set_now();
+	aggr = set_of(&aggrs, g);
+	stacks = set_of(&stack_sets, g);
 	if (!c || !aggr || !stacks)
 		return 0;
 	if (c->busy) {
@@ -503,7 +508,7 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 	__u32 zero = 0;
 
 	c = bpf_map_lookup_elem(&cpus, &zero);
-	aggr = set_of(&aggrs);
+	aggr = set_of(&aggrs, set_now());
 	if (!c || !aggr)
 		return 0;
 	c->busy = 1;
@@ -585,7 +590,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 pid = child->tgid, tid = child->pid;
 	struct evprof_bpf_thread *t;
-	void *aggr = set_of(&aggrs);
+	void *aggr = set_of(&aggrs, set_now());
 	struct ids x;
 	__u8 one = 1;
 
