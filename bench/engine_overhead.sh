@@ -9,6 +9,8 @@
 # ping-pong: tens of thousands of switches a second), at 1 and 10 kHz.
 # Then the profiler's own peak RSS in two recording lengths (-a, idle
 # machine: the profiler is the only process GNU time sees).
+# WORKLOADS ("cpu switch"), FREQS ("1000 10000") and CPU_ITER (1.5e9, the
+# CPU-bound run's iterations: about 0.8 s of CPU here) choose the cases.
 # Usage: bench/engine_overhead.sh [REPEATS] (root: the BPF engine and -a;
 # needs build/evprof and perf; EVPROF=path overrides build/evprof).
 set -euo pipefail
@@ -19,7 +21,9 @@ out=$(mktemp -d /tmp/evprof-bench.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 cc -O1 -fno-omit-frame-pointer -pthread -o "$out/cpu" bench/cpu_work.c
 cc -O1 -fno-omit-frame-pointer -pthread -o "$out/sw" bench/switch_work.c
-declare -A wl=([cpu]="$out/cpu 2 1500000000" [switch]="$out/sw 4 300000")
+declare -A wl=([cpu]="$out/cpu 2 ${CPU_ITER:-1500000000}" [switch]="$out/sw 4 300000")
+workloads=${WORKLOADS:-cpu switch}
+freqs=${FREQS:-1000 10000}
 
 # cpu NAME CMD...: appends the tree's CPU seconds (user + sys) to $out/NAME
 cpu() {
@@ -32,8 +36,8 @@ cpu() {
 
 configs="ring bpf perf"
 for i in $(seq "$reps"); do
-	for w in cpu switch; do
-		for f in 1000 10000; do
+	for w in $workloads; do
+		for f in $freqs; do
 			cpu "$w-$f-bare" ${wl[$w]}
 			cpu "$w-$f-ring" "$evprof" record --mode cpu -F $f \
 				-e cpu-clock,page-faults -o "$out/r.pb.gz" -- ${wl[$w]}
@@ -55,8 +59,8 @@ stats() {
 }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 printf "%-14s %8s %-8s %s\n" workload bare_cpu config "overhead_cpu_s median [95% CI]"
-for w in cpu switch; do
-	for f in 1000 10000; do
+for w in $workloads; do
+	for f in $freqs; do
 		for c in $configs; do
 			printf "%-14s %8s %-8s %s\n" "$w@$f" \
 				"$(median <"$out/$w-$f-bare")" "$c" \
