@@ -106,4 +106,39 @@ static inline void rb_end(struct rb *b)
 	rb_set_size(b, (uint16_t)b->len);
 }
 
+/* The sample_id trailer of a side-band record: pid, tid, time, cpu 0, id. */
+static inline void rb_trailer(struct rb *b, uint32_t pid, uint32_t tid,
+			      uint64_t time, uint64_t id)
+{
+	rb_u32x2(b, pid, tid);
+	rb_u64(b, time);
+	rb_u32x2(b, 0, 0);
+	rb_u64(b, id);
+}
+
+/* A whole COMM record (exec: PERF_RECORD_MISC_COMM_EXEC) of event id. */
+static inline void rb_comm(struct rb *b, uint32_t pid, uint32_t tid,
+			   const char *name, int exec, uint64_t time,
+			   uint64_t id)
+{
+	rb_begin(b, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0);
+	rb_u32x2(b, pid, tid);
+	rb_str(b, name);
+	rb_trailer(b, pid, tid, time, id);
+	rb_end(b);
+}
+
+/* A whole FORK or EXIT record of event id. */
+static inline void rb_task(struct rb *b, uint32_t type, uint32_t pid,
+			   uint32_t ppid, uint32_t tid, uint32_t ptid,
+			   uint64_t time, uint64_t id)
+{
+	rb_begin(b, type, 0);
+	rb_u32x2(b, pid, ppid);
+	rb_u32x2(b, tid, ptid);
+	rb_u64(b, time);
+	rb_trailer(b, pid, tid, time, id);
+	rb_end(b);
+}
+
 #endif /* EVPROF_RECSTREAM_H */

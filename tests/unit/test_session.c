@@ -40,14 +40,6 @@
 /* ---- records (tests/recstream.h builds them) -------------------------- */
 
 /* sample_id trailer for ST_BITS: TID, TIME, CPU, IDENTIFIER. */
-static void rb_trailer(struct rb *b, uint32_t pid, uint32_t tid, uint64_t t)
-{
-	rb_u32x2(b, pid, tid);
-	rb_u64(b, t);
-	rb_u32x2(b, 0, 0);
-	rb_u64(b, 10);
-}
-
 static int rb_feed(struct evprof_session *s, struct rb *b)
 {
 	rb_end(b);
@@ -100,11 +92,8 @@ static int feed_comm(struct evprof_session *s, uint32_t pid, uint32_t tid,
 {
 	struct rb b;
 
-	rb_begin(&b, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0);
-	rb_u32x2(&b, pid, tid);
-	rb_str(&b, name);
-	rb_trailer(&b, pid, tid, time);
-	return rb_feed(s, &b);
+	rb_comm(&b, pid, tid, name, exec, time, 10);
+	return evprof_session__feed(s, b.words, b.len);
 }
 
 static int feed_task(struct evprof_session *s, uint32_t type, uint32_t pid,
@@ -112,12 +101,8 @@ static int feed_task(struct evprof_session *s, uint32_t type, uint32_t pid,
 {
 	struct rb b;
 
-	rb_begin(&b, type, 0);
-	rb_u32x2(&b, pid, ppid);
-	rb_u32x2(&b, tid, ptid);
-	rb_u64(&b, time);
-	rb_trailer(&b, pid, tid, time);
-	return rb_feed(s, &b);
+	rb_task(&b, type, pid, ppid, tid, ptid, time, 10);
+	return evprof_session__feed(s, b.words, b.len);
 }
 
 static int feed_mmap2(struct evprof_session *s, uint32_t pid, uint64_t addr,
@@ -136,7 +121,7 @@ static int feed_mmap2(struct evprof_session *s, uint32_t pid, uint64_t addr,
 	rb_u64(&b, 0);	    /* ino_generation */
 	rb_u32x2(&b, prot, MAP_PRIVATE);
 	rb_str(&b, path);
-	rb_trailer(&b, pid, pid, time);
+	rb_trailer(&b, pid, pid, time, 10);
 	return rb_feed(s, &b);
 }
 
@@ -481,22 +466,22 @@ static void test_accounting(void **state)
 	rb_begin(&b, PERF_RECORD_LOST, 0);
 	rb_u64(&b, L0);
 	rb_u64(&b, 5);
-	rb_trailer(&b, 0, 0, 1);
+	rb_trailer(&b, 0, 0, 1, 10);
 	assert_int_equal(rb_feed(s, &b), 0);
 	rb_begin(&b, PERF_RECORD_LOST, 0);
 	rb_u64(&b, L1);
 	rb_u64(&b, 6);
-	rb_trailer(&b, 0, 0, 1);
+	rb_trailer(&b, 0, 0, 1, 10);
 	assert_int_equal(rb_feed(s, &b), 0);
 	rb_begin(&b, PERF_RECORD_LOST_SAMPLES, 0);
 	rb_u64(&b, 7);
-	rb_trailer(&b, 0, 0, 1);
+	rb_trailer(&b, 0, 0, 1, 10);
 	assert_int_equal(rb_feed(s, &b), 0);
 	rb_begin(&b, PERF_RECORD_THROTTLE, 0);
 	rb_u64(&b, 1);
 	rb_u64(&b, L0);
 	rb_u64(&b, 0);
-	rb_trailer(&b, 0, 0, 1);
+	rb_trailer(&b, 0, 0, 1, 10);
 	assert_int_equal(rb_feed(s, &b), 0);
 
 	/* A sample cut short: its READ part claims 3 members, has 1. */
@@ -758,7 +743,7 @@ static int feed_switch_in(struct evprof_session *s, uint32_t tid, uint32_t prev,
 
 	rb_begin(&b, PERF_RECORD_SWITCH_CPU_WIDE, 0);
 	rb_u32x2(&b, prev == UINT32_MAX ? UINT32_MAX : 100, prev);
-	rb_trailer(&b, 100, tid, time);
+	rb_trailer(&b, 100, tid, time, 10);
 	return rb_feed(s, &b);
 }
 
@@ -1110,7 +1095,7 @@ static int feed_switch(struct evprof_session *s, uint32_t tid, uint64_t time,
 	rb_begin(&b, PERF_RECORD_SWITCH,
 		 (out ? PERF_RECORD_MISC_SWITCH_OUT : 0) |
 		     (preempt ? PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0));
-	rb_trailer(&b, 100, tid, time);
+	rb_trailer(&b, 100, tid, time, 10);
 	return rb_feed(s, &b);
 }
 

@@ -77,14 +77,6 @@ static int feed(struct evprof_session *s, struct rb *b)
 	return evprof_session__feed(s, b->words, b->len);
 }
 
-static void trailer(struct rb *b, uint32_t pid, uint32_t tid, uint64_t t)
-{
-	rb_u32x2(b, pid, tid);
-	rb_u64(b, t);
-	rb_u32x2(b, 0, 0);
-	rb_u64(b, LEADER);
-}
-
 /*
  * A read of the group by tid at time (a sample, or a cut), in the chosen
  * mode: per CPU, cumulative values of the one CPU; per task, values the
@@ -144,12 +136,8 @@ static void task_rec(struct evprof_session *s, uint32_t type, uint32_t pid,
 {
 	struct rb b;
 
-	rb_begin(&b, type, 0);
-	rb_u32x2(&b, pid, ppid);
-	rb_u32x2(&b, tid, ppid);
-	rb_u64(&b, time);
-	trailer(&b, pid, tid, time);
-	assert_int_equal(feed(s, &b), 0);
+	rb_task(&b, type, pid, ppid, tid, ppid, time, LEADER);
+	assert_int_equal(evprof_session__feed(s, b.words, b.len), 0);
 }
 
 static void comm_rec(struct evprof_session *s, uint32_t pid, uint32_t tid,
@@ -157,11 +145,8 @@ static void comm_rec(struct evprof_session *s, uint32_t pid, uint32_t tid,
 {
 	struct rb b;
 
-	rb_begin(&b, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0);
-	rb_u32x2(&b, pid, tid);
-	rb_str(&b, name);
-	trailer(&b, pid, tid, time);
-	assert_int_equal(feed(s, &b), 0);
+	rb_comm(&b, pid, tid, name, exec, time, LEADER);
+	assert_int_equal(evprof_session__feed(s, b.words, b.len), 0);
 }
 
 /* The build id of lib<n>.so: 20 bytes, each n + its index. */
@@ -201,7 +186,7 @@ static void mmap_rec(struct evprof_session *s, uint32_t pid, int lib,
 	rb_put(&b, id, sizeof(id));
 	rb_u32x2(&b, PROT_READ | PROT_EXEC, MAP_PRIVATE);
 	rb_str(&b, path);
-	trailer(&b, pid, pid, time);
+	rb_trailer(&b, pid, pid, time, LEADER);
 	assert_int_equal(feed(s, &b), 0);
 }
 
