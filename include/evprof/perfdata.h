@@ -75,6 +75,8 @@ struct evprof_perfdata_opts {
 	 * (evprof_profile_opts.spill_dir); NULL: rows stay in memory.
 	 */
 	const char *spill_dir;
+	/* Passed to evprof_symbolizer_opts.debug_cache_dir. */
+	const char *debug_cache_dir;
 };
 
 /*

@@ -186,6 +186,11 @@ struct evprof_recorder_opts {
 	 * report); a thread then costs no row buffer.
 	 */
 	bool no_timeline;
+	/*
+	 * evprof_symbolizer_opts.debug_cache_dir of the recorder's own
+	 * symbolizers (those it makes when given none).
+	 */
+	const char *debug_cache_dir;
 };
 
 /*

@@ -60,6 +60,14 @@ struct evprof_symbolizer_opts {
 	bool no_demangle;
 	/* Skip DWARF: symbol-table names only, no inline frames or lines. */
 	bool no_dwarf;
+	/*
+	 * A directory where separate debug files found with compressed DWARF
+	 * sections (as distributions ship them) are kept inflated, by build
+	 * id, made if missing; later symbolizers read the copy instead of
+	 * inflating the sections again. At most 2 GiB, least recently used
+	 * first out. NULL: none. Needs a filesystem with O_TMPFILE.
+	 */
+	const char *debug_cache_dir;
 };
 
 /* Describes the mapping an address was sampled in. */

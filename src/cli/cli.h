@@ -85,6 +85,13 @@ bool out_has_column(const struct evprof_profile *p, const char *name);
  * /var/tmp, on disk where /tmp may be memory.
  */
 const char *cli_spill_dir(void);
+/*
+ * Where inflated debug files are kept (evprof_symbolizer_opts
+ * .debug_cache_dir): $EVPROF_DEBUG_CACHE (empty: nowhere), else
+ * $XDG_CACHE_HOME/evprof/debug, else $HOME/.cache/evprof/debug; NULL for
+ * nowhere.
+ */
+const char *cli_debug_cache_dir(void);
 /* true when some output of outs[n] (in fmt, or by name when fmt < 0) is
  * the Firefox one, the only reader of a timeline. */
 bool out_wants_timeline(const char *const *outs, size_t n, int fmt);

@@ -99,6 +99,7 @@ int cmd_import(int argc, char **argv)
 		outs[nr_outs++] = "perf.json.gz";
 	po.no_timeline = !out_wants_timeline(outs, nr_outs, fmt);
 	po.spill_dir = cli_spill_dir();
+	po.debug_cache_dir = cli_debug_cache_dir();
 	pd = evprof_perfdata__open(in, &po);
 	if (!pd) {
 		cli_err("cannot open %s: %s", in, evprof_strerror(errno));

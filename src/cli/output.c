@@ -197,6 +197,23 @@ const char *cli_spill_dir(void)
 	return t && *t ? t : "/var/tmp";
 }
 
+const char *cli_debug_cache_dir(void)
+{
+	static char buf[PATH_MAX];
+	const char *e = getenv("EVPROF_DEBUG_CACHE");
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+
+	if (e)
+		return *e ? e : NULL;
+	if (x && *x == '/')
+		snprintf(buf, sizeof(buf), "%s/evprof/debug", x);
+	else if (h && *h == '/')
+		snprintf(buf, sizeof(buf), "%s/.cache/evprof/debug", h);
+	else
+		return NULL;
+	return buf;
+}
+
 bool out_wants_timeline(const char *const *outs, size_t n, int fmt)
 {
 	for (size_t i = 0; i < n; i++)

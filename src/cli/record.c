@@ -305,7 +305,9 @@ int cmd_record(int argc, char **argv)
 	struct evprof_recorder_opts ro = {.sz = sizeof(ro),
 					  .note = print_note,
 					  .flat_memory = true,
-					  .spill_dir = cli_spill_dir()};
+					  .spill_dir = cli_spill_dir(),
+					  .debug_cache_dir =
+					      cli_debug_cache_dir()};
 	struct cont cont = {.interval = 10, .fmt = OUT_PPROF};
 	bool continuous = false;
 	struct evprof_recorder_target tg = {.sz = sizeof(tg)};

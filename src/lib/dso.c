@@ -16,6 +16,7 @@
 
 #include <evprof/proc.h>
 
+#include "debugcache.h"
 #include "dso.h"
 
 void evprof__dso_file_close(struct evprof__dso_file *f)
@@ -203,17 +204,54 @@ uint64_t evprof__dso_bias(const struct evprof__dso_file *f, uint64_t start,
 	return bias;
 }
 
+/*
+ * libdwfl's standard search, with the finder's debug cache first (the
+ * module's user data, set by evprof__dso_new(); NULL: no cache): a debug
+ * file found with compressed sections is stored inflated and read from
+ * the cache from then on.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
+			  Dwarf_Addr base, const char *file_name,
+			  const char *debuglink, GElf_Word crc, char **name)
+{
+	const char *dir = *ud;
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int len = dir ? dwfl_module_build_id(mod, &id, &vaddr) : 0;
+	int fd, copy;
+
+	if (len > 0) {
+		fd = evprof__debugcache_open(dir, id, (size_t)len);
+		if (fd >= 0)
+			return fd;
+	}
+	fd = dwfl_standard_find_debuginfo(mod, ud, modname, base, file_name,
+					  debuglink, crc, name);
+	if (fd < 0 || len <= 0)
+		return fd;
+	copy = evprof__debugcache_store(dir, id, (size_t)len, fd);
+	if (copy < 0) {
+		if (copy != -ENOENT)
+			pr_debug("symbols: debug cache: %s: %s\n", *name,
+				 evprof_strerror(copy));
+		return fd;
+	}
+	close(fd);
+	return copy;
+}
+
 int evprof__dso_finder_init(struct evprof__dso_finder *fi,
-			    const char *debuginfo_path)
+			    const char *debuginfo_path, const char *cache_dir)
 {
 	memset(fi, 0, sizeof(*fi));
 	fi->debuginfo_path =
 	    strdup(debuginfo_path ? debuginfo_path : ":.debug:/usr/lib/debug");
-	if (!fi->debuginfo_path)
+	fi->cache_dir = cache_dir ? strdup(cache_dir) : NULL;
+	if (!fi->debuginfo_path || (cache_dir && !fi->cache_dir))
 		return -ENOMEM;
 	/* Modules are reported with their fd: find_elf is never asked. */
 	fi->cb.find_elf = dwfl_build_id_find_elf;
-	fi->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	fi->cb.find_debuginfo = find_debuginfo;
 	fi->cb.section_address = dwfl_offline_section_address;
 	fi->cb.debuginfo_path = &fi->debuginfo_path;
 	elf_version(EV_CURRENT);
@@ -223,7 +261,8 @@ int evprof__dso_finder_init(struct evprof__dso_finder *fi,
 void evprof__dso_finder_fini(struct evprof__dso_finder *fi)
 {
 	free(fi->debuginfo_path);
-	fi->debuginfo_path = NULL;
+	free(fi->cache_dir);
+	fi->debuginfo_path = fi->cache_dir = NULL;
 }
 
 Dwfl_Module *evprof__dso_report(Dwfl *dwfl, struct evprof__dso_file *f,
@@ -273,6 +312,7 @@ struct evprof__dso *evprof__dso_new(const struct evprof__dso_finder *fi,
 {
 	struct evprof__dso *d;
 	int err = -ENOMEM;
+	void **ud;
 
 	d = calloc(1, sizeof(*d));
 	if (!d)
@@ -299,6 +339,9 @@ struct evprof__dso *evprof__dso_new(const struct evprof__dso_finder *fi,
 		errno = EINVAL;
 		return NULL;
 	}
+	/* Read by find_debuginfo(), which libdwfl calls only later. */
+	dwfl_module_info(d->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = fi->cache_dir;
 	return d;
 fail:
 	evprof__dso_file_close(f);

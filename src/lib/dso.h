@@ -15,7 +15,8 @@
  *   debuginfo path (.gnu_debuglink names next to the file and under the
  *   path's directories, DIR/.build-id/xx/rest.debug), then the
  *   MiniDebugInfo (.gnu_debugdata) of the file itself. It is looked up
- *   lazily, when symbols or DWARF are first asked for.
+ *   lazily, when symbols or DWARF are first asked for; with a debug cache
+ *   (debugcache.h), first there by build id.
  */
 #ifndef EVPROF_LIB_DSO_H
 #define EVPROF_LIB_DSO_H
@@ -90,16 +91,20 @@ EVPROF_HIDDEN uint64_t evprof__dso_bias(const struct evprof__dso_file *f,
 
 /*
  * The debug-file policy, for dwfl_begin(&finder->cb). debuginfo_path in
- * elfutils' syntax, NULL for ":.debug:/usr/lib/debug". Returns 0 or
- * -ENOMEM; fini accepts a finder whose init failed.
+ * elfutils' syntax, NULL for ":.debug:/usr/lib/debug"; cache_dir a
+ * debug cache (debugcache.h) for the images of evprof__dso_new(), NULL
+ * for none. Returns 0 or -ENOMEM; fini accepts a finder whose init
+ * failed.
  */
 struct evprof__dso_finder {
 	Dwfl_Callbacks cb;
 	char *debuginfo_path; /* elfutils wants a char ** */
+	char *cache_dir;
 };
 
 EVPROF_HIDDEN int evprof__dso_finder_init(struct evprof__dso_finder *fi,
-					  const char *debuginfo_path);
+					  const char *debuginfo_path,
+					  const char *cache_dir);
 EVPROF_HIDDEN void evprof__dso_finder_fini(struct evprof__dso_finder *fi);
 
 /*

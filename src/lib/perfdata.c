@@ -58,11 +58,15 @@ static struct evprof_perfdata *pd_new(const struct evprof_perfdata_opts *opts)
 	if (EVPROF_OPTS_GET(opts, spill_dir, NULL))
 		pd->spill_dir = strdup(opts->spill_dir);
 	pd->no_dwarf = EVPROF_OPTS_GET(opts, no_dwarf, false);
+	if (EVPROF_OPTS_GET(opts, debug_cache_dir, NULL))
+		pd->debug_cache = strdup(opts->debug_cache_dir);
 	pd->x = malloc(sizeof(*pd->x));
 	pd->unzip = evprof__pd_unzip_new();
 	if (!pd->buildid_dir || !pd->kallsyms || !pd->notes || !pd->x ||
 	    !pd->unzip || (EVPROF_OPTS_GET(opts, symfs, NULL) && !pd->symfs) ||
-	    (EVPROF_OPTS_GET(opts, spill_dir, NULL) && !pd->spill_dir)) {
+	    (EVPROF_OPTS_GET(opts, spill_dir, NULL) && !pd->spill_dir) ||
+	    (EVPROF_OPTS_GET(opts, debug_cache_dir, NULL) &&
+	     !pd->debug_cache)) {
 		evprof_perfdata__free(pd);
 		errno = ENOMEM;
 		return NULL;
@@ -143,6 +147,7 @@ void evprof_perfdata__free(struct evprof_perfdata *pd)
 	free(pd->kallsyms);
 	free(pd->notes);
 	free(pd->spill_dir);
+	free(pd->debug_cache);
 	evprof_profile__free(pd->p);
 	evprof_symbolizer__free(pd->sym);
 	free(pd);
@@ -435,6 +440,7 @@ static int profile_start(struct evprof_perfdata *pd)
 	if (!pd->no_symbols) {
 		so.kallsyms_path = pd->kernel_ok ? pd->ksyms : "/dev/null";
 		so.no_dwarf = pd->no_dwarf;
+		so.debug_cache_dir = pd->debug_cache;
 		pd->sym = evprof_symbolizer__new(&so);
 		if (!pd->sym)
 			return -errno;

@@ -360,7 +360,7 @@ struct cpu_total { /* per-CPU group reads (-a): the last value per id */
 
 /* The reader (perfdata.c), read by perfdata_notes.c. */
 struct evprof_perfdata {
-	char *symfs, *buildid_dir, *kallsyms, *notes, *spill_dir;
+	char *symfs, *buildid_dir, *kallsyms, *notes, *spill_dir, *debug_cache;
 	bool no_symbols, no_timeline, no_dwarf, imported;
 	/* Built in parts as it streams (see build_part()). */
 	struct evprof_profile *p;

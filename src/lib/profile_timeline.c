@@ -226,6 +226,13 @@ struct evprof_profile_timeline {
 	uint32_t nr_src, nr_heap;
 	struct src *src;
 	uint32_t *heap; /* sources with rows, least (time, index) first */
+	/*
+	 * The least head among heap[0]'s children, (time, source): while
+	 * heap[0]'s next row comes before it, heap[0] stays on top without a
+	 * sift. Spilled runs rarely overlap, so one source is read for long.
+	 */
+	uint64_t bound;
+	uint32_t bound_src;
 	uint32_t *order;
 	uint64_t counters[EVPROF_PROFILE_MAX_COUNTERS];
 };
@@ -295,6 +302,21 @@ static void sift_down(struct evprof_profile_timeline *it, uint32_t i)
 	}
 }
 
+static void set_bound(struct evprof_profile_timeline *it)
+{
+	it->bound = UINT64_MAX;
+	it->bound_src = UINT32_MAX;
+	for (uint32_t c = 1; c <= 2 && c < it->nr_heap; c++) {
+		uint32_t s = it->heap[c];
+		uint64_t t = head(it, s)[ROW_TIME];
+
+		if (t < it->bound || (t == it->bound && s < it->bound_src)) {
+			it->bound = t;
+			it->bound_src = s;
+		}
+	}
+}
+
 struct evprof_profile_timeline *
 evprof_profile_timeline__new(const struct evprof_profile *p, int thr)
 {
@@ -351,6 +373,7 @@ evprof_profile_timeline__new(const struct evprof_profile *p, int thr)
 	}
 	for (i = it->nr_heap / 2; i-- > 0;)
 		sift_down(it, i);
+	set_bound(it);
 	return it;
 fail:
 	evprof_profile_timeline__free(it);
@@ -388,7 +411,14 @@ int evprof_profile_timeline__next(struct evprof_profile_timeline *it,
 		if (!n)
 			it->heap[0] = it->heap[--it->nr_heap];
 	}
+	if (it->nr_heap && it->heap[0] == top) {
+		uint64_t t = head(it, top)[ROW_TIME];
+
+		if (t < it->bound || (t == it->bound && top < it->bound_src))
+			return 1;
+	}
 	sift_down(it, 0);
+	set_bound(it);
 	return 1;
 }
 

@@ -136,6 +136,11 @@ static int set_options(struct evprof_recorder *r,
 		if (!r->spill_dir)
 			return -ENOMEM;
 	}
+	if (EVPROF_OPTS_GET(o, debug_cache_dir, NULL)) {
+		r->debug_cache = strdup(o->debug_cache_dir);
+		if (!r->debug_cache)
+			return -ENOMEM;
+	}
 	r->exclude_kernel = o->user_only;
 	r->include_idle = o->include_idle;
 	r->system_wide = t->system_wide;
@@ -271,6 +276,7 @@ void evprof_recorder__free(struct evprof_recorder *r)
 	evprof_profile__free(r->cur);
 	evprof_symbolizer__free(r->sym);
 	free(r->spill_dir);
+	free(r->debug_cache);
 	evprof__pmu_map_fini(&r->pmu_map);
 	free(r);
 }
@@ -490,6 +496,15 @@ void evprof__recorder_note_call_graph(struct evprof_recorder *r,
 	evprof_profile__add_note(p, buf);
 }
 
+struct evprof_symbolizer *
+evprof__recorder_symbolizer(const struct evprof_recorder *r)
+{
+	struct evprof_symbolizer_opts so = {.sz = sizeof(so),
+					    .debug_cache_dir = r->debug_cache};
+
+	return evprof_symbolizer__new(&so);
+}
+
 struct evprof_profile *evprof__recorder_new_profile(struct evprof_recorder *r,
 						    uint64_t start_mono)
 {
@@ -564,7 +579,7 @@ struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
 	if (!p)
 		return NULL;
 	if (!sym) {
-		own = sym = evprof_symbolizer__new(NULL);
+		own = sym = evprof__recorder_symbolizer(r);
 		if (!own) {
 			evprof_profile__free(p);
 			return NULL;

@@ -86,6 +86,7 @@ struct evprof_recorder {
 	bool flat;
 	bool no_timeline;
 	char *spill_dir;
+	char *debug_cache;	    /* for the recorder's own symbolizers */
 	struct evprof_profile *cur; /* what the parts fill, NULL: none yet */
 	struct evprof_symbolizer
 	    *sym;	    /* the recorder's own, made when needed */
@@ -105,6 +106,9 @@ struct evprof_recorder {
  */
 EVPROF_HIDDEN struct evprof_profile *
 evprof__recorder_new_profile(struct evprof_recorder *r, uint64_t start_mono);
+/* A symbolizer of the recorder's own options. NULL with errno set. */
+EVPROF_HIDDEN struct evprof_symbolizer *
+evprof__recorder_symbolizer(const struct evprof_recorder *r);
 /* Says which unwinding made the user stacks, and how it went. */
 EVPROF_HIDDEN void evprof__recorder_note_call_graph(struct evprof_recorder *r,
 						    struct evprof_profile *p);

@@ -34,7 +34,7 @@ int evprof__recorder_part(struct evprof_recorder *r,
 			return -errno;
 	}
 	if (!sym && !r->sym) {
-		r->sym = evprof_symbolizer__new(NULL);
+		r->sym = evprof__recorder_symbolizer(r);
 		if (!r->sym)
 			return -errno;
 	}

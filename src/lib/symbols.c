@@ -523,7 +523,7 @@ struct evprof_symbolizer *
 evprof_symbolizer__new(const struct evprof_symbolizer_opts *opts)
 {
 	struct evprof_symbolizer *s;
-	const char *dip = NULL, *ksp = NULL;
+	const char *dip = NULL, *ksp = NULL, *dcd;
 
 	if (opts && opts->sz > sizeof(*opts)) {
 		errno = EINVAL;
@@ -543,8 +543,10 @@ evprof_symbolizer__new(const struct evprof_symbolizer_opts *opts)
 	    opts->sz >= offsetof(struct evprof_symbolizer_opts, kallsyms_path) +
 			    sizeof(char *))
 		ksp = opts->kallsyms_path;
+	dcd = EVPROF_OPTS_GET(opts, debug_cache_dir, NULL);
 	s->opts.debuginfo_path = NULL;
 	s->opts.kallsyms_path = NULL;
+	s->opts.debug_cache_dir = NULL;
 	s->kallsyms_path = strdup(ksp ? ksp : "/proc/kallsyms");
 	s->names = evprof__names_new(s->opts.no_demangle);
 	s->mappings = evprof__hashmap_new(mapkey_hash, mapkey_equal, NULL);
@@ -553,9 +555,9 @@ evprof_symbolizer__new(const struct evprof_symbolizer_opts *opts)
 	s->answers = evprof__hashmap_new(aent_hash, aent_equal, NULL);
 	s->jits = evprof__hashmap_new(evprof__hashmap_u64_hash,
 				      evprof__hashmap_u64_equal, NULL);
-	if (evprof__dso_finder_init(&s->finder, dip) || !s->kallsyms_path ||
-	    !s->names || !s->mappings || !s->images || !s->answers ||
-	    !s->jits) {
+	if (evprof__dso_finder_init(&s->finder, dip, dcd) ||
+	    !s->kallsyms_path || !s->names || !s->mappings || !s->images ||
+	    !s->answers || !s->jits) {
 		evprof_symbolizer__free(s);
 		errno = ENOMEM;
 		return NULL;

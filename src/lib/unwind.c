@@ -268,7 +268,7 @@ struct evprof__unwinder *evprof__unwinder_new(void)
 		return NULL;
 	}
 	u = calloc(1, sizeof(*u));
-	if (!u || evprof__dso_finder_init(&u->finder, NULL)) {
+	if (!u || evprof__dso_finder_init(&u->finder, NULL, NULL)) {
 		evprof__unwinder_free(u);
 		errno = ENOMEM;
 		return NULL;

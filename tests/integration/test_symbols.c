@@ -116,6 +116,13 @@ static int setup(void **state)
 	       "pie | sed -n 's/.*Build ID: *//p') && mkdir -p "
 	       "dbg/.build-id/${id%%${id#??}} && cp stripped.debug "
 	       "dbg/.build-id/${id%%${id#??}}/${id#??}.debug",
+	       dir) ||
+	    /* The same with its DWARF compressed, as distributions ship it. */
+	    sh("cd %s && id=$(readelf -n pie | sed -n 's/.*Build ID: *//p') "
+	       "&& mkdir -p zdbg/.build-id/${id%%${id#??}} && objcopy "
+	       "--compress-debug-sections=zlib stripped.debug "
+	       "zdbg/.build-id/${id%%${id#??}}/${id#??}.debug && echo $id > "
+	       "pie.id",
 	       dir))
 		return -1;
 	/*
@@ -466,6 +473,68 @@ static void test_build_id_dir(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), ":.debug:%s/dbg", dir);
 	opts.debuginfo_path = path;
+	check_exe("bidonly", "pie", &opts);
+}
+
+/* How many compressed DWARF sections path has, as binutils' readelf says. */
+static int compressed_sections(const char *path)
+{
+	char cmd[PATH_MAX + 128];
+	int n = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "readelf -S -W %s | grep -c '\\] \\.debug_[a-z_]* .* C '",
+		 path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%d", &n), 1);
+	pclose(p);
+	return n;
+}
+
+/*
+ * A compressed debug file is stored inflated in the debug cache; later
+ * symbolizers read the copy (checked by removing the original), and a
+ * damaged copy is passed over and stored anew.
+ */
+static void test_debug_cache(void **state)
+{
+	struct evprof_symbolizer_opts opts = {.sz = sizeof(opts)};
+	char dbg[PATH_MAX], cache[PATH_MAX], entry[PATH_MAX * 2];
+	char orig[PATH_MAX + 200], id[130];
+	struct stat st;
+	off_t whole;
+	FILE *f;
+
+	(void)state;
+	snprintf(cache, sizeof(cache), "%s/cache/evprof", dir);
+	snprintf(dbg, sizeof(dbg), ":.debug:%s/zdbg", dir);
+	snprintf(entry, sizeof(entry), "%s/pie.id", dir);
+	f = fopen(entry, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%129s", id), 1);
+	fclose(f);
+	snprintf(entry, sizeof(entry), "%s/%s.debug", cache, id);
+	snprintf(orig, sizeof(orig), "%s/zdbg/.build-id/%.2s/%s.debug", dir, id,
+		 id + 2);
+	assert_true(compressed_sections(orig) > 0);
+	opts.debuginfo_path = dbg;
+	opts.debug_cache_dir = cache;
+
+	check_exe("bidonly", "pie", &opts);
+	assert_int_equal(stat(entry, &st), 0);
+	assert_int_equal(compressed_sections(entry), 0);
+	whole = st.st_size;
+
+	/* Cut short (a full disk, a crash): not used, stored again. */
+	assert_int_equal(truncate(entry, whole / 2), 0);
+	check_exe("bidonly", "pie", &opts);
+	assert_int_equal(stat(entry, &st), 0);
+	assert_int_equal(st.st_size, whole);
+
+	/* Without the original only the copy can name the frames. */
+	assert_int_equal(unlink(orig), 0);
 	check_exe("bidonly", "pie", &opts);
 }
 
@@ -1096,6 +1165,7 @@ int main(void)
 	    cmocka_unit_test(test_pie),
 	    cmocka_unit_test(test_nopie),
 	    cmocka_unit_test(test_debuglink),
+	    cmocka_unit_test(test_debug_cache),
 	    cmocka_unit_test(test_build_id_dir),
 	    cmocka_unit_test(test_stripped_no_debug),
 	    cmocka_unit_test(test_build_id_mismatch),

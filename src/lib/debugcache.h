@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A directory of debug files stored with their DWARF sections
+ * decompressed, one per build id (HEX.debug). Distributions ship debug
+ * files with zlib-compressed sections (SHF_COMPRESSED); libdw inflates
+ * every DWARF section of a file when it first opens it, tens of
+ * milliseconds for a C library's, in every run that meets one of its
+ * frames. Reading an inflated copy costs page-cache reads instead.
+ *
+ * Entries are written whole to an unnamed file and linked in after, so a
+ * reader never sees a partial one; at most EVPROF__DEBUGCACHE_MAX bytes
+ * are kept, the least recently used entries going first.
+ */
+#ifndef EVPROF_LIB_DEBUGCACHE_H
+#define EVPROF_LIB_DEBUGCACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+#define EVPROF__DEBUGCACHE_MAX (2ull << 30)
+
+/*
+ * The cached copy of the debug file of build id id (len bytes) in dir,
+ * opened read-only, when it is there whole and holds that build id.
+ * Returns the fd, or -ENOENT.
+ */
+EVPROF_HIDDEN int evprof__debugcache_open(const char *dir, const uint8_t *id,
+					  size_t len);
+
+/*
+ * When the debug file open at fd has compressed sections, stores its
+ * inflated copy in dir (made if missing) under id and returns an fd of
+ * the copy; fd is left as it is. Returns -ENOENT when there is nothing to
+ * inflate, else -errno (a filesystem without O_TMPFILE: -EOPNOTSUPP) or
+ * -EVPROF_ERR_BAD_ELF, nothing stored.
+ */
+EVPROF_HIDDEN int evprof__debugcache_store(const char *dir, const uint8_t *id,
+					   size_t len, int fd);
+
+#endif
