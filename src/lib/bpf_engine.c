@@ -881,14 +881,33 @@ int evprof__bpf_window(struct evprof_recorder *r, uint64_t until)
 	return err ? err : e;
 }
 
+/* Entries of the pid set: processes followed that had not ended. */
+static uint64_t count_pids(struct evprof_bpf *b)
+{
+	int map = bpf_map__fd(b->skel->maps.pids);
+	uint32_t k, *prev = NULL;
+	uint64_t n = 0;
+
+	while (!bpf_map_get_next_key(map, prev, &k)) {
+		prev = &k;
+		n++;
+	}
+	return n;
+}
+
 int evprof__bpf_stop(struct evprof_recorder *r)
 {
 	uint64_t st[EVPROF_BPF_STAT__COUNT];
 	struct evprof_bpf *b = r->bpf;
 	struct entries es = {0};
+	char alive[64] = "";
 	int err;
 
 	detach(b);
+	if (!r->system_wide)
+		snprintf(alive, sizeof(alive),
+			 "; %llu processes followed alive",
+			 (unsigned long long)count_pids(b));
 	/*
 	 * A program may still run on another CPU until then; if the wait
 	 * fails, reading now is all there is left to do.
@@ -909,7 +928,7 @@ int evprof__bpf_stop(struct evprof_recorder *r)
 	    "map full, or no memory in interrupt context), %llu samples and "
 	    "%llu slices (full maps), %llu processes not followed, %llu "
 	    "failed reads, %llu nested samples; %llu deltas scaled, %llu of "
-	    "counters that did not run; baselines %s",
+	    "counters that did not run; baselines %s%s",
 	    (unsigned long long)st[EVPROF_BPF_STAT_SAMPLES],
 	    (unsigned long long)b->entries, (unsigned long long)b->slices,
 	    (unsigned long long)st[EVPROF_BPF_STAT_USTACK_LOST],
@@ -923,7 +942,8 @@ int evprof__bpf_stop(struct evprof_recorder *r)
 	    (unsigned long long)st[EVPROF_BPF_STAT_NOT_RUNNING],
 	    b->baselines ? "at enable"
 			 : "at each CPU's first event (what ran before "
-			   "it is lost)");
+			   "it is lost)",
+	    alive);
 	return err;
 }
 

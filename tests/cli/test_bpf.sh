@@ -103,6 +103,15 @@ if [ -n "$truth" ] && [ -n "$got" ] && within "$got" "$truth" 0.5; then
 else
 	fail "churn: '$got' page faults, rusage of the tree '$truth'"
 fi
+# Every process of the tree was reaped before the root exited: the
+# kernel's pid set keeps none of the 100+ (the root itself may still be
+# in its last switch when the recorder stops).
+alive=$(sed -n 's/.*; \([0-9]*\) processes followed alive.*/\1/p' "$TMP/err")
+if [ -n "$alive" ] && [ "$alive" -le 1 ]; then
+	ok "churn: $alive processes left in the pid set at the stop"
+else
+	fail "churn: '$alive' processes left in the pid set at the stop"
+fi
 
 # 4. The launched tree is followed through its forks; a busy process
 #    outside it is not in the profile.

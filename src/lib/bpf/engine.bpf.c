@@ -39,11 +39,18 @@ struct pid {
 	struct upid numbers[1];
 } __attribute__((preserve_access_index));
 
+struct signal_struct {
+	struct {
+		int counter;
+	} live; /* threads not yet past do_exit() */
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	unsigned int __state;
 	int pid;
 	int tgid;
 	struct pid *thread_pid;
+	struct signal_struct *signal;
 } __attribute__((preserve_access_index));
 
 /* Before Linux 5.14 the state was a long named state. */
@@ -99,8 +106,9 @@ struct {
 } ns_pids SEC(".maps");
 
 /*
- * Processes followed (kernel tgid -> 1), grown at fork. This map and the
- * next allocate as they come, as the sets below do.
+ * Processes followed (kernel tgid -> 1), grown at fork, shrunk when the
+ * last thread of one switches out for good. This map and the next
+ * allocate as they come, as the sets below do.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -520,18 +528,25 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 	if (current_ids(&x) || !followed(&x))
 		goto out;
 	t = thread_of(&x);
-	if (!t)
+	if (t) {
+		t->time = now;
+		t->cpu_ns += cpu_ns;
+		for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
+			t->counts[k] += d[k];
+	}
+	if (!dead(prev))
 		goto out;
-	t->time = now;
-	t->cpu_ns += cpu_ns;
-	for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
-		t->counts[k] += d[k];
 	/*
 	 * Its last slice: it goes to the set of now (the window the thread
-	 * ends in), and the thread map keeps only live threads.
+	 * ends in), and the thread map keeps only live threads. The pid set
+	 * keeps only live processes: every thread of this one has passed
+	 * do_exit() once signal->live is 0 (a pid reused later is a new
+	 * process, followed or not by its fork).
 	 */
-	if (dead(prev))
+	if (t)
 		settle(aggr, t, x.htid);
+	if (!follow_all && !BPF_CORE_READ(prev, signal, live.counter))
+		bpf_map_delete_elem(&pids, &x.hpid);
 out:
 	c->busy = 0;
 	return 0;
