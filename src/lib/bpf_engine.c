@@ -138,38 +138,46 @@ static const char *cpu_msg(int err)
 		   : "";
 }
 
-/* The sampling event on cpu: freq/period as asked, enabled at start. */
+void evprof__bpf_attr(const struct evprof_recorder *r, size_t e, int cpu,
+		      struct perf_event_attr *a)
+{
+	*a = r->events[e].attr;
+	a->sample_period = 0;
+	a->freq = 0;
+	a->sample_type = 0;
+	a->exclude_kernel = a->exclude_hv = r->exclude_kernel;
+	if (!e) {
+		if (r->period) {
+			a->sample_period = r->period;
+		} else {
+			a->freq = 1;
+			a->sample_freq = r->freq;
+		}
+		a->sample_type = PERF_SAMPLE_IP;
+		a->disabled = 1;
+	} else {
+		a->disabled = 0;
+		a->inherit = 0; /* an inherited event cannot go in the array */
+		a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				 PERF_FORMAT_TOTAL_TIME_RUNNING;
+	}
+	evprof__pmu_map_bind(&r->pmu_map, cpu, a, 1);
+}
+
 static int open_sampler(struct evprof_recorder *r, int cpu)
 {
-	struct perf_event_attr a = r->events[0].attr;
+	struct perf_event_attr a;
 
-	a.sample_period = 0;
-	a.freq = 0;
-	if (r->period) {
-		a.sample_period = r->period;
-	} else {
-		a.freq = 1;
-		a.sample_freq = r->freq;
-	}
-	a.sample_type = PERF_SAMPLE_IP;
-	a.disabled = 1;
-	a.exclude_kernel = a.exclude_hv = r->exclude_kernel;
+	evprof__bpf_attr(r, 0, cpu, &a);
 	return evprof__perf_open(&a, -1, cpu, -1);
 }
 
-/* Counter k (the user's event k + 1) on cpu, counting from now on. */
+/* Counter k (the user's event k + 1) on cpu. */
 static int open_counter(struct evprof_recorder *r, size_t k, int cpu)
 {
-	struct perf_event_attr a = r->events[k + 1].attr;
+	struct perf_event_attr a;
 
-	a.sample_period = 0;
-	a.freq = 0;
-	a.sample_type = 0;
-	a.disabled = 0;
-	a.inherit = 0; /* an inherited event cannot go in the array */
-	a.read_format =
-	    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-	a.exclude_kernel = a.exclude_hv = r->exclude_kernel;
+	evprof__bpf_attr(r, k + 1, cpu, &a);
 	return evprof__perf_open(&a, -1, cpu, -1);
 }
 
@@ -479,7 +487,9 @@ int evprof__bpf_open(struct evprof_recorder *r)
 		b->sampler[i] = -1;
 	for (int i = 0; i < n * EVPROF_BPF_MAX_COUNTERS; i++)
 		b->counters[i] = -1;
-	err = open_samplers(r, b);
+	err = evprof__recorder_map_pmus(r);
+	if (!err)
+		err = open_samplers(r, b);
 	if (!err)
 		err = open_counters(r, b);
 	if (!err)

@@ -16,6 +16,17 @@
 
 struct evprof_recorder;
 struct evprof_bpf;
+struct perf_event_attr;
+
+/*
+ * What the engine opens on cpu for the user's event e: e 0 samples (at
+ * -F or -c, from the start), the others count from their open, each into
+ * the counter array (no inherit; enabled and running times read). On a
+ * hybrid machine a generic hardware or cache event is bound to the core
+ * PMU that owns cpu (r->pmu_map), as in the ring engine.
+ */
+EVPROF_HIDDEN void evprof__bpf_attr(const struct evprof_recorder *r, size_t e,
+				    int cpu, struct perf_event_attr *a);
 
 /*
  * Loads the programs, opens a sampling and the counting events on every

@@ -25,6 +25,9 @@
 #include "capture.h"
 #include "hosts.h"
 #include "recorder_open.h"
+#ifdef EVPROF_HAVE_BPF
+#include "bpf_engine.h"
+#endif
 
 /* One per host: the library caches PMU names per sysfs directory. */
 static struct test_host adl, intel;
@@ -206,6 +209,39 @@ static void test_not_hybrid(void **state)
 	recorder_free(r);
 }
 
+#ifdef EVPROF_HAVE_BPF
+/*
+ * The BPF engine on adl: its sampler and each counter on a CPU count on
+ * that CPU's core PMU too; software events stay as they are.
+ */
+static void test_adl_bpf_engine(void **state)
+{
+	struct evprof_recorder *r =
+	    recorder_of("cycles,instructions,page-faults", true);
+
+	(void)state;
+	test_host_use(&adl, "adl");
+	assert_int_equal(evprof__recorder_map_pmus(r), 0);
+	for (int cpu = 0; cpu < ADL_CPUS; cpu++) {
+		uint64_t type =
+		    cpu < ADL_FIRST_ATOM ? ADL_CORE_TYPE : ADL_ATOM_TYPE;
+		struct perf_event_attr a[3];
+
+		for (size_t e = 0; e < 3; e++)
+			evprof__bpf_attr(r, e, cpu, &a[e]);
+		assert_true(a[0].config ==
+			    (type << 32 | PERF_COUNT_HW_CPU_CYCLES));
+		assert_int_equal(a[0].sample_freq, 997);
+		assert_true(a[1].config ==
+			    (type << 32 | PERF_COUNT_HW_INSTRUCTIONS));
+		assert_int_equal(a[1].inherit, 0);
+		assert_int_equal(a[2].type, PERF_TYPE_SOFTWARE);
+		assert_true(a[2].config == PERF_COUNT_SW_PAGE_FAULTS);
+	}
+	recorder_free(r);
+}
+#endif
+
 /* Validates list as record does; rc is what it returns. */
 static int validate(const char *list)
 {
@@ -298,6 +334,10 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_adl_cpu_mode, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_hybrid, setup, teardown),
+#ifdef EVPROF_HAVE_BPF
+	    cmocka_unit_test_setup_teardown(test_adl_bpf_engine, setup,
+					    teardown),
+#endif
 	    cmocka_unit_test_setup_teardown(test_validate_adl, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_validate_watchdog, setup,
 					    teardown),
