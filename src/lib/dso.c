@@ -232,7 +232,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
 	copy = evprof__debugcache_store(dir, id, (size_t)len, fd);
 	if (copy < 0) {
 		if (copy != -ENOENT)
-			pr_debug("symbols: debug cache: %s: %s\n", *name,
+			pr_debug("symbols: debug cache: %s: %s\n",
+				 *name ? *name : modname,
 				 evprof_strerror(copy));
 		return fd;
 	}
