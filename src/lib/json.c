@@ -445,3 +445,15 @@ void evprof__json_raw(struct evprof__json *j, const char *tok)
 	json_value(j);
 	evprof__sink_puts(j->out, tok);
 }
+
+int evprof__json_copy(struct evprof__json *j, FILE *f)
+{
+	char buf[16384];
+	size_t n;
+
+	json_value(j);
+	rewind(f);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		evprof__sink_write(j->out, buf, n);
+	return ferror(f) ? -EIO : 0;
+}

@@ -114,6 +114,11 @@ EVPROF_HIDDEN void evprof__json_null(struct evprof__json *j);
 EVPROF_HIDDEN void evprof__json_bool(struct evprof__json *j, bool v);
 /* A literal token (number, true...) written as is. */
 EVPROF_HIDDEN void evprof__json_raw(struct evprof__json *j, const char *tok);
+/*
+ * A value written elsewhere: the bytes of f from its start, as they are.
+ * Returns 0 or -errno (a read error).
+ */
+EVPROF_HIDDEN int evprof__json_copy(struct evprof__json *j, FILE *f);
 
 /* Writes str as JSON string content (no quotes). */
 EVPROF_HIDDEN void evprof__json_escape(struct evprof__sink *s, const char *str,

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "out_firefox.h"
+#include "profile_timeline.h"
 
 #define FXP_VERSION	       66
 #define FXP_GECKO_META_VERSION 24
@@ -617,11 +618,11 @@ static void write_shared(struct fx_ctx *c)
 
 enum col { C_STACK, C_TIME, C_WEIGHT, C_CPU, C_COUNTER };
 
-/* One sample's value in column col (counter ci for C_COUNTER). */
-static void put_cell(struct fx_ctx *c, enum col col, uint32_t ci,
+/* One sample's value in column col (counter ci for C_COUNTER), into j. */
+static void put_cell(const struct fx_ctx *c, struct evprof__json *j,
+		     enum col col, uint32_t ci,
 		     const struct evprof_profile_sample *s, uint64_t *prev)
 {
-	struct evprof__json *j = &c->j;
 	int wc = c->weight_counter;
 
 	switch (col) {
@@ -656,41 +657,73 @@ static void put_cell(struct fx_ctx *c, enum col col, uint32_t ci,
 	}
 }
 
-/* Writes "[...]" of column col over thread thr's samples. */
-static int write_col(struct fx_ctx *c, int thr, enum col col, uint32_t ci)
+/* A column of a track, made in a scratch file. */
+struct colfile {
+	FILE *f;
+	struct evprof__sink s;
+	struct evprof__json j;
+	bool open; /* s is open */
+};
+
+#define MAX_COLS (4 + EVPROF_PROFILE_MAX_COUNTERS)
+
+/*
+ * Columns cols[0..n) (counter cis[i] for C_COUNTER) of thread thr's
+ * track, each "[...]" into its own scratch file, in one pass over the
+ * rows: a pass per column read and merged the timeline again for each.
+ * *ones: whether every row weighs 1. Returns 0 or -errno; the caller
+ * closes o[0..n) whatever happens.
+ */
+static int make_cols(struct fx_ctx *c, int thr, size_t n, const enum col *cols,
+		     const uint32_t *cis, struct colfile *o, bool *ones)
 {
 	struct evprof_profile_sample s;
 	uint64_t prev = c->p->start_mono_ns;
 	struct fx_rows r;
-	int ret = evprof__fx_rows_open(&r, c->p, thr, c->wtype, c->ctr);
+	size_t i;
+	int ret;
 
+	for (i = 0; i < n; i++) {
+		o[i].f = evprof__timeline_scratch(c->p);
+		if (!o[i].f)
+			return -errno;
+		ret = evprof__sink_open_file(&o[i].s, o[i].f);
+		if (ret)
+			return ret;
+		o[i].open = true;
+		evprof__json_init(&o[i].j, &o[i].s);
+		evprof__json_arr(&o[i].j);
+	}
+	ret = evprof__fx_rows_open(&r, c->p, thr, c->wtype, c->ctr);
 	if (ret)
 		return ret;
-	evprof__json_arr(&c->j);
-	while ((ret = evprof__fx_rows_next(&r, &s)) > 0)
-		put_cell(c, col, ci, &s, &prev);
-	evprof__json_arr_end(&c->j);
+	*ones = true;
+	while ((ret = evprof__fx_rows_next(&r, &s)) > 0) {
+		for (i = 0; i < n; i++)
+			put_cell(c, &o[i].j, cols[i], cis[i], &s, &prev);
+		*ones = *ones && s.weight == 1;
+	}
 	evprof__fx_rows_close(&r);
+	for (i = 0; i < n; i++) {
+		int err;
+
+		evprof__json_arr_end(&o[i].j);
+		err = evprof__sink_close(&o[i].s, true);
+		o[i].open = false;
+		if (!ret)
+			ret = err;
+	}
 	return ret;
 }
 
-/* Whether every sample of thread thr weighs 1 (the column is then null). */
-static int weights_all_one(struct fx_ctx *c, int thr)
+static void close_cols(struct colfile *o, size_t n)
 {
-	struct evprof_profile_sample s;
-	struct fx_rows r;
-	int ret;
-
-	if (c->weight_counter >= 0 || c->wtype >= 0 || c->ctr >= 0)
-		return 0;
-	ret = evprof__fx_rows_open(&r, c->p, thr, -1, -1);
-	if (ret)
-		return ret;
-	while ((ret = evprof__fx_rows_next(&r, &s)) > 0 && s.weight == 1)
-		;
-	evprof__fx_rows_close(&r);
-	/* 0: the rows ran out, all of them 1. */
-	return ret < 0 ? ret : !ret;
+	for (size_t i = 0; i < n; i++) {
+		if (o[i].open)
+			evprof__sink_close(&o[i].s, false);
+		if (o[i].f)
+			fclose(o[i].f);
+	}
 }
 
 static int write_samples(struct fx_ctx *c, int thr)
@@ -698,45 +731,59 @@ static int write_samples(struct fx_ctx *c, int thr)
 	const struct evprof_profile *p = c->p;
 	struct evprof__json *j = &c->j;
 	bool plain = c->wtype < 0 && c->ctr < 0; /* the thread's own track */
-	uint64_t n;
-	uint32_t ci;
-	int err, ones;
+	/* The weight column is null when every sample of the own track
+	 * weighs 1 and no counter or weight type gives the weights. */
+	bool may_null = plain && c->weight_counter < 0;
+	struct colfile o[MAX_COLS] = {0};
+	enum col cols[MAX_COLS] = {C_STACK, C_TIME, C_WEIGHT};
+	uint32_t cis[MAX_COLS] = {0}, ci;
+	size_t n = 3, k = 3;
+	bool ones = true;
+	uint64_t rows;
+	int err;
 
-	err = evprof__fx_rows_count(p, thr, c->wtype, c->ctr, &n);
+	err = evprof__fx_rows_count(p, thr, c->wtype, c->ctr, &rows);
 	if (err)
 		return err;
+	if (c->cpu && plain)
+		cols[n++] = C_CPU;
+	for (ci = 0; plain && ci < p->nr_counters; ci++) {
+		cols[n] = C_COUNTER;
+		cis[n++] = ci;
+	}
+	err = make_cols(c, thr, n, cols, cis, o, &ones);
+	if (err)
+		goto out;
 	evprof__json_key(j, "samples");
 	evprof__json_obj(j);
-	key_len(j, n);
+	key_len(j, rows);
 	evprof__json_key(j, "weightType");
 	evprof__json_str(j, c->wtype < 0 ? "samples" : "tracing-ms");
 	evprof__json_key(j, "stack");
-	err = write_col(c, thr, C_STACK, 0);
+	err = evprof__json_copy(j, o[0].f);
 	evprof__json_key(j, "timeDeltas");
-	if (!err)
-		err = write_col(c, thr, C_TIME, 0);
-	ones = err ? err : weights_all_one(c, thr);
-	if (ones < 0)
-		return ones;
+	err = err ?: evprof__json_copy(j, o[1].f);
 	evprof__json_key(j, "weight");
-	if (ones)
+	if (may_null && ones)
 		evprof__json_null(j);
 	else
-		err = write_col(c, thr, C_WEIGHT, 0);
-	if (!err && c->cpu && plain) {
+		err = err ?: evprof__json_copy(j, o[2].f);
+	if (c->cpu && plain) {
 		evprof__json_key(j, "threadCPUDelta");
-		err = write_col(c, thr, C_CPU, 0);
+		err = err ?: evprof__json_copy(j, o[k++].f);
 	}
-	if (!err && p->nr_counters && plain) {
+	if (p->nr_counters && plain) {
 		evprof__json_key(j, "samplyEventDeltas");
 		evprof__json_obj(j);
-		for (ci = 0; !err && ci < p->nr_counters; ci++) {
+		for (ci = 0; ci < p->nr_counters; ci++) {
 			evprof__json_key(j, p->counters[ci]);
-			err = write_col(c, thr, C_COUNTER, ci);
+			err = err ?: evprof__json_copy(j, o[k++].f);
 		}
 		evprof__json_obj_end(j);
 	}
 	evprof__json_obj_end(j);
+out:
+	close_cols(o, n);
 	return err;
 }
 

@@ -46,7 +46,7 @@ static inline void evprof__fx_ms(struct fx_ctx *c, uint64_t t_ns)
 }
 
 /*
- * A thread's samples, one pass per column: its timeline in time order, or,
+ * A thread's samples, read once per track: its timeline in time order, or,
  * for a profile without one, one sample per store entry that has samples,
  * at the thread's start (the call tree is exact, the time axis is not).
  */

@@ -178,6 +178,7 @@ struct evprof_profile {
 	uint64_t mem_rows; /* rows in memory, all threads */
 	uint64_t nr_rows;  /* rows in memory and file */
 	int spill_fd;	   /* -1: no spill file */
+	char *spill_dir;   /* where it is, and writers' scratch files */
 	uint64_t spill_len;
 	uint32_t spill_rows;
 };

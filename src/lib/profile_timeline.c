@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "profile_timeline.h"
@@ -23,16 +24,15 @@
 /* Rows the writer reorders at a time on the stack (at most 17 KiB). */
 #define STAGE_ROWS 32
 
-int evprof__timeline_spill_open(struct evprof_profile *p, const char *dir)
+/* An unnamed file in dir. Returns its fd or -errno. */
+static int unnamed_file(const char *dir)
 {
 	char *path;
 	int fd;
 
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		p->spill_fd = fd;
-		return 0;
-	}
+	if (fd >= 0)
+		return fd;
 	/* Filesystems without O_TMPFILE: a named file, unlinked at once. */
 	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
 		return -errno;
@@ -45,8 +45,37 @@ int evprof__timeline_spill_open(struct evprof_profile *p, const char *dir)
 	}
 	unlink(path);
 	free(path);
+	return fd;
+}
+
+int evprof__timeline_spill_open(struct evprof_profile *p, const char *dir)
+{
+	int fd;
+
+	p->spill_dir = strdup(dir);
+	if (!p->spill_dir)
+		return -ENOMEM;
+	fd = unnamed_file(dir);
+	if (fd < 0)
+		return fd;
 	p->spill_fd = fd;
 	return 0;
+}
+
+FILE *evprof__timeline_scratch(const struct evprof_profile *p)
+{
+	int fd = p->spill_dir ? unnamed_file(p->spill_dir)
+			      : memfd_create("evprof-scratch", MFD_CLOEXEC);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = fd < -1 ? -fd : errno;
+		return NULL;
+	}
+	f = fdopen(fd, "w+");
+	if (!f)
+		close(fd);
+	return f;
 }
 
 void evprof__timeline_free(struct evprof_profile *p)
@@ -61,6 +90,8 @@ void evprof__timeline_free(struct evprof_profile *p)
 	if (p->spill_fd >= 0)
 		close(p->spill_fd);
 	p->spill_fd = -1;
+	free(p->spill_dir);
+	p->spill_dir = NULL;
 }
 
 struct order_ctx {

@@ -7,6 +7,7 @@
 #define EVPROF_LIB_PROFILE_TIMELINE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "profile_model.h"
 
@@ -16,6 +17,12 @@ EVPROF_HIDDEN int evprof__timeline_add(struct evprof_profile *p, int thr,
 /* Opens the spill file in dir. Returns 0 or -errno. */
 EVPROF_HIDDEN int evprof__timeline_spill_open(struct evprof_profile *p,
 					      const char *dir);
+/*
+ * A scratch file for a writer, read and written, gone when closed: beside
+ * the spill file when the timeline spills (memory stays flat), else in
+ * memory as the rows are. NULL with errno set.
+ */
+EVPROF_HIDDEN FILE *evprof__timeline_scratch(const struct evprof_profile *p);
 EVPROF_HIDDEN void evprof__timeline_free(struct evprof_profile *p);
 
 #endif /* EVPROF_LIB_PROFILE_TIMELINE_H */
