@@ -671,11 +671,12 @@ struct colfile {
  * Columns cols[0..n) (counter cis[i] for C_COUNTER) of thread thr's
  * track, each "[...]" into its own scratch file, in one pass over the
  * rows: a pass per column read and merged the timeline again for each.
- * *ones: whether every row weighs 1. Returns 0 or -errno; the caller
- * closes o[0..n) whatever happens.
+ * *rows: how many; *ones: whether every one weighs 1. Returns 0 or
+ * -errno; the caller closes o[0..n) whatever happens.
  */
 static int make_cols(struct fx_ctx *c, int thr, size_t n, const enum col *cols,
-		     const uint32_t *cis, struct colfile *o, bool *ones)
+		     const uint32_t *cis, struct colfile *o, uint64_t *rows,
+		     bool *ones)
 {
 	struct evprof_profile_sample s;
 	uint64_t prev = c->p->start_mono_ns;
@@ -698,7 +699,9 @@ static int make_cols(struct fx_ctx *c, int thr, size_t n, const enum col *cols,
 	if (ret)
 		return ret;
 	*ones = true;
+	*rows = 0;
 	while ((ret = evprof__fx_rows_next(&r, &s)) > 0) {
+		++*rows;
 		for (i = 0; i < n; i++)
 			put_cell(c, &o[i].j, cols[i], cis[i], &s, &prev);
 		*ones = *ones && s.weight == 1;
@@ -739,19 +742,16 @@ static int write_samples(struct fx_ctx *c, int thr)
 	uint32_t cis[MAX_COLS] = {0}, ci;
 	size_t n = 3, k = 3;
 	bool ones = true;
-	uint64_t rows;
+	uint64_t rows = 0;
 	int err;
 
-	err = evprof__fx_rows_count(p, thr, c->wtype, c->ctr, &rows);
-	if (err)
-		return err;
 	if (c->cpu && plain)
 		cols[n++] = C_CPU;
 	for (ci = 0; plain && ci < p->nr_counters; ci++) {
 		cols[n] = C_COUNTER;
 		cis[n++] = ci;
 	}
-	err = make_cols(c, thr, n, cols, cis, o, &ones);
+	err = make_cols(c, thr, n, cols, cis, o, &rows, &ones);
 	if (err)
 		goto out;
 	evprof__json_key(j, "samples");

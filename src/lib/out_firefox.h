@@ -77,9 +77,6 @@ EVPROF_HIDDEN int evprof__fx_rows_open(struct fx_rows *r,
 EVPROF_HIDDEN int evprof__fx_rows_next(struct fx_rows *r,
 				       struct evprof_profile_sample *s);
 EVPROF_HIDDEN void evprof__fx_rows_close(struct fx_rows *r);
-/* How many rows thread thr's track gives, in *n. Returns 0 or -errno. */
-EVPROF_HIDDEN int evprof__fx_rows_count(const struct evprof_profile *p, int thr,
-					int wtype, int ctr, uint64_t *n);
 /* Thread thr's latest sample or wait end, at least its start. */
 EVPROF_HIDDEN uint64_t evprof__fx_thread_last(const struct evprof_profile *p,
 					      int thr);

@@ -135,31 +135,6 @@ void evprof__fx_rows_close(struct fx_rows *r)
 	free(r->waits);
 }
 
-int evprof__fx_rows_count(const struct evprof_profile *p, int thr, int wtype,
-			  int ctr, uint64_t *n)
-{
-	const struct evprof__thread *t = &p->threads[thr];
-	struct evprof_profile_sample s;
-	struct fx_rows r;
-	size_t i;
-	int ret;
-
-	*n = 0;
-	if (p->timeline && wtype < 0 && ctr < 0) {
-		for (i = 0; i < t->nr_runs; i++)
-			*n += t->runs[i].n;
-		*n += t->nr_rows;
-		return 0;
-	}
-	ret = evprof__fx_rows_open(&r, p, thr, wtype, ctr);
-	if (ret)
-		return ret;
-	while ((ret = evprof__fx_rows_next(&r, &s)) > 0)
-		++*n;
-	evprof__fx_rows_close(&r);
-	return ret;
-}
-
 bool evprof__fx_has_track(const struct evprof_profile *p, int thr, int wtype,
 			  int ctr)
 {
