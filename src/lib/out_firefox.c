@@ -657,25 +657,51 @@ static void put_cell(const struct fx_ctx *c, struct evprof__json *j,
 	}
 }
 
-/* A column of a track, made in a scratch file. */
-struct colfile {
-	FILE *f;
-	struct evprof__sink s;
-	struct evprof__json j;
-	bool open; /* s is open */
-};
-
 #define MAX_COLS (4 + EVPROF_PROFILE_MAX_COUNTERS)
+
+int evprof__fx_col_open(const struct fx_ctx *c, struct fx_col *o)
+{
+	int err;
+
+	*o = (struct fx_col){0};
+	o->f = evprof__timeline_scratch(c->p);
+	if (!o->f)
+		return -errno;
+	err = evprof__sink_open_file(&o->s, o->f);
+	if (err)
+		return err;
+	o->open = true;
+	evprof__json_init(&o->j, &o->s);
+	evprof__json_arr(&o->j);
+	return 0;
+}
+
+int evprof__fx_col_end(struct fx_col *o)
+{
+	evprof__json_arr_end(&o->j);
+	o->open = false;
+	return evprof__sink_close(&o->s, true);
+}
+
+void evprof__fx_col_close(struct fx_col *o)
+{
+	if (o->open)
+		evprof__sink_close(&o->s, false);
+	if (o->f)
+		fclose(o->f);
+	o->open = false;
+	o->f = NULL;
+}
 
 /*
  * Columns cols[0..n) (counter cis[i] for C_COUNTER) of thread thr's
- * track, each "[...]" into its own scratch file, in one pass over the
- * rows: a pass per column read and merged the timeline again for each.
- * *rows: how many; *ones: whether every one weighs 1. Returns 0 or
- * -errno; the caller closes o[0..n) whatever happens.
+ * track, each into its own evprof__fx_col, in one pass over the rows: a
+ * pass per column read and merged the timeline again for each. *rows:
+ * how many; *ones: whether every one weighs 1. Returns 0 or -errno; the
+ * caller closes o[0..n) whatever happens.
  */
 static int make_cols(struct fx_ctx *c, int thr, size_t n, const enum col *cols,
-		     const uint32_t *cis, struct colfile *o, uint64_t *rows,
+		     const uint32_t *cis, struct fx_col *o, uint64_t *rows,
 		     bool *ones)
 {
 	struct evprof_profile_sample s;
@@ -685,15 +711,9 @@ static int make_cols(struct fx_ctx *c, int thr, size_t n, const enum col *cols,
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		o[i].f = evprof__timeline_scratch(c->p);
-		if (!o[i].f)
-			return -errno;
-		ret = evprof__sink_open_file(&o[i].s, o[i].f);
+		ret = evprof__fx_col_open(c, &o[i]);
 		if (ret)
 			return ret;
-		o[i].open = true;
-		evprof__json_init(&o[i].j, &o[i].s);
-		evprof__json_arr(&o[i].j);
 	}
 	ret = evprof__fx_rows_open(&r, c->p, thr, c->wtype, c->ctr);
 	if (ret)
@@ -708,25 +728,12 @@ static int make_cols(struct fx_ctx *c, int thr, size_t n, const enum col *cols,
 	}
 	evprof__fx_rows_close(&r);
 	for (i = 0; i < n; i++) {
-		int err;
+		int err = evprof__fx_col_end(&o[i]);
 
-		evprof__json_arr_end(&o[i].j);
-		err = evprof__sink_close(&o[i].s, true);
-		o[i].open = false;
 		if (!ret)
 			ret = err;
 	}
 	return ret;
-}
-
-static void close_cols(struct colfile *o, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (o[i].open)
-			evprof__sink_close(&o[i].s, false);
-		if (o[i].f)
-			fclose(o[i].f);
-	}
 }
 
 static int write_samples(struct fx_ctx *c, int thr)
@@ -737,7 +744,7 @@ static int write_samples(struct fx_ctx *c, int thr)
 	/* The weight column is null when every sample of the own track
 	 * weighs 1 and no counter or weight type gives the weights. */
 	bool may_null = plain && c->weight_counter < 0;
-	struct colfile o[MAX_COLS] = {0};
+	struct fx_col o[MAX_COLS] = {0};
 	enum col cols[MAX_COLS] = {C_STACK, C_TIME, C_WEIGHT};
 	uint32_t cis[MAX_COLS] = {0}, ci;
 	size_t n = 3, k = 3;
@@ -783,7 +790,8 @@ static int write_samples(struct fx_ctx *c, int thr)
 	}
 	evprof__json_obj_end(j);
 out:
-	close_cols(o, n);
+	for (k = 0; k < n; k++)
+		evprof__fx_col_close(&o[k]);
 	return err;
 }
 

@@ -36,6 +36,24 @@ struct fx_ctx {
 	size_t nr_tracks;    /* threads written so far */
 };
 
+/*
+ * A column made apart from the document, "[...]" in a scratch file
+ * (evprof__timeline_scratch()), so that the columns of one pass over rows
+ * can be written one after the other: open it, write values into j, end
+ * it, evprof__json_copy() f into the document, close it (whatever
+ * happened). open and end return 0 or -errno.
+ */
+struct fx_col {
+	FILE *f;
+	struct evprof__sink s;
+	struct evprof__json j;
+	bool open; /* s is open */
+};
+
+EVPROF_HIDDEN int evprof__fx_col_open(const struct fx_ctx *c, struct fx_col *o);
+EVPROF_HIDDEN int evprof__fx_col_end(struct fx_col *o);
+EVPROF_HIDDEN void evprof__fx_col_close(struct fx_col *o);
+
 /* Categories of meta.categories; the waits' markers are FX_CAT_WAIT. */
 #define FX_CAT_WAIT 3
 

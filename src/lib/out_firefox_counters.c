@@ -151,42 +151,35 @@ static int merge_next(struct merge *m, struct point *out)
 	return any;
 }
 
-/* How many points the merge gives, in *n. Returns 0 or -errno. */
-static int count_points(const struct evprof_profile *p, int proc, int ci,
-			size_t *n)
+/*
+ * The merge's points in one pass: their times (ms) into t, their counts
+ * into k, how many in *n. Returns 0 or -errno.
+ */
+static int make_points(struct fx_ctx *c, int proc, int ci, struct fx_col *t,
+		       struct fx_col *k, size_t *n)
 {
 	struct merge m;
 	struct point pt;
-	int ret = merge_open(&m, p, proc, ci);
+	int ret, e1, e2;
 
 	*n = 0;
+	ret = evprof__fx_col_open(c, t);
+	if (!ret)
+		ret = evprof__fx_col_open(c, k);
+	if (!ret)
+		ret = merge_open(&m, c->p, proc, ci);
 	if (ret)
 		return ret;
-	while ((ret = merge_next(&m, &pt)) > 0)
-		(*n)++;
-	merge_close(&m);
-	return ret;
-}
-
-/* One array of the points' times (counts false) or counts. */
-static int write_points(struct fx_ctx *c, int proc, int ci, bool counts)
-{
-	struct merge m;
-	struct point pt;
-	int ret = merge_open(&m, c->p, proc, ci);
-
-	if (ret)
-		return ret;
-	evprof__json_arr(&c->j);
 	while ((ret = merge_next(&m, &pt)) > 0) {
-		if (counts)
-			evprof__json_u64(&c->j, pt.count);
-		else
-			evprof__fx_ms(c, pt.time);
+		evprof__json_fixed(&t->j,
+				   (int64_t)(pt.time - c->p->start_mono_ns), 6);
+		evprof__json_u64(&k->j, pt.count);
+		(*n)++;
 	}
-	evprof__json_arr_end(&c->j);
 	merge_close(&m);
-	return ret;
+	e1 = evprof__fx_col_end(t);
+	e2 = evprof__fx_col_end(k);
+	return ret ?: e1 ?: e2;
 }
 
 static void tooltip_row(struct evprof__json *j, const char *source,
@@ -252,14 +245,13 @@ static int write_counter(struct fx_ctx *c, int proc, int ci)
 {
 	const struct evprof__process *pr = &c->p->procs[proc];
 	struct evprof__json *j = &c->j;
+	struct fx_col t = {0}, k = {0};
 	char text[320];
 	size_t n;
-	int err = count_points(c->p, proc, ci, &n);
+	int err = make_points(c, proc, ci, &t, &k, &n);
 
-	if (err)
-		return err;
-	if (!n)
-		return 0;
+	if (err || !n)
+		goto out;
 	evprof__json_obj(j);
 	evprof__json_key(j, "name");
 	evprof__json_str(j, c->p->counters[ci]);
@@ -280,17 +272,17 @@ static int write_counter(struct fx_ctx *c, int proc, int ci)
 	evprof__json_key(j, "length");
 	evprof__json_u64(j, n);
 	evprof__json_key(j, "time");
-	err = write_points(c, proc, ci, false);
-	if (err)
-		return err;
+	err = evprof__json_copy(j, t.f);
 	evprof__json_key(j, "count");
-	err = write_points(c, proc, ci, true);
-	if (err)
-		return err;
+	err = err ?: evprof__json_copy(j, k.f);
 	evprof__json_obj_end(j);
 	write_display(c, ci);
 	evprof__json_obj_end(j);
-	return c->j.out->err;
+	err = err ?: c->j.out->err;
+out:
+	evprof__fx_col_close(&t);
+	evprof__fx_col_close(&k);
+	return err;
 }
 
 int evprof__fx_write_counters(struct fx_ctx *c)
