@@ -24,7 +24,8 @@ run() {
 	rss=$(sed -n 's/^maxrss_kb=\([0-9]*\).*/\1/p' "$out/stderr")
 	case $name in
 	evprof*)
-		samples=$(sed -n 's/.*evprof: \([0-9]*\) samples.*/\1/p' "$out/stderr")
+		# The closing line; another "evprof: N samples" line may come first.
+		samples=$(sed -n 's/.*evprof: \([0-9]*\) samples of.*/\1/p' "$out/stderr" | tail -1)
 		lost=$(sed -n 's/.*records (.*), \([0-9]*\) samples;.*/\1/p' "$out/stderr")
 		;;
 	perf*)
