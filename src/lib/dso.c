@@ -208,13 +208,15 @@ uint64_t evprof__dso_bias(const struct evprof__dso_file *f, uint64_t start,
  * libdwfl's standard search, with the finder's debug cache first (the
  * module's user data, set by evprof__dso_new(); NULL: no cache): a debug
  * file found with compressed sections is stored inflated and read from
- * the cache from then on.
+ * the cache from then on. libdwfl also asks here for a debug file's
+ * .gnu_debugaltlink file (dwz), its name as the link and a CRC of 0;
+ * that one is not the module's and goes to the standard search alone.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
 			  Dwarf_Addr base, const char *file_name,
 			  const char *debuglink, GElf_Word crc, char **name)
 {
-	const char *dir = *ud;
+	const char *dir = debuglink && !crc ? NULL : *ud;
 	const unsigned char *id;
 	GElf_Addr vaddr;
 	int len = dir ? dwfl_module_build_id(mod, &id, &vaddr) : 0;
