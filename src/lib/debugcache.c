@@ -30,16 +30,18 @@ static int entry_path(char *buf, size_t n, const char *dir, const uint8_t *id,
 }
 
 /*
- * Whether elf (size bytes) has compressed sections (*compressed) and
- * whether every section and the section table lie inside the file.
+ * Whether elf (size bytes) has compressed sections (*compressed: all of
+ * them zlib, the one kind libelf inflates everywhere; -1 when another
+ * kind is there) and whether every section and the section table lie
+ * inside the file.
  */
-static bool scan(Elf *elf, uint64_t size, bool *compressed)
+static bool scan(Elf *elf, uint64_t size, int *compressed)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
 	size_t shnum;
 
-	*compressed = false;
+	*compressed = 0;
 	if (!gelf_getehdr(elf, &eh) || elf_getshdrnum(elf, &shnum) ||
 	    eh.e_shoff > size ||
 	    (uint64_t)shnum * eh.e_shentsize > size - eh.e_shoff)
@@ -52,31 +54,48 @@ static bool scan(Elf *elf, uint64_t size, bool *compressed)
 		if (sh.sh_type != SHT_NOBITS &&
 		    (sh.sh_offset > size || sh.sh_size > size - sh.sh_offset))
 			return false;
-		if (sh.sh_flags & SHF_COMPRESSED)
-			*compressed = true;
+		if (sh.sh_flags & SHF_COMPRESSED && *compressed >= 0) {
+			GElf_Chdr ch;
+
+			*compressed = gelf_getchdr(scn, &ch) &&
+					      ch.ch_type == ELFCOMPRESS_ZLIB
+					  ? 1
+					  : -1;
+		}
 	}
 	return true;
+}
+
+/* Whether elf holds build id id. */
+static bool has_id(Elf *elf, const uint8_t *id, size_t len)
+{
+	const void *bid;
+
+	return dwelf_elf_gnu_build_id(elf, &bid) == (ssize_t)len &&
+	       !memcmp(bid, id, len);
 }
 
 int evprof__debugcache_open(const char *dir, const uint8_t *id, size_t len)
 {
 	char path[PATH_MAX];
-	bool compressed, ok = false;
-	const void *bid;
+	int compressed = 0;
+	bool ok = false;
 	struct stat st;
 	Elf *elf;
 	int fd;
 
 	if (entry_path(path, sizeof(path), dir, id, len))
 		return -ENOENT;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -ENOENT;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		return -ENOENT;
+	}
 	elf_version(EV_CURRENT);
-	elf = fstat(fd, &st) ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF &&
-	    dwelf_elf_gnu_build_id(elf, &bid) == (ssize_t)len &&
-	    !memcmp(bid, id, len))
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && has_id(elf, id, len))
 		ok =
 		    scan(elf, (uint64_t)st.st_size, &compressed) && !compressed;
 	elf_end(elf);
@@ -213,7 +232,7 @@ int evprof__debugcache_store(const char *dir, const uint8_t *id, size_t len,
 			     int fd)
 {
 	char path[PATH_MAX], link[64];
-	bool compressed;
+	int compressed = 0;
 	struct stat st;
 	int tmp, err;
 	Elf *elf;
@@ -229,11 +248,12 @@ int evprof__debugcache_store(const char *dir, const uint8_t *id, size_t len,
 		      scan(elf, (uint64_t)st.st_size, &compressed)
 		  ? 0
 		  : -EVPROF_ERR_BAD_ELF;
+	/* Another build id: not this module's debug file (a dwz file). */
+	if (!err && (compressed <= 0 || !has_id(elf, id, len)))
+		err = -ENOENT;
 	elf_end(elf);
 	if (err)
 		return err;
-	if (!compressed)
-		return -ENOENT;
 	err = mkdirs(dir);
 	if (err)
 		return err;
@@ -244,17 +264,13 @@ int evprof__debugcache_store(const char *dir, const uint8_t *id, size_t len,
 	err = copy_all(tmp, fd, (uint64_t)st.st_size);
 	if (!err)
 		err = inflate(tmp);
-	if (err) {
-		close(tmp);
-		return err;
-	}
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", tmp);
 	/* EEXIST: another run stored the same bytes first. */
-	if (!linkat(AT_FDCWD, link, AT_FDCWD, path, AT_SYMLINK_FOLLOW))
+	if (!err && linkat(AT_FDCWD, link, AT_FDCWD, path, AT_SYMLINK_FOLLOW) &&
+	    errno != EEXIST)
+		err = -errno;
+	close(tmp);
+	if (!err)
 		prune(dir, EVPROF__DEBUGCACHE_MAX);
-	else if (errno != EEXIST)
-		pr_debug("symbols: debug cache: %s: %s\n", path,
-			 strerror(errno));
-	lseek(tmp, 0, SEEK_SET);
-	return tmp;
+	return err;
 }

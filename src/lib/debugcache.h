@@ -23,18 +23,19 @@
 
 /*
  * The cached copy of the debug file of build id id (len bytes) in dir,
- * opened read-only, when it is there whole and holds that build id.
- * Returns the fd, or -ENOENT.
+ * opened read-only, when it is there whole, holds that build id and is
+ * a regular file of this user's (not a link: the directory may be
+ * another user's, as with sudo -E). Returns the fd, or -ENOENT.
  */
 EVPROF_HIDDEN int evprof__debugcache_open(const char *dir, const uint8_t *id,
 					  size_t len);
 
 /*
- * When the debug file open at fd has compressed sections, stores its
- * inflated copy in dir (made if missing) under id and returns an fd of
- * the copy; fd is left as it is. Returns -ENOENT when there is nothing to
- * inflate, else -errno (a filesystem without O_TMPFILE: -EOPNOTSUPP) or
- * -EVPROF_ERR_BAD_ELF, nothing stored.
+ * When the debug file open at fd holds build id id and has sections
+ * compressed with zlib (what libelf inflates), stores its inflated copy
+ * in dir (made if missing) under id; fd is only read. Returns 0, -ENOENT
+ * when there is nothing to store, else -errno (a filesystem without
+ * O_TMPFILE: -EOPNOTSUPP) or -EVPROF_ERR_BAD_ELF, nothing stored.
  */
 EVPROF_HIDDEN int evprof__debugcache_store(const char *dir, const uint8_t *id,
 					   size_t len, int fd);

@@ -208,9 +208,11 @@ uint64_t evprof__dso_bias(const struct evprof__dso_file *f, uint64_t start,
  * libdwfl's standard search, with the finder's debug cache first (the
  * module's user data, set by evprof__dso_new(); NULL: no cache): a debug
  * file found with compressed sections is stored inflated and read from
- * the cache from then on. libdwfl also asks here for a debug file's
- * .gnu_debugaltlink file (dwz), its name as the link and a CRC of 0;
- * that one is not the module's and goes to the standard search alone.
+ * the cache by later runs (this one goes on with the file found: the
+ * standard search may already have opened libelf on its fd). libdwfl also
+ * asks here for a debug file's .gnu_debugaltlink file (dwz), its name as
+ * the link and a CRC of 0; that one is not the module's and goes to the
+ * standard search alone.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
 			  Dwarf_Addr base, const char *file_name,
@@ -220,7 +222,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
 	const unsigned char *id;
 	GElf_Addr vaddr;
 	int len = dir ? dwfl_module_build_id(mod, &id, &vaddr) : 0;
-	int fd, copy;
+	int fd, err;
 
 	if (len > 0) {
 		fd = evprof__debugcache_open(dir, id, (size_t)len);
@@ -231,16 +233,11 @@ static int find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
 					  debuglink, crc, name);
 	if (fd < 0 || len <= 0)
 		return fd;
-	copy = evprof__debugcache_store(dir, id, (size_t)len, fd);
-	if (copy < 0) {
-		if (copy != -ENOENT)
-			pr_debug("symbols: debug cache: %s: %s\n",
-				 *name ? *name : modname,
-				 evprof_strerror(copy));
-		return fd;
-	}
-	close(fd);
-	return copy;
+	err = evprof__debugcache_store(dir, id, (size_t)len, fd);
+	if (err && err != -ENOENT)
+		pr_debug("symbols: debug cache: %s: %s\n",
+			 *name ? *name : modname, evprof_strerror(err));
+	return fd;
 }
 
 int evprof__dso_finder_init(struct evprof__dso_finder *fi,
