@@ -258,7 +258,14 @@ static int followed(const struct ids *x)
 
 	if (!x->hpid)
 		return 0; /* the idle task */
-	if (follow_all || bpf_map_lookup_elem(&pids, &x->hpid))
+	/*
+	 * A thread with a record (only followed ones get one) stays followed
+	 * to its final switch-out though its process left the pid set:
+	 * signal->live is 0 once the last thread entered do_exit(), while
+	 * others may still be on their way out.
+	 */
+	if (follow_all || bpf_map_lookup_elem(&pids, &x->hpid) ||
+	    bpf_map_lookup_elem(&threads, &x->htid))
 		return 1;
 	if (!ns_mode || !bpf_map_lookup_elem(&ns_pids, &x->pid))
 		return 0;
