@@ -56,13 +56,14 @@ static int cmp_kent(const void *a, const void *b)
 }
 
 /*
- * Sorts v by address as a stable sort would. /proc/kallsyms lists the
+ * Sorts v by address, the sorted head first on equal addresses (the tail
+ * by qsort, as the whole was before). /proc/kallsyms lists the
  * image's symbols in address order, then those of modules, BPF programs
  * and trampolines: the sorted head is kept and only the tail sorted and
  * merged in (all 120,000 were sorted again in every run on a host with a
  * BPF program loaded, ours included).
  */
-static int sort_by_addr(struct kent *v, size_t n)
+static void sort_by_addr(struct kent *v, size_t n)
 {
 	size_t head = 1, i, j, k;
 	struct kent *t;
@@ -70,18 +71,19 @@ static int sort_by_addr(struct kent *v, size_t n)
 	while (head < n && v[head].addr >= v[head - 1].addr)
 		head++;
 	if (head >= n)
-		return 0;
-	qsort(v + head, n - head, sizeof(*v), cmp_kent);
+		return;
 	t = malloc((n - head) * sizeof(*t));
-	if (!t)
-		return -ENOMEM;
+	if (!t) {
+		qsort(v, n, sizeof(*v), cmp_kent);
+		return;
+	}
+	qsort(v + head, n - head, sizeof(*v), cmp_kent);
 	memcpy(t, v + head, (n - head) * sizeof(*t));
 	/* From the back; on equal addresses the head's entry stays first. */
 	for (i = head, j = n - head, k = n; j > 0;)
 		v[--k] =
 		    i > 0 && v[i - 1].addr > t[j - 1].addr ? v[--i] : t[--j];
 	free(t);
-	return 0;
 }
 
 /* A line's parts, as pointers into the file. */
@@ -304,7 +306,7 @@ struct evprof__kallsyms *evprof__kallsyms_load(const char *path, bool *hidden)
 		return ks;
 	}
 	if (!err)
-		err = sort_by_addr(ks->syms, ks->nr);
+		sort_by_addr(ks->syms, ks->nr);
 	if (!err)
 		err = make_runs(ks, text_base);
 	if (!err) {

@@ -68,8 +68,11 @@ FILE *evprof__timeline_scratch(const struct evprof_profile *p)
 			      : memfd_create("evprof-scratch", MFD_CLOEXEC);
 	FILE *f;
 
+	/* No memfd (a seccomp filter, Linux < 3.17): the C library's own. */
+	if (fd < 0 && !p->spill_dir)
+		return tmpfile();
 	if (fd < 0) {
-		errno = fd < -1 ? -fd : errno;
+		errno = -fd;
 		return NULL;
 	}
 	f = fdopen(fd, "w+");

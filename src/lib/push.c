@@ -334,6 +334,7 @@ static void pusher_release(struct evprof_pusher *pu)
 }
 
 static CURLcode curl_rc;
+static int curl_errno; /* for the caller: ELIBACC when not loaded */
 static char curl_why[256];
 
 /*
@@ -358,13 +359,16 @@ static void curl_init(void)
 		snprintf(curl_why, sizeof(curl_why), "cannot load libcurl: %s",
 			 dlerror());
 		curl_rc = CURLE_FAILED_INIT;
+		curl_errno = ELIBACC;
 		return;
 	}
 #undef SYM
 	curl_rc = cu.global_init(CURL_GLOBAL_DEFAULT);
-	if (curl_rc)
+	if (curl_rc) {
 		snprintf(curl_why, sizeof(curl_why),
 			 "libcurl failed to initialize");
+		curl_errno = ENOMEM; /* what curl_global_init() can lack */
+	}
 }
 
 /* curl_global_init is not thread-safe before curl 7.84: once, here. */
@@ -441,7 +445,7 @@ struct evprof_pusher *evprof_pusher__new(const struct evprof_push_opts *opts)
 	if (curl_once()) {
 		say(pu, "push: %s", curl_why);
 		pusher_release(pu);
-		errno = ENOMEM;
+		errno = curl_errno;
 		return NULL;
 	}
 	pthread_mutex_init(&pu->lock, NULL);
