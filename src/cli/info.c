@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* evprof info: what this kernel and machine allow, and what to do. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include <evprof/evprof.h>
@@ -14,8 +17,40 @@ const char cli_info_usage[] =
     "\n"
     "Prints the kernel version, perf_event_paranoid, each core PMU with its\n"
     "general and fixed counters, what the NMI watchdog holds and where each\n"
-    "number came from, what decides whether a group fits, each kernel\n"
-    "feature probe's answer and why, and advice.\n";
+    "number came from, what decides whether a group fits, where inflated\n"
+    "debug files are kept and what they take, each kernel feature probe's\n"
+    "answer and why, and advice.\n";
+
+/* Where record and import keep inflated debug files, and their size. */
+static void print_debug_cache(void)
+{
+	const char *dir = cli_debug_cache_dir();
+	unsigned long long bytes = 0, n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (!dir) {
+		printf(
+		    "debug cache:          off (EVPROF_DEBUG_CACHE is empty)\n");
+		return;
+	}
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		struct stat st;
+
+		if (len > 6 && !strcmp(de->d_name + len - 6, ".debug") &&
+		    !fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode)) {
+			n++;
+			bytes += (unsigned long long)st.st_size;
+		}
+	}
+	if (d)
+		closedir(d);
+	printf("debug cache:          %s (%llu files, %.1f MB)\n", dir, n,
+	       (double)bytes / 1e6);
+}
 
 void cli_print_features(void)
 {
@@ -184,6 +219,7 @@ int cmd_info(int argc, char **argv)
 	printf("kernel:               %s %s %s\n", u.sysname, u.release,
 	       u.machine);
 	printf("perf_event_paranoid:  %d\n", evprof_paranoid());
+	print_debug_cache();
 	print_pmus();
 	printf("\n");
 	cli_print_features();

@@ -28,6 +28,20 @@ fi
 grep -q '^group fit: ' "$TMP/out" && ok "says what decides group fit" ||
 	fail "no group fit line"
 
+# The debug cache line: the directory asked for, its .debug files and bytes
+# (two made here: 1.5 and 2.5 MB; other names are not counted).
+mkdir "$TMP/dc"
+head -c 1500000 /dev/zero >"$TMP/dc/aa.debug"
+head -c 2500000 /dev/zero >"$TMP/dc/bb.debug"
+head -c 999999 /dev/zero >"$TMP/dc/other"
+EVPROF_DEBUG_CACHE="$TMP/dc" "$EVPROF" info >"$TMP/out" 2>&1
+grep -qx "debug cache: *$TMP/dc (2 files, 4.0 MB)" "$TMP/out" &&
+	ok "debug cache: its directory and 2 files" ||
+	fail "debug cache line: $(grep 'debug cache' "$TMP/out")"
+EVPROF_DEBUG_CACHE= "$EVPROF" info >"$TMP/out" 2>&1
+grep -q '^debug cache: *off' "$TMP/out" && ok "debug cache off said" ||
+	fail "debug cache off not said"
+
 EVPROF_MAX_GROUP_EVENTS=3 "$EVPROF" info >"$TMP/out" 2>&1
 grep -q '^group fit: *EVPROF_MAX_GROUP_EVENTS=3 decides' "$TMP/out" &&
 	ok "the override is named" || fail "override not named"
