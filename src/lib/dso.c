@@ -206,37 +206,39 @@ uint64_t evprof__dso_bias(const struct evprof__dso_file *f, uint64_t start,
 
 /*
  * libdwfl's standard search, with the finder's debug cache first (the
- * module's user data, set by evprof__dso_new(); NULL: no cache): a debug
- * file found with compressed sections is stored inflated and read from
- * the cache by later runs (this one goes on with the file found: the
- * standard search may already have opened libelf on its fd). libdwfl also
- * asks here for a debug file's .gnu_debugaltlink file (dwz), its name as
- * the link and a CRC of 0; that one is not the module's and goes to the
- * standard search alone.
+ * finder is the module's user data, set by evprof__dso_new(); NULL for
+ * the unwinder's modules): a debug file found with compressed sections is
+ * stored inflated when the finder is done, and read from the cache by
+ * later runs. libdwfl also asks here for a debug file's
+ * .gnu_debugaltlink file (dwz), its name as the link and a CRC of 0;
+ * that one is not the module's and goes to the standard search alone.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
 			  Dwarf_Addr base, const char *file_name,
 			  const char *debuglink, GElf_Word crc, char **name)
 {
-	const char *dir = debuglink && !crc ? NULL : *ud;
+	struct evprof__dso_finder *fi = *ud;
+	const char *dir = fi && !(debuglink && !crc) ? fi->cache_dir : NULL;
 	const unsigned char *id;
 	GElf_Addr vaddr;
 	int len = dir ? dwfl_module_build_id(mod, &id, &vaddr) : 0;
-	int fd, err;
+	struct evprof__dso_pending p = {0};
+	int fd;
 
-	if (len > 0) {
+	if (len > 0 && len <= EVPROF__MAX_BUILD_ID) {
 		fd = evprof__debugcache_open(dir, id, (size_t)len);
 		if (fd >= 0)
 			return fd;
 	}
 	fd = dwfl_standard_find_debuginfo(mod, ud, modname, base, file_name,
 					  debuglink, crc, name);
-	if (fd < 0 || len <= 0)
+	if (fd < 0 || len <= 0 || len > EVPROF__MAX_BUILD_ID || !*name)
 		return fd;
-	err = evprof__debugcache_store(dir, id, (size_t)len, fd);
-	if (err && err != -ENOENT)
-		pr_debug("symbols: debug cache: %s: %s\n",
-			 *name ? *name : modname, evprof_strerror(err));
+	memcpy(p.id, id, (size_t)len);
+	p.len = (size_t)len;
+	p.path = strdup(*name);
+	if (p.path && EVPROF_VEC_PUSH(&fi->pending, p))
+		free(p.path);
 	return fd;
 }
 
@@ -260,6 +262,21 @@ int evprof__dso_finder_init(struct evprof__dso_finder *fi,
 
 void evprof__dso_finder_fini(struct evprof__dso_finder *fi)
 {
+	for (size_t i = 0; i < fi->pending.n; i++) {
+		struct evprof__dso_pending *p = &fi->pending.a[i];
+		int fd = open(p->path, O_RDONLY | O_CLOEXEC), err;
+
+		err = fd < 0 ? -errno
+			     : evprof__debugcache_store(fi->cache_dir, p->id,
+							p->len, fd);
+		if (err && err != -ENOENT)
+			pr_debug("symbols: debug cache: %s: %s\n", p->path,
+				 evprof_strerror(err));
+		if (fd >= 0)
+			close(fd);
+		free(p->path);
+	}
+	EVPROF_VEC_FREE(&fi->pending);
 	free(fi->debuginfo_path);
 	free(fi->cache_dir);
 	fi->debuginfo_path = fi->cache_dir = NULL;
@@ -306,7 +323,7 @@ static int read_loads(struct evprof__dso *d, Elf *elf)
 	return n ? 0 : -EVPROF_ERR_BAD_ELF;
 }
 
-struct evprof__dso *evprof__dso_new(const struct evprof__dso_finder *fi,
+struct evprof__dso *evprof__dso_new(struct evprof__dso_finder *fi,
 				    struct evprof__dso_file *f,
 				    const char *name)
 {
@@ -341,7 +358,7 @@ struct evprof__dso *evprof__dso_new(const struct evprof__dso_finder *fi,
 	}
 	/* Read by find_debuginfo(), which libdwfl calls only later. */
 	dwfl_module_info(d->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
-	*ud = fi->cache_dir;
+	*ud = fi->cache_dir ? fi : NULL;
 	return d;
 fail:
 	evprof__dso_file_close(f);

@@ -89,17 +89,27 @@ EVPROF_HIDDEN void evprof__dso_file_close(struct evprof__dso_file *f);
 EVPROF_HIDDEN uint64_t evprof__dso_bias(const struct evprof__dso_file *f,
 					uint64_t start, uint64_t pgoff);
 
+/* A debug file found for build id id, to store in the debug cache. */
+struct evprof__dso_pending {
+	uint8_t id[EVPROF__MAX_BUILD_ID];
+	size_t len;
+	char *path;
+};
+
 /*
  * The debug-file policy, for dwfl_begin(&finder->cb). debuginfo_path in
  * elfutils' syntax, NULL for ":.debug:/usr/lib/debug"; cache_dir a
  * debug cache (debugcache.h) for the images of evprof__dso_new(), NULL
- * for none. Returns 0 or -ENOMEM; fini accepts a finder whose init
- * failed.
+ * for none. Returns 0 or -ENOMEM; fini stores the debug files found
+ * meanwhile in the cache (then, not while a recording polls: inflating,
+ * writing and syncing a C library's takes tens of milliseconds or more)
+ * and accepts a finder whose init failed.
  */
 struct evprof__dso_finder {
 	Dwfl_Callbacks cb;
 	char *debuginfo_path; /* elfutils wants a char ** */
 	char *cache_dir;
+	EVPROF_VEC(struct evprof__dso_pending) pending;
 };
 
 EVPROF_HIDDEN int evprof__dso_finder_init(struct evprof__dso_finder *fi,
@@ -139,9 +149,9 @@ struct evprof__dso {
  * Makes the image of f (consumed), its module named name. Returns it, or
  * NULL with errno ENOMEM or EINVAL (not a loadable ELF image).
  */
-EVPROF_HIDDEN struct evprof__dso *
-evprof__dso_new(const struct evprof__dso_finder *fi, struct evprof__dso_file *f,
-		const char *name);
+EVPROF_HIDDEN struct evprof__dso *evprof__dso_new(struct evprof__dso_finder *fi,
+						  struct evprof__dso_file *f,
+						  const char *name);
 EVPROF_HIDDEN void evprof__dso_free(struct evprof__dso *d);
 
 /*
