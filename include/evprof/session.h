@@ -214,11 +214,14 @@ struct evprof_session_stats {
 	 * Off-CPU intervals (EVPROF_SESSION_SWITCH_OUT) of the last build's
 	 * kept threads: voluntary ones, preempted ones, and those that had
 	 * no end to be had (an interval opened again before its switch-in
-	 * came: a lost record), which count in neither.
+	 * came: a lost record), which count in neither; and switch-outs of
+	 * those threads that came without their cut (a lost sample, or a
+	 * throttled group): intervals missing from the profile.
 	 */
 	uint64_t offcpu_voluntary;
 	uint64_t offcpu_preempted;
 	uint64_t offcpu_unmatched;
+	uint64_t offcpu_unstarted;
 };
 
 /*

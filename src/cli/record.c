@@ -211,13 +211,15 @@ static void summary(struct evprof_recorder *r, const char *path)
 				    : "");
 	}
 	if (st.session.offcpu_voluntary || st.session.offcpu_preempted ||
-	    st.session.offcpu_unmatched)
+	    st.session.offcpu_unmatched || st.session.offcpu_unstarted)
 		fprintf(stderr,
 			"evprof: off-CPU: %llu voluntary and %llu preempted "
-			"intervals; %llu lost their end\n",
+			"intervals; %llu lost their end, %llu their start "
+			"(a lost or throttled switch sample)\n",
 			(unsigned long long)st.session.offcpu_voluntary,
 			(unsigned long long)st.session.offcpu_preempted,
-			(unsigned long long)st.session.offcpu_unmatched);
+			(unsigned long long)st.session.offcpu_unmatched,
+			(unsigned long long)st.session.offcpu_unstarted);
 	if (st.session.throttled)
 		fprintf(stderr,
 			"evprof: the kernel throttled sampling %llu times "

@@ -65,6 +65,12 @@ static void common_attr(const struct evprof_recorder *r,
 	a->clockid = CLOCK_MONOTONIC; /* one clock for the group */
 }
 
+static bool is_cpu_clock(const struct evprof_event_spec *s)
+{
+	return s->attr.type == PERF_TYPE_SOFTWARE &&
+	       s->attr.config == PERF_COUNT_SW_CPU_CLOCK;
+}
+
 /*
  * Fills attrs: sampler, the hidden clock, the extras, then the hidden cut.
  * Leaders open disabled: enable_on_exec for a command in task mode, else
@@ -110,6 +116,20 @@ size_t evprof__recorder_build_attrs(struct evprof_recorder *r,
 			a->sample_freq = r->freq;
 		}
 		a->disabled = 1;
+		/*
+		 * A per-CPU cpu-clock ticks in idle too, where the scheduler
+		 * tick may be stopped: the kernel counts its interrupts per
+		 * tick and, past perf_event_max_sample_rate / HZ without one,
+		 * throttles the group, the cut member with it (Linux 6.16),
+		 * until the next tick: every switch-out in between loses its
+		 * cut (off-CPU intervals, seen 16 of 200 on a sleeping
+		 * thread). Idle samples are dropped anyway, and with the cut
+		 * member each idle stretch ends in a cut that carries the
+		 * CPU's reads.
+		 */
+		a->exclude_idle = r->per_cpu && r->cut_member &&
+				  !r->include_idle &&
+				  is_cpu_clock(&r->events[i]);
 		a->enable_on_exec = r->child > 0 && !r->per_cpu;
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = 1;
 		a->task = 1;
@@ -218,12 +238,6 @@ static void drop_event(struct evprof_recorder *r, size_t e)
 	memmove(&r->events[e], &r->events[e + 1],
 		(r->nr - e - 1) * sizeof(r->events[0]));
 	r->nr--;
-}
-
-static bool is_cpu_clock(const struct evprof_event_spec *s)
-{
-	return s->attr.type == PERF_TYPE_SOFTWARE &&
-	       s->attr.config == PERF_COUNT_SW_CPU_CLOCK;
 }
 
 /* What a recording without the exit member loses. */

@@ -108,14 +108,15 @@ int evprof__offcpu_resolve(struct sess_offcpu *o, struct sess_store *st)
 	uint64_t end = o->end_time ? o->end_time : o->last_time;
 	struct open op = {.idx = NO_SAMPLE};
 	uint32_t tid = 0;
-	bool exited = false;
+	bool exited = false, has_out = false;
+	uint64_t unstarted = 0; /* of the thread so far */
 	size_t n;
 	struct ev *e = gather(o, st, &n);
 
 	if (!e)
 		return -ENOMEM;
 	qsort(e, n, sizeof(*e), cmp_ev);
-	o->unmatched = 0;
+	o->unmatched = o->unstarted = 0;
 	for (size_t i = 0; i < st->samples.n; i++) {
 		struct ssample *x = &st->samples.a[i];
 
@@ -127,8 +128,11 @@ int evprof__offcpu_resolve(struct sess_offcpu *o, struct sess_store *st)
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || e[i].tid != tid) {
 			close_at(st, &op, end);
+			o->unstarted += has_out ? unstarted : 0;
 			tid = e[i].tid;
 			exited = false;
+			has_out = false;
+			unstarted = 0;
 		}
 		switch (e[i].kind) {
 		case EV_FORK:
@@ -138,12 +142,20 @@ int evprof__offcpu_resolve(struct sess_offcpu *o, struct sess_store *st)
 		case EV_OUT:
 			/* The one before never came back: a lost switch-in. */
 			o->unmatched += op.idx != NO_SAMPLE;
+			has_out = true;
 			op.idx = exited ? NO_SAMPLE : e[i].idx;
 			op.start = e[i].time;
 			break;
 		case EV_SWOUT:
-			if (op.idx == NO_SAMPLE)
+			/*
+			 * The cut comes first (perf_event_task_sched_out()):
+			 * none is a lost or throttled sample, unless the task
+			 * is past its exit.
+			 */
+			if (op.idx == NO_SAMPLE) {
+				unstarted += !exited;
 				break;
+			}
 			op.start = e[i].time;
 			if (e[i].idx)
 				st->samples.a[op.idx].flags |= SS_PREEMPT;
@@ -158,6 +170,7 @@ int evprof__offcpu_resolve(struct sess_offcpu *o, struct sess_store *st)
 		}
 	}
 	close_at(st, &op, end);
+	o->unstarted += has_out ? unstarted : 0;
 	free(e);
 	return 0;
 }

@@ -34,6 +34,11 @@ struct sess_offcpu {
 	uint64_t end_time;  /* evprof_session__end(), 0: not given */
 	/* intervals the last resolve found reopened before their end */
 	uint64_t unmatched;
+	/*
+	 * switch-outs it found without their cut, of threads that have
+	 * some: intervals lost with their stack
+	 */
+	uint64_t unstarted;
 };
 
 EVPROF_HIDDEN void evprof__offcpu_free(struct sess_offcpu *o);

@@ -1162,6 +1162,9 @@ static void test_offcpu(void **state)
 	assert_int_equal(feed_out(s, 101, 2000, chain_b), 0);
 	assert_int_equal(feed_switch(s, 101, 2005, true, true), 0);
 	assert_int_equal(feed_switch(s, 101, 2505, false, false), 0);
+	/* 101's third switch-out lost its cut: no interval, counted. */
+	assert_int_equal(feed_switch(s, 101, 3000, true, false), 0);
+	assert_int_equal(feed_switch(s, 101, 3100, false, false), 0);
 	/* 102: exits while out (400 - 305); its cut after the exit opens
 	 * nothing. */
 	assert_int_equal(feed_out(s, 102, 300, chain_a), 0);
@@ -1200,6 +1203,7 @@ static void test_offcpu(void **state)
 	assert_int_equal(st.offcpu_voluntary, 4);
 	assert_int_equal(st.offcpu_preempted, 1);
 	assert_int_equal(st.offcpu_unmatched, 0);
+	assert_int_equal(st.offcpu_unstarted, 1);
 	/* Cuts are no profile samples: only each thread's flushed tail. */
 	assert_int_equal(st.samples, 4);
 	evprof_profile__free(p);
