@@ -4,8 +4,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kallsyms.h"
@@ -32,13 +30,12 @@ struct krun {
 
 struct evprof__kallsyms {
 	/*
-	 * The file: mapped when it is a regular file (perf's copy in its
-	 * build-id cache), else read (/proc/kallsyms has no size). Never
-	 * written: names are copied out when a lookup first returns them.
+	 * The file, read whole. Not mapped: perf's copy in its build-id
+	 * cache may be cut short under us (SIGBUS). Never written: names
+	 * are copied out when a lookup first returns them.
 	 */
 	const char *text;
 	size_t len;
-	bool mapped;
 	struct kent *syms;
 	size_t nr;
 	EVPROF_VEC(char *) mods; /* module names, owned; index + 1 in kent */
@@ -179,32 +176,6 @@ static long module_of(struct evprof__kallsyms *ks, const struct kline *l)
 	return (long)ks->mods.n;
 }
 
-/* Maps fd's file; -ENODEV where it cannot be (a /proc file, a FIFO). */
-static int map_fd(int fd, const char **text, size_t *len)
-{
-	struct stat st;
-	void *m;
-	int err = 0;
-
-	if (fstat(fd, &st)) {
-		err = -errno;
-	} else if (!S_ISREG(st.st_mode) || st.st_size <= 0) {
-		err = -ENODEV;
-	} else if ((uint64_t)st.st_size > KALLSYMS_MAX_BYTES) {
-		err = -EFBIG;
-	} else {
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
-			 0);
-		if (m == MAP_FAILED) {
-			err = -ENODEV;
-		} else {
-			*text = m;
-			*len = (size_t)st.st_size;
-		}
-	}
-	return err;
-}
-
 static int parse(struct evprof__kallsyms *ks, bool *nonzero,
 		 uint64_t *text_base)
 {
@@ -283,17 +254,16 @@ struct evprof__kallsyms *evprof__kallsyms_load(const char *path, bool *hidden)
 		return NULL;
 	/* Opened once: a FIFO's writer is there for one open only. */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	err = fd < 0 ? -errno : map_fd(fd, &ks->text, &ks->len);
-	ks->mapped = !err;
-	if (err == -ENODEV) {
-		char *buf;
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		char *buf = NULL;
 
 		err =
 		    evprof__read_fd_all(fd, KALLSYMS_MAX_BYTES, &buf, &ks->len);
 		ks->text = buf;
-	}
-	if (fd >= 0)
 		close(fd);
+	}
 	/* Name offsets are 32 bits. */
 	if (!err && ks->len > UINT32_MAX)
 		err = -EFBIG;
@@ -340,10 +310,7 @@ void evprof__kallsyms_free(struct evprof__kallsyms *ks)
 	EVPROF_VEC_FREE(&ks->mods);
 	EVPROF_VEC_FREE(&ks->runs);
 	free(ks->syms);
-	if (ks->mapped)
-		munmap((void *)ks->text, ks->len);
-	else
-		free((char *)ks->text);
+	free((char *)ks->text);
 	free(ks);
 }
 
