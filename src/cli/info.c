@@ -18,14 +18,17 @@ const char cli_info_usage[] =
     "Prints the kernel version, perf_event_paranoid, each core PMU with its\n"
     "general and fixed counters, what the NMI watchdog holds and where each\n"
     "number came from, what decides whether a group fits, where inflated\n"
-    "debug files are kept and what they take, each kernel feature probe's\n"
-    "answer and why, and advice.\n";
+    "debug files and the kernel's symbols are kept and what they take,\n"
+    "each kernel feature probe's answer and why, and advice.\n";
 
-/* Where record and import keep inflated debug files, and their size. */
+/*
+ * Where record and import keep inflated debug files and the copy of the
+ * kernel's symbols, and their size.
+ */
 static void print_debug_cache(void)
 {
 	const char *dir = cli_debug_cache_dir();
-	unsigned long long bytes = 0, n = 0;
+	unsigned long long bytes = 0, n = 0, kbytes = 0;
 	struct dirent *de;
 	DIR *d;
 
@@ -39,17 +42,28 @@ static void print_debug_cache(void)
 		size_t len = strlen(de->d_name);
 		struct stat st;
 
-		if (len > 6 && !strcmp(de->d_name + len - 6, ".debug") &&
-		    !fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
-		    S_ISREG(st.st_mode)) {
+		bool dbg = len > 6 && !strcmp(de->d_name + len - 6, ".debug");
+		bool ksyms = !strncmp(de->d_name, "kallsyms-", 9);
+
+		if ((!dbg && !ksyms) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (ksyms) {
+			kbytes += (unsigned long long)st.st_size;
+		} else {
 			n++;
 			bytes += (unsigned long long)st.st_size;
 		}
 	}
 	if (d)
 		closedir(d);
-	printf("debug cache:          %s (%llu files, %.1f MB)\n", dir, n,
+	printf("debug cache:          %s (%llu files, %.1f MB", dir, n,
 	       (double)bytes / 1e6);
+	if (kbytes)
+		printf("; the kernel's symbols of this boot, %.1f MB",
+		       (double)kbytes / 1e6);
+	printf(")\n");
 }
 
 void cli_print_features(void)

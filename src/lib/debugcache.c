@@ -110,26 +110,6 @@ int evprof__debugcache_open(const char *dir, const uint8_t *id, size_t len)
 	return fd;
 }
 
-static int mkdirs(const char *dir)
-{
-	char buf[PATH_MAX], *p;
-
-	if ((size_t)snprintf(buf, sizeof(buf), "%s", dir) >= sizeof(buf))
-		return -ENAMETOOLONG;
-	for (p = buf + 1;; p++) {
-		bool end = !*p;
-
-		if (*p != '/' && !end)
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0700) && errno != EEXIST)
-			return -errno;
-		if (end)
-			return 0;
-		*p = '/';
-	}
-}
-
 static int copy_all(int to, int from, uint64_t size)
 {
 	off_t off = 0;
@@ -254,7 +234,7 @@ int evprof__debugcache_store(const char *dir, const uint8_t *id, size_t len,
 	elf_end(elf);
 	if (err)
 		return err;
-	err = mkdirs(dir);
+	err = evprof__mkdirs(dir);
 	if (err)
 		return err;
 	/* Unnamed until whole: a reader never meets a partial entry. */

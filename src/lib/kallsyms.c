@@ -36,6 +36,7 @@ struct evprof__kallsyms {
 	 */
 	const char *text;
 	size_t len;
+	uint64_t stext, etext; /* the image's text: [_stext, _etext) */
 	struct kent *syms;
 	size_t nr;
 	EVPROF_VEC(char *) mods; /* module names, owned; index + 1 in kent */
@@ -176,6 +177,12 @@ static long module_of(struct evprof__kallsyms *ks, const struct kline *l)
 	return (long)ks->mods.n;
 }
 
+/* Whether l, of the image, is name (len bytes, a literal). */
+static bool is_sym(const struct kline *l, const char *name, size_t len)
+{
+	return !l->mod && l->name_len == len && !memcmp(l->name, name, len);
+}
+
 static int parse(struct evprof__kallsyms *ks, bool *nonzero,
 		 uint64_t *text_base)
 {
@@ -209,8 +216,12 @@ static int parse(struct evprof__kallsyms *ks, bool *nonzero,
 			return (int)mod;
 		ks->syms[ks->nr++] = (struct kent){
 		    l.addr, (uint32_t)(l.name - ks->text), (uint32_t)mod};
-		if (!mod && l.name_len == 5 && !memcmp(l.name, "_text", 5))
+		if (is_sym(&l, "_text", 5))
 			*text_base = l.addr;
+		else if (is_sym(&l, "_stext", 6))
+			ks->stext = l.addr;
+		else if (is_sym(&l, "_etext", 6))
+			ks->etext = l.addr;
 	}
 	return 0;
 }
@@ -241,31 +252,52 @@ static int make_runs(struct evprof__kallsyms *ks, uint64_t text_base)
 	return 0;
 }
 
+int evprof__kallsyms_read(const char *path, char **text, size_t *len)
+{
+	/* Opened once: a FIFO's writer is there for one open only. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	*text = NULL;
+	if (fd < 0)
+		return -errno;
+	err = evprof__read_fd_all(fd, KALLSYMS_MAX_BYTES, text, len);
+	close(fd);
+	return err;
+}
+
 struct evprof__kallsyms *evprof__kallsyms_load(const char *path, bool *hidden)
+{
+	char *text;
+	size_t len;
+	int err = evprof__kallsyms_read(path, &text, &len);
+
+	*hidden = false;
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return evprof__kallsyms_parse(text, len, hidden);
+}
+
+struct evprof__kallsyms *evprof__kallsyms_parse(char *text, size_t len,
+						bool *hidden)
 {
 	struct evprof__kallsyms *ks;
 	uint64_t text_base = 0;
 	bool nonzero = false;
-	int fd, err;
+	int err = 0;
 
 	*hidden = false;
 	ks = calloc(1, sizeof(*ks));
-	if (!ks)
+	if (!ks) {
+		free(text);
+		errno = ENOMEM;
 		return NULL;
-	/* Opened once: a FIFO's writer is there for one open only. */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-	} else {
-		char *buf = NULL;
-
-		err =
-		    evprof__read_fd_all(fd, KALLSYMS_MAX_BYTES, &buf, &ks->len);
-		ks->text = buf;
-		close(fd);
 	}
+	ks->text = text;
+	ks->len = len;
 	/* Name offsets are 32 bits. */
-	if (!err && ks->len > UINT32_MAX)
+	if (ks->len > UINT32_MAX)
 		err = -EFBIG;
 	if (!err)
 		err = parse(ks, &nonzero, &text_base);
@@ -373,6 +405,10 @@ int evprof__kallsyms_find(struct evprof__kallsyms *ks, uint64_t addr,
 	while (next < ks->nr && ks->syms[next].addr == out->addr)
 		next++;
 	out->size = next < ks->nr ? ks->syms[next].addr - out->addr : 0;
+	/* A module's text is one block: nothing else between its symbols. */
+	out->inside = run->module ? next < ks->nr &&
+					ks->syms[next].run == ks->syms[best].run
+				  : addr >= ks->stext && addr < ks->etext;
 	return 1;
 }
 

@@ -16,6 +16,12 @@ struct evprof__ksym {
 	const char *module; /* NULL: the kernel image itself; as name */
 	uint64_t size;	    /* distance to the next symbol; 0 for the last */
 	uint64_t base;	    /* _text, or the module's lowest text symbol */
+	/*
+	 * addr lies in the image's text [_stext, _etext) or between two
+	 * symbols of one module: where nothing loaded later (a BPF program,
+	 * a trampoline) can be, so an older table of the boot still holds.
+	 */
+	bool inside;
 };
 
 struct evprof__kallsyms;
@@ -27,6 +33,20 @@ struct evprof__kallsyms;
  */
 EVPROF_HIDDEN struct evprof__kallsyms *evprof__kallsyms_load(const char *path,
 							     bool *hidden);
+/*
+ * The same from text (len bytes, malloc'ed: the table owns it, freed on
+ * failure too).
+ */
+EVPROF_HIDDEN struct evprof__kallsyms *
+evprof__kallsyms_parse(char *text, size_t len, bool *hidden);
+
+/*
+ * Reads the kallsyms file at path whole into *text (malloc'ed, *len
+ * bytes). Returns 0 or -errno.
+ */
+EVPROF_HIDDEN int evprof__kallsyms_read(const char *path, char **text,
+					size_t *len);
+
 EVPROF_HIDDEN void evprof__kallsyms_free(struct evprof__kallsyms *ks);
 
 /*

@@ -22,6 +22,7 @@
 #include "dso.h"
 #include "jitmap.h"
 #include "kallsyms.h"
+#include "ksymcache.h"
 #include "srcline.h"
 #include "symtab.h"
 
@@ -75,6 +76,9 @@ struct evprof_symbolizer {
 	struct evprof_symbolizer_stats st;
 	struct evprof__kallsyms *ksyms;
 	bool ksyms_tried;
+	bool ksyms_cached; /* from the boot's copy: see ksymcache.h */
+	/* the copy's, after a fresh load: its names were handed out */
+	struct evprof__kallsyms *ksyms_copy;
 	uint8_t kernel_id[EVPROF__MAX_BUILD_ID];
 	size_t kernel_id_len;
 	struct evprof_sym_frame frames[EVPROF__MAX_INLINE]; /* one lookup's */
@@ -444,14 +448,23 @@ int evprof_symbolizer__user(struct evprof_symbolizer *s,
 /* ---- kernel ---------------------------------------------------------------
  */
 
-static void load_kernel(struct evprof_symbolizer *s)
+/*
+ * Loads the kernel's symbols: the running kernel's through the boot's copy
+ * in the debug cache (unless fresh), a given file's as they are.
+ */
+static void load_ksyms(struct evprof_symbolizer *s, bool fresh)
 {
-	uint8_t notes[4096];
 	bool hidden;
-	int n;
 
-	s->ksyms_tried = true;
-	s->ksyms = evprof__kallsyms_load(s->kallsyms_path, &hidden);
+	if (fresh)
+		s->ksyms_copy = s->ksyms; /* loaded once: fresh is not cached */
+	s->ksyms = NULL;
+	s->ksyms_cached = false;
+	if (s->finder.cache_dir && !strcmp(s->kallsyms_path, "/proc/kallsyms"))
+		s->ksyms = evprof__ksymcache_load(s->finder.cache_dir, fresh,
+						  &hidden, &s->ksyms_cached);
+	else
+		s->ksyms = evprof__kallsyms_load(s->kallsyms_path, &hidden);
 	if (!s->ksyms)
 		pr_warn("symbols: %s: %s; kernel frames stay unknown\n",
 			s->kallsyms_path, strerror(errno));
@@ -459,6 +472,15 @@ static void load_kernel(struct evprof_symbolizer *s)
 		pr_warn("symbols: %s hides addresses (kernel.kptr_restrict); "
 			"kernel frames stay unknown\n",
 			s->kallsyms_path);
+}
+
+static void load_kernel(struct evprof_symbolizer *s)
+{
+	uint8_t notes[4096];
+	int n;
+
+	s->ksyms_tried = true;
+	load_ksyms(s, false);
 	n = evprof__read_file("/sys/kernel/notes", (char *)notes,
 			      sizeof(notes));
 	if (n > 0) {
@@ -485,6 +507,13 @@ int evprof_symbolizer__kernel(struct evprof_symbolizer *s, uint64_t addr,
 	if (s->ksyms) {
 		int n = evprof__kallsyms_find(s->ksyms, addr, &ks);
 
+		/* Past the text the copy is sure of: the kernel as it is now. */
+		if (n >= 0 && s->ksyms_cached && !(n && ks.inside)) {
+			load_ksyms(s, true);
+			n = s->ksyms
+				? evprof__kallsyms_find(s->ksyms, addr, &ks)
+				: 0;
+		}
 		if (n < 0)
 			return n;
 		if (n)
@@ -590,6 +619,7 @@ void evprof_symbolizer__free(struct evprof_symbolizer *s)
 		evprof__dso_free(img->dso);
 	}
 	evprof__kallsyms_free(s->ksyms);
+	evprof__kallsyms_free(s->ksyms_copy);
 	evprof__hashmap_free(s->mappings);
 	evprof__hashmap_free(s->images);
 	evprof__hashmap_free(s->answers);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -133,6 +134,26 @@ int evprof__read_fd_all(int fd, size_t max, char **out, size_t *len)
 	*out = buf;
 	*len = got;
 	return 0;
+}
+
+int evprof__mkdirs(const char *dir)
+{
+	char buf[PATH_MAX], *p;
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", dir) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	for (p = buf + 1;; p++) {
+		bool end = !*p;
+
+		if (*p != '/' && !end)
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0700) && errno != EEXIST)
+			return -errno;
+		if (end)
+			return 0;
+		*p = '/';
+	}
 }
 
 int evprof__parse_cpu_list(const char *s, int *cpus, int max)

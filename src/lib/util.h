@@ -42,6 +42,9 @@ EVPROF_HIDDEN int evprof__read_all(const char *path, size_t max, char **out,
 EVPROF_HIDDEN int evprof__read_fd_all(int fd, size_t max, char **out,
 				      size_t *len);
 
+/* mkdir -p dir, each new directory 0700 (private). Returns 0 or -errno. */
+EVPROF_HIDDEN int evprof__mkdirs(const char *dir);
+
 /*
  * Parses a CPU list such as "0-3,5" into cpus[] (ascending, as written).
  * Returns how many CPUs the list names (may exceed max) or -EINVAL.

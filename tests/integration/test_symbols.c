@@ -1019,6 +1019,86 @@ static void test_kernel_modules_live(void **state)
 	print_message("%d module symbols checked\n", checked);
 }
 
+/* The kernel name a symbolizer gives addr. */
+static const char *kname(struct evprof_symbolizer *s, uint64_t addr)
+{
+	static struct evprof_sym_result res;
+
+	assert_int_equal(evprof_symbolizer__kernel(s, addr, &res), 0);
+	assert_non_null(res.name);
+	return res.name;
+}
+
+/*
+ * The running kernel's symbols through the boot's copy in the debug cache
+ * (a file kallsyms-*, mode 0600): a second symbolizer reads the copy (an
+ * alias added to it there names schedule), but an address past the
+ * image's text (_sinittext: where a copy may be stale, as for BPF programs
+ * loaded since) is named from /proc/kallsyms as it is, not from the copy.
+ */
+static void test_kernel_copy(void **state)
+{
+	struct evprof_symbolizer_opts opts = {.sz = sizeof(opts)};
+	struct evprof_symbolizer *s, *live;
+	char line[512], name[256], cache[PATH_MAX], copy[PATH_MAX * 2];
+	char type, cmd[PATH_MAX + 64], truth[256];
+	uint64_t addr, sched = 0, init = 0;
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		skip();
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) ==
+			3 &&
+		    (type == 'T' || type == 't') && !strchr(line, '[')) {
+			if (!strcmp(name, "schedule"))
+				sched = addr;
+			else if (!strcmp(name, "_sinittext"))
+				init = addr;
+		}
+	fclose(f);
+	if (!sched || !init) {
+		print_message("no schedule or _sinittext in kallsyms\n");
+		skip();
+	}
+	snprintf(cache, sizeof(cache), "%s/kcache", dir);
+	opts.debug_cache_dir = cache;
+	s = evprof_symbolizer__new(&opts);
+	assert_non_null(s);
+	assert_string_equal(kname(s, sched + 4), "schedule");
+	evprof_symbolizer__free(s);
+	snprintf(cmd, sizeof(cmd), "ls %s/kallsyms-*", cache);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(copy, sizeof(copy), f));
+	pclose(f);
+	copy[strcspn(copy, "\n")] = 0;
+	assert_int_equal(stat(copy, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+
+	/* Aliases sort first by name: "0..." before any real one. */
+	f = fopen(copy, "a");
+	assert_non_null(f);
+	fprintf(f, "%016" PRIx64 " T 0evprof_copy\n", sched);
+	fprintf(f, "%016" PRIx64 " T 0evprof_stale\n", init);
+	fclose(f);
+	live = evprof_symbolizer__new(NULL);
+	assert_non_null(live);
+	snprintf(truth, sizeof(truth), "%s", kname(live, init));
+	assert_string_not_equal(truth, "0evprof_stale");
+	s = evprof_symbolizer__new(&opts);
+	assert_non_null(s);
+	assert_string_equal(kname(s, sched + 4), "0evprof_copy");
+	assert_string_equal(kname(s, init), truth);
+	/* Read again: the table is the kernel's now. */
+	assert_string_equal(kname(s, sched + 4), "schedule");
+	evprof_symbolizer__free(s);
+	evprof_symbolizer__free(live);
+}
+
 static void test_kernel_crafted(void **state)
 {
 	struct evprof_symbolizer_opts opts = {.sz = sizeof(opts)};
@@ -1178,6 +1258,7 @@ int main(void)
 	    cmocka_unit_test(test_jit),
 	    cmocka_unit_test(test_kernel_live),
 	    cmocka_unit_test(test_kernel_modules_live),
+	    cmocka_unit_test(test_kernel_copy),
 	    cmocka_unit_test(test_kernel_crafted),
 	    cmocka_unit_test(test_notes_build_id),
 	    cmocka_unit_test(test_vdso),

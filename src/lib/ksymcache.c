@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/* The kernel's symbols through a copy kept for this boot: see ksymcache.h. */
+#define _GNU_SOURCE /* O_TMPFILE */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ksymcache.h"
+
+#define LIVE	     "/proc/kallsyms"
+#define PREFIX	     "kallsyms-"
+#define MAX_BYTES    (512u << 20)
+#define MODULES_MAX  (16u << 20)
+#define BOOT_ID_FILE "/proc/sys/kernel/random/boot_id"
+
+/* Hashes fields 1, 2 and 6 (name, size, address) of each /proc/modules line. */
+static uint64_t hash_modules(const char *p, const char *end)
+{
+	uint64_t h = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (!nl)
+			nl = end;
+		for (int f = 1; p < nl; f++) {
+			const char *sp = memchr(p, ' ', (size_t)(nl - p));
+
+			if (!sp)
+				sp = nl;
+			if (f == 1 || f == 2 || f == 6)
+				h = evprof__hash_mem(h, p,
+						     (size_t)(sp - p + 1));
+			p = sp + 1;
+		}
+		p = nl + 1;
+	}
+	return h;
+}
+
+/* The copy's file name: "kallsyms-BOOTID-MODULES". Returns 0 or -errno. */
+static int key_of(char *key, size_t n)
+{
+	char boot[64], *mods = NULL;
+	size_t len = 0, i;
+	uint64_t h;
+	int got = evprof__read_file(BOOT_ID_FILE, boot, sizeof(boot)), err;
+
+	if (got <= 0)
+		return got ? got : -ENOENT;
+	boot[strcspn(boot, "\n")] = 0;
+	for (i = 0; boot[i]; i++)
+		if (!strchr("0123456789abcdef-", boot[i]))
+			return -EINVAL;
+	/* A kernel built without modules has no /proc/modules. */
+	err = evprof__read_all("/proc/modules", MODULES_MAX, &mods, &len);
+	if (err && err != -ENOENT)
+		return err;
+	h = err ? 0 : hash_modules(mods, mods + len);
+	free(mods);
+	if (!i || (size_t)snprintf(key, n, PREFIX "%s-%016llx", boot,
+				   (unsigned long long)h) >= n)
+		return -EINVAL;
+	return 0;
+}
+
+/* The copy at dir/key when it is a regular file of this user's; or NULL. */
+static char *read_copy(const char *dir, const char *key, size_t *len)
+{
+	char path[PATH_MAX], *text = NULL;
+	struct stat st;
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, key) >=
+	    sizeof(path))
+		return NULL;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    evprof__read_fd_all(fd, MAX_BYTES, &text, len))
+		text = NULL;
+	close(fd);
+	return text;
+}
+
+/* Whether some line's address is not zero (kptr_restrict zeroes all). */
+static bool has_addresses(const char *p, const char *end)
+{
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		for (; p < end && *p != ' '; p++)
+			if (*p != '0')
+				return true;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return false;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Removes the copies of other boots or module sets. */
+static void drop_others(const char *dir, const char *key)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, PREFIX, strlen(PREFIX)) &&
+		    strcmp(de->d_name, key))
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
+/*
+ * Stores text as dir/key: written whole to an unnamed file, linked in
+ * under a name of this process's, renamed over the old copy. Not synced:
+ * a crash starts a new boot, whose copies have another name.
+ */
+static void store(const char *dir, const char *key, const char *text,
+		  size_t len)
+{
+	char path[PATH_MAX], tmp[PATH_MAX], link[64];
+	int fd, err;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, key) >=
+		sizeof(path) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.%d", dir, key,
+			     (int)getpid()) >= sizeof(tmp) ||
+	    evprof__mkdirs(dir))
+		return;
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	err = write_all(fd, text, len);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if (!err && !linkat(AT_FDCWD, link, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) &&
+	    rename(tmp, path))
+		unlink(tmp);
+	close(fd);
+	if (!err)
+		drop_others(dir, key);
+}
+
+struct evprof__kallsyms *evprof__ksymcache_load(const char *dir, bool fresh,
+						bool *hidden, bool *cached)
+{
+	char key[128], *text = NULL;
+	size_t len = 0;
+	bool keyed = !key_of(key, sizeof(key));
+	int err;
+
+	*cached = false;
+	*hidden = false;
+	if (keyed && !fresh)
+		text = read_copy(dir, key, &len);
+	if (text) {
+		struct evprof__kallsyms *ks =
+		    evprof__kallsyms_parse(text, len, hidden);
+
+		/* A copy that holds no address is no copy. */
+		if (ks && !*hidden) {
+			*cached = true;
+			return ks;
+		}
+		evprof__kallsyms_free(ks);
+	}
+	err = evprof__kallsyms_read(LIVE, &text, &len);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	if (keyed && has_addresses(text, text + len))
+		store(dir, key, text, len);
+	return evprof__kallsyms_parse(text, len, hidden);
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The running kernel's symbols through a copy of /proc/kallsyms kept for
+ * this boot and set of loaded modules. Reading /proc/kallsyms makes the
+ * kernel format each of its 100,000+ lines: tens of milliseconds of system
+ * time in every run that meets a kernel frame, half of what a short
+ * recording costs; the copy is a file read. The image's text and a
+ * module's do not move within a boot (the key: boot id, and each module's
+ * name, size and address), but BPF programs and trampolines come and go:
+ * a lookup that falls outside the image's and the modules' text
+ * (evprof__ksym.inside) needs /proc/kallsyms as it is now.
+ */
+#ifndef EVPROF_LIB_KSYMCACHE_H
+#define EVPROF_LIB_KSYMCACHE_H
+
+#include <stdbool.h>
+
+#include "kallsyms.h"
+#include "util.h"
+
+/*
+ * Kernel symbols from the copy in dir (a regular file of this user's, not
+ * a link), else from /proc/kallsyms, whose text then replaces the copies
+ * in dir (made if missing; mode 0600: kernel addresses). fresh: from
+ * /proc/kallsyms even when there is a copy. *cached: the table came from
+ * the copy. Returns the table, or NULL with errno set (hidden: as
+ * evprof__kallsyms_load()).
+ */
+EVPROF_HIDDEN struct evprof__kallsyms *
+evprof__ksymcache_load(const char *dir, bool fresh, bool *hidden, bool *cached);
+
+#endif /* EVPROF_LIB_KSYMCACHE_H */
