@@ -155,6 +155,15 @@ void evprof__bpf_attr(const struct evprof_recorder *r, size_t e, int cpu,
 		}
 		a->sample_type = PERF_SAMPLE_IP;
 		a->disabled = 1;
+		/*
+		 * The idle task is never followed: cpu-clock would run the
+		 * program there for nothing, and on an idle CPU whose tick
+		 * is stopped its interrupts reach the kernel's per-tick
+		 * limit and throttle it, samples lost unseen until the next
+		 * tick (as in ring mode: see recorder_open.c).
+		 */
+		a->exclude_idle = a->type == PERF_TYPE_SOFTWARE &&
+				  a->config == PERF_COUNT_SW_CPU_CLOCK;
 	} else {
 		a->disabled = 0;
 		a->inherit = 0; /* an inherited event cannot go in the array */

@@ -14,14 +14,12 @@
 
 #include "debugcache.h"
 
-#define MAX_ID 64
-
 static int entry_path(char *buf, size_t n, const char *dir, const uint8_t *id,
 		      size_t len)
 {
-	char hex[2 * MAX_ID + 1];
+	char hex[2 * EVPROF__MAX_BUILD_ID + 1];
 
-	if (!len || len > MAX_ID)
+	if (!len || len > EVPROF__MAX_BUILD_ID)
 		return -ENOENT;
 	evprof__hex(hex, id, len, false);
 	if ((size_t)snprintf(buf, n, "%s/%s.debug", dir, hex) >= n)

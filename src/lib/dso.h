@@ -30,8 +30,6 @@
 
 #include "util.h"
 
-#define EVPROF__MAX_BUILD_ID 64
-
 /* What a mapping tells of its file; see struct evprof_sym_mapping. */
 struct evprof__dso_want {
 	const char *path;

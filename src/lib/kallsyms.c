@@ -405,10 +405,19 @@ int evprof__kallsyms_find(struct evprof__kallsyms *ks, uint64_t addr,
 	while (next < ks->nr && ks->syms[next].addr == out->addr)
 		next++;
 	out->size = next < ks->nr ? ks->syms[next].addr - out->addr : 0;
-	/* A module's text is one block: nothing else between its symbols. */
-	out->inside = run->module ? next < ks->nr &&
-					ks->syms[next].run == ks->syms[best].run
-				  : addr >= ks->stext && addr < ks->etext;
+	/*
+	 * A module's text is one block: nothing else between its symbols.
+	 * Not so for the pseudo-modules [bpf] (programs and trampolines,
+	 * packed into shared pages) and [__builtin__ftrace] or
+	 * [__builtin__kprobes] (trampolines and probe slots).
+	 */
+	if (!run->module)
+		out->inside = addr >= ks->stext && addr < ks->etext;
+	else
+		out->inside = strcmp(run->module, "bpf") &&
+			      strncmp(run->module, "__builtin__", 11) &&
+			      next < ks->nr &&
+			      ks->syms[next].run == ks->syms[best].run;
 	return 1;
 }
 

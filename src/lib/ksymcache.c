@@ -19,7 +19,25 @@
 #define MODULES_MAX  (16u << 20)
 #define BOOT_ID_FILE "/proc/sys/kernel/random/boot_id"
 
-/* Hashes fields 1, 2 and 6 (name, size, address) of each /proc/modules line. */
+/* Adds the build id note of module name (len bytes), when it has one. */
+static uint64_t hash_build_id(uint64_t h, const char *name, size_t len)
+{
+	char path[PATH_MAX], note[256];
+	int n;
+
+	if ((size_t)snprintf(path, sizeof(path),
+			     "/sys/module/%.*s/notes/.note.gnu.build-id",
+			     (int)len, name) >= sizeof(path))
+		return h;
+	n = evprof__read_file(path, note, sizeof(note));
+	return n > 0 ? evprof__hash_mem(h, note, (size_t)n) : h;
+}
+
+/*
+ * Hashes each module's name, size and address (fields 1, 2 and 6 of
+ * /proc/modules) and build id: a module built anew and loaded again is
+ * another key, though it may land at the same address.
+ */
 static uint64_t hash_modules(const char *p, const char *end)
 {
 	uint64_t h = 0;
@@ -37,6 +55,8 @@ static uint64_t hash_modules(const char *p, const char *end)
 			if (f == 1 || f == 2 || f == 6)
 				h = evprof__hash_mem(h, p,
 						     (size_t)(sp - p + 1));
+			if (f == 1)
+				h = hash_build_id(h, p, (size_t)(sp - p));
 			p = sp + 1;
 		}
 		p = nl + 1;
@@ -169,7 +189,7 @@ static void store(const char *dir, const char *key, const char *text,
 struct evprof__kallsyms *evprof__ksymcache_load(const char *dir, bool fresh,
 						bool *hidden, bool *cached)
 {
-	char key[128], *text = NULL;
+	char key[128], now[128], *text = NULL;
 	size_t len = 0;
 	bool keyed = !key_of(key, sizeof(key));
 	int err;
@@ -194,7 +214,9 @@ struct evprof__kallsyms *evprof__ksymcache_load(const char *dir, bool fresh,
 		errno = -err;
 		return NULL;
 	}
-	if (keyed && has_addresses(text, text + len))
+	/* Modules loaded or unloaded meanwhile: the text may be either's. */
+	if (keyed && !key_of(now, sizeof(now)) && !strcmp(key, now) &&
+	    has_addresses(text, text + len))
 		store(dir, key, text, len);
 	return evprof__kallsyms_parse(text, len, hidden);
 }

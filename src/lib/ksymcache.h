@@ -6,9 +6,12 @@
  * time in every run that meets a kernel frame, half of what a short
  * recording costs; the copy is a file read. The image's text and a
  * module's do not move within a boot (the key: boot id, and each module's
- * name, size and address), but BPF programs and trampolines come and go:
- * a lookup that falls outside the image's and the modules' text
- * (evprof__ksym.inside) needs /proc/kallsyms as it is now.
+ * name, size, address and build id), but BPF programs and trampolines come
+ * and go: a lookup that falls outside the image's and the modules' text
+ * (evprof__ksym.inside) needs /proc/kallsyms as it is now. A module
+ * without a build id note, built anew and loaded again at the same address
+ * with the same size, keeps the key: its names are the copy's until the
+ * next boot.
  */
 #ifndef EVPROF_LIB_KSYMCACHE_H
 #define EVPROF_LIB_KSYMCACHE_H

@@ -615,7 +615,6 @@ void evprof_session__stats(const struct evprof_session *s,
 	st->reads_rejected = s->delta.reads_rejected;
 	st->stacks_dropped = s->stitch.stacks_dropped;
 	st->offcpu_unmatched = s->off.unmatched;
-	st->offcpu_unstarted = s->off.unstarted;
 	st->deferred_samples = s->stitch.deferred_samples;
 	st->deferred_unstitched = s->stitch.deferred_unstitched;
 	st->first_time = s->store.first_time;

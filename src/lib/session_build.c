@@ -219,6 +219,8 @@ static int emit_offcpu(struct build *b, const struct ssample *x,
 	bool pre = x->flags & SS_PREEMPT;
 	int k = pre ? b->w_pre : b->w_off;
 
+	b->s->st.offcpu_unstarted += evprof__offcpu_lost_at(
+	    &b->s->off, (uint32_t)(x - b->s->store.samples.a));
 	if (!x->cpu_delta)
 		return 0; /* no interval: see evprof__offcpu_resolve() */
 	if (pre)
@@ -471,6 +473,7 @@ int evprof_session__build(struct evprof_session *s, struct evprof_profile *p,
 				  .regs_mask = s->fmt.sample_regs_user};
 	s->st.processes = s->st.threads = 0;
 	s->st.offcpu_voluntary = s->st.offcpu_preempted = 0;
+	s->st.offcpu_unstarted = 0;
 	err = build(&b, &ns, &kept, &weight, &cut);
 	if (!err) {
 		s->built = true;

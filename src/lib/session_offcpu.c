@@ -24,6 +24,7 @@ struct ev {
 void evprof__offcpu_free(struct sess_offcpu *o)
 {
 	EVPROF_VEC_FREE(&o->sw);
+	EVPROF_VEC_FREE(&o->lost);
 }
 
 int evprof__offcpu_switch(struct sess_offcpu *o, uint32_t tid, uint64_t time,
@@ -103,20 +104,33 @@ static void close_at(struct sess_store *st, struct open *op, uint64_t time)
 		x->cpu_delta = time - op->start;
 }
 
+static int lose(struct sess_offcpu *o, uint32_t idx, uint32_t n)
+{
+	return EVPROF_VEC_PUSH(&o->lost, ((struct soff_lost){idx, n}));
+}
+
+static int cmp_lost(const void *pa, const void *pb)
+{
+	const struct soff_lost *a = pa, *b = pb;
+
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
 int evprof__offcpu_resolve(struct sess_offcpu *o, struct sess_store *st)
 {
 	uint64_t end = o->end_time ? o->end_time : o->last_time;
 	struct open op = {.idx = NO_SAMPLE};
-	uint32_t tid = 0;
-	bool exited = false, has_out = false;
-	uint64_t unstarted = 0; /* of the thread so far */
+	uint32_t tid = 0, anchor = NO_SAMPLE, pending = 0;
+	bool exited = false;
 	size_t n;
+	int err = 0;
 	struct ev *e = gather(o, st, &n);
 
 	if (!e)
 		return -ENOMEM;
 	qsort(e, n, sizeof(*e), cmp_ev);
-	o->unmatched = o->unstarted = 0;
+	o->unmatched = 0;
+	o->lost.n = 0;
 	for (size_t i = 0; i < st->samples.n; i++) {
 		struct ssample *x = &st->samples.a[i];
 
@@ -126,13 +140,17 @@ int evprof__offcpu_resolve(struct sess_offcpu *o, struct sess_store *st)
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || e[i].tid != tid || e[i].kind == EV_FORK) {
+			/* A task without a cut is none of ours: not counted. */
+			if (!err && pending && anchor != NO_SAMPLE)
+				err = lose(o, anchor, pending);
+			anchor = NO_SAMPLE;
+			pending = 0;
+		}
 		if (i == 0 || e[i].tid != tid) {
 			close_at(st, &op, end);
-			o->unstarted += has_out ? unstarted : 0;
 			tid = e[i].tid;
 			exited = false;
-			has_out = false;
-			unstarted = 0;
 		}
 		switch (e[i].kind) {
 		case EV_FORK:
@@ -142,7 +160,12 @@ int evprof__offcpu_resolve(struct sess_offcpu *o, struct sess_store *st)
 		case EV_OUT:
 			/* The one before never came back: a lost switch-in. */
 			o->unmatched += op.idx != NO_SAMPLE;
-			has_out = true;
+			if (!err && pending)
+				err = lose(
+				    o, anchor != NO_SAMPLE ? anchor : e[i].idx,
+				    pending);
+			pending = 0;
+			anchor = e[i].idx;
 			op.idx = exited ? NO_SAMPLE : e[i].idx;
 			op.start = e[i].time;
 			break;
@@ -153,7 +176,7 @@ int evprof__offcpu_resolve(struct sess_offcpu *o, struct sess_store *st)
 			 * is past its exit.
 			 */
 			if (op.idx == NO_SAMPLE) {
-				unstarted += !exited;
+				pending += !exited;
 				break;
 			}
 			op.start = e[i].time;
@@ -170,7 +193,27 @@ int evprof__offcpu_resolve(struct sess_offcpu *o, struct sess_store *st)
 		}
 	}
 	close_at(st, &op, end);
-	o->unstarted += has_out ? unstarted : 0;
+	if (!err && pending && anchor != NO_SAMPLE)
+		err = lose(o, anchor, pending);
 	free(e);
+	if (!err)
+		qsort(o->lost.a, o->lost.n, sizeof(*o->lost.a), cmp_lost);
+	return err;
+}
+
+uint32_t evprof__offcpu_lost_at(const struct sess_offcpu *o, uint32_t idx)
+{
+	size_t lo = 0, hi = o->lost.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->lost.a[mid].idx == idx)
+			return o->lost.a[mid].n;
+		if (o->lost.a[mid].idx < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return 0;
 }

@@ -28,6 +28,12 @@ struct soff_switch {
 	bool preempt; /* a switch-out of a task still runnable */
 };
 
+/* n switch-outs without their cut, counted at sample idx. */
+struct soff_lost {
+	uint32_t idx;
+	uint32_t n;
+};
+
 struct sess_offcpu {
 	EVPROF_VEC(struct soff_switch) sw;
 	uint64_t last_time; /* latest time any record carried */
@@ -35,10 +41,12 @@ struct sess_offcpu {
 	/* intervals the last resolve found reopened before their end */
 	uint64_t unmatched;
 	/*
-	 * switch-outs it found without their cut, of threads that have
-	 * some: intervals lost with their stack
+	 * Switch-outs the last resolve found without their cut (a lost or
+	 * throttled sample: intervals missing with their stack), counted at
+	 * a cut of the same task (tid, between forks) so that a build counts
+	 * those of kept threads only; by idx.
 	 */
-	uint64_t unstarted;
+	EVPROF_VEC(struct soff_lost) lost;
 };
 
 EVPROF_HIDDEN void evprof__offcpu_free(struct sess_offcpu *o);
@@ -55,5 +63,9 @@ EVPROF_HIDDEN int evprof__offcpu_switch(struct sess_offcpu *o, uint32_t tid,
  */
 EVPROF_HIDDEN int evprof__offcpu_resolve(struct sess_offcpu *o,
 					 struct sess_store *st);
+
+/* The switch-outs without their cut the last resolve counted at idx. */
+EVPROF_HIDDEN uint32_t evprof__offcpu_lost_at(const struct sess_offcpu *o,
+					      uint32_t idx);
 
 #endif /* EVPROF_LIB_SESSION_OFFCPU_H */

@@ -77,7 +77,7 @@ struct evprof_symbolizer {
 	struct evprof__kallsyms *ksyms;
 	bool ksyms_tried;
 	bool ksyms_cached; /* from the boot's copy: see ksymcache.h */
-	/* the copy's, after a fresh load: its names were handed out */
+	/* the copy's, after a reload: its names were handed out */
 	struct evprof__kallsyms *ksyms_copy;
 	uint8_t kernel_id[EVPROF__MAX_BUILD_ID];
 	size_t kernel_id_len;
@@ -450,18 +450,14 @@ int evprof_symbolizer__user(struct evprof_symbolizer *s,
 
 /*
  * Loads the kernel's symbols: the running kernel's through the boot's copy
- * in the debug cache (unless fresh), a given file's as they are.
+ * in the debug cache, a given file's as they are.
  */
-static void load_ksyms(struct evprof_symbolizer *s, bool fresh)
+static void load_ksyms(struct evprof_symbolizer *s)
 {
 	bool hidden;
 
-	if (fresh)
-		s->ksyms_copy = s->ksyms; /* loaded once: fresh is not cached */
-	s->ksyms = NULL;
-	s->ksyms_cached = false;
 	if (s->finder.cache_dir && !strcmp(s->kallsyms_path, "/proc/kallsyms"))
-		s->ksyms = evprof__ksymcache_load(s->finder.cache_dir, fresh,
+		s->ksyms = evprof__ksymcache_load(s->finder.cache_dir, false,
 						  &hidden, &s->ksyms_cached);
 	else
 		s->ksyms = evprof__kallsyms_load(s->kallsyms_path, &hidden);
@@ -474,13 +470,33 @@ static void load_ksyms(struct evprof_symbolizer *s, bool fresh)
 			s->kallsyms_path);
 }
 
+/*
+ * Past what the copy is sure of: /proc/kallsyms as it is now, once. The
+ * copy stays (its names were handed out), and serves on when the kernel's
+ * cannot be read now.
+ */
+static void reload_ksyms(struct evprof_symbolizer *s)
+{
+	bool hidden, cached;
+	struct evprof__kallsyms *ks =
+	    evprof__ksymcache_load(s->finder.cache_dir, true, &hidden, &cached);
+
+	s->ksyms_cached = false;
+	if (!ks || hidden) {
+		evprof__kallsyms_free(ks);
+		return;
+	}
+	s->ksyms_copy = s->ksyms;
+	s->ksyms = ks;
+}
+
 static void load_kernel(struct evprof_symbolizer *s)
 {
 	uint8_t notes[4096];
 	int n;
 
 	s->ksyms_tried = true;
-	load_ksyms(s, false);
+	load_ksyms(s);
 	n = evprof__read_file("/sys/kernel/notes", (char *)notes,
 			      sizeof(notes));
 	if (n > 0) {
@@ -509,10 +525,8 @@ int evprof_symbolizer__kernel(struct evprof_symbolizer *s, uint64_t addr,
 
 		/* Past the text the copy is sure of: the kernel as it is now. */
 		if (n >= 0 && s->ksyms_cached && !(n && ks.inside)) {
-			load_ksyms(s, true);
-			n = s->ksyms
-				? evprof__kallsyms_find(s->ksyms, addr, &ks)
-				: 0;
+			reload_ksyms(s);
+			n = evprof__kallsyms_find(s->ksyms, addr, &ks);
 		}
 		if (n < 0)
 			return n;

@@ -136,12 +136,42 @@ int evprof__read_fd_all(int fd, size_t max, char **out, size_t *len)
 	return 0;
 }
 
+/*
+ * Whether the deepest existing directory of path is ours to write in: this
+ * user's, or sticky (/tmp). Not another user's: with sudo -E, HOME (and so
+ * the cache) is the invoking user's, where root would leave files and
+ * directories that user cannot remove and later runs of theirs pass over.
+ */
+static int check_owner(char *buf)
+{
+	struct stat st;
+	char *slash;
+
+	while (stat(buf, &st)) {
+		if (errno != ENOENT || !strcmp(buf, ".") || !strcmp(buf, "/"))
+			return -errno;
+		slash = strrchr(buf, '/');
+		if (!slash)
+			strcpy(buf, "."); /* a relative path's top */
+		else
+			slash[slash == buf] = 0; /* "/x" leaves "/" */
+	}
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return st.st_uid == geteuid() || (st.st_mode & S_ISVTX) ? 0 : -EPERM;
+}
+
 int evprof__mkdirs(const char *dir)
 {
 	char buf[PATH_MAX], *p;
+	int err;
 
 	if ((size_t)snprintf(buf, sizeof(buf), "%s", dir) >= sizeof(buf))
 		return -ENAMETOOLONG;
+	err = check_owner(buf);
+	if (err)
+		return err;
+	snprintf(buf, sizeof(buf), "%s", dir);
 	for (p = buf + 1;; p++) {
 		bool end = !*p;
 

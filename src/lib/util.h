@@ -16,6 +16,10 @@
 #include <evprof/common.h>
 
 #define EVPROF_HIDDEN __attribute__((visibility("hidden")))
+
+/* The longest build id kept (GNU: 20 bytes; others up to this). */
+#define EVPROF__MAX_BUILD_ID 64
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 __attribute__((format(printf, 2, 3))) EVPROF_HIDDEN void
@@ -42,7 +46,11 @@ EVPROF_HIDDEN int evprof__read_all(const char *path, size_t max, char **out,
 EVPROF_HIDDEN int evprof__read_fd_all(int fd, size_t max, char **out,
 				      size_t *len);
 
-/* mkdir -p dir, each new directory 0700 (private). Returns 0 or -errno. */
+/*
+ * mkdir -p dir, each new directory 0700 (private), when dir or the deepest
+ * directory of it that exists is this user's (or sticky, as /tmp):
+ * -EPERM when another user's. Returns 0 or -errno.
+ */
 EVPROF_HIDDEN int evprof__mkdirs(const char *dir);
 
 /*

@@ -1030,11 +1030,31 @@ static const char *kname(struct evprof_symbolizer *s, uint64_t addr)
 }
 
 /*
+ * Adds to the copy of kallsyms at path aliases that sort first by name
+ * ("0..." before any real one) at sched and init, and two BPF programs
+ * gone since, a page apart at gone.
+ */
+static void tamper(const char *path, uint64_t sched, uint64_t init,
+		   uint64_t gone)
+{
+	FILE *f = fopen(path, "a");
+
+	assert_non_null(f);
+	fprintf(f, "%016" PRIx64 " T 0evprof_copy\n", sched);
+	fprintf(f, "%016" PRIx64 " T 0evprof_stale\n", init);
+	fprintf(f, "%016" PRIx64 " t bpf_prog_0evprof_gone\t[bpf]\n", gone);
+	fprintf(f, "%016" PRIx64 " t bpf_prog_1evprof_gone\t[bpf]\n",
+		gone + 0x1000);
+	fclose(f);
+}
+
+/*
  * The running kernel's symbols through the boot's copy in the debug cache
  * (a file kallsyms-*, mode 0600): a second symbolizer reads the copy (an
  * alias added to it there names schedule), but an address past the
  * image's text (_sinittext: where a copy may be stale, as for BPF programs
- * loaded since) is named from /proc/kallsyms as it is, not from the copy.
+ * loaded since) and one between two [bpf] symbols of the copy are named
+ * from /proc/kallsyms as it is, not from the copy.
  */
 static void test_kernel_copy(void **state)
 {
@@ -1042,7 +1062,8 @@ static void test_kernel_copy(void **state)
 	struct evprof_symbolizer *s, *live;
 	char line[512], name[256], cache[PATH_MAX], copy[PATH_MAX * 2];
 	char type, cmd[PATH_MAX + 64], truth[256];
-	uint64_t addr, sched = 0, init = 0;
+	uint64_t addr, sched = 0, init = 0, top = 0, gone;
+	bool stext = false, etext = false;
 	struct stat st;
 	FILE *f;
 
@@ -1053,17 +1074,25 @@ static void test_kernel_copy(void **state)
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) ==
 			3 &&
-		    (type == 'T' || type == 't') && !strchr(line, '[')) {
+		    (type == 'T' || type == 't')) {
+			top = addr > top ? addr : top;
+			if (strchr(line, '['))
+				continue;
 			if (!strcmp(name, "schedule"))
 				sched = addr;
 			else if (!strcmp(name, "_sinittext"))
 				init = addr;
+			stext |= !strcmp(name, "_stext");
+			etext |= !strcmp(name, "_etext");
 		}
 	fclose(f);
-	if (!sched || !init) {
-		print_message("no schedule or _sinittext in kallsyms\n");
+	/* The copy serves the image's text only between these two. */
+	if (!sched || !init || !stext || !etext || top > UINT64_MAX - 0x4000) {
+		print_message("no schedule, _sinittext, _stext or _etext "
+			      "text symbol in kallsyms\n");
 		skip();
 	}
+	gone = top + 0x2000;
 	snprintf(cache, sizeof(cache), "%s/kcache", dir);
 	opts.debug_cache_dir = cache;
 	s = evprof_symbolizer__new(&opts);
@@ -1079,16 +1108,19 @@ static void test_kernel_copy(void **state)
 	assert_int_equal(stat(copy, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 
-	/* Aliases sort first by name: "0..." before any real one. */
-	f = fopen(copy, "a");
-	assert_non_null(f);
-	fprintf(f, "%016" PRIx64 " T 0evprof_copy\n", sched);
-	fprintf(f, "%016" PRIx64 " T 0evprof_stale\n", init);
-	fclose(f);
+	tamper(copy, sched, init, gone);
 	live = evprof_symbolizer__new(NULL);
 	assert_non_null(live);
+	/* [bpf] symbols are no module text: the kernel's answer. */
+	snprintf(truth, sizeof(truth), "%s", kname(live, gone + 0x800));
+	s = evprof_symbolizer__new(&opts);
+	assert_non_null(s);
+	assert_string_equal(kname(s, sched + 4), "0evprof_copy");
+	assert_string_equal(kname(s, gone + 0x800), truth);
+	evprof_symbolizer__free(s);
 	snprintf(truth, sizeof(truth), "%s", kname(live, init));
 	assert_string_not_equal(truth, "0evprof_stale");
+	tamper(copy, sched, init, gone); /* the reload stored it anew */
 	s = evprof_symbolizer__new(&opts);
 	assert_non_null(s);
 	assert_string_equal(kname(s, sched + 4), "0evprof_copy");

@@ -1210,6 +1210,69 @@ static void test_offcpu(void **state)
 	evprof_session__free(s);
 }
 
+/*
+ * Switch-outs that came without their cut count only for the kept tasks
+ * that have cuts: not for a thread outside the process tree (cpu mode
+ * stores every thread's), nor for an earlier task of a reused tid.
+ */
+static void test_offcpu_unstarted(void **state)
+{
+	static const pid_t root = 100;
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = ST_BITS,
+		    .read_format = RF_BITS,
+		    .sample_id_all = true},
+	    .pids = &root,
+	    .nr_pids = 1,
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_session_stats st;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(p);
+	assert_int_equal(evprof_session__set_id(s, L0, EVPROF_SESSION_SAMPLER),
+			 0);
+	assert_int_equal(evprof_session__set_id(s, C0, EVPROF_SESSION_CPU_TIME),
+			 0);
+	assert_int_equal(
+	    evprof_session__set_id(s, X0, EVPROF_SESSION_SWITCH_OUT), 0);
+	/* 101, in the tree: one switch-out without its cut. */
+	assert_int_equal(feed_out(s, 101, 100, chain_a), 0);
+	assert_int_equal(feed_switch(s, 101, 105, true, false), 0);
+	assert_int_equal(feed_switch(s, 101, 200, false, false), 0);
+	assert_int_equal(feed_switch(s, 101, 300, true, false), 0);
+	assert_int_equal(feed_switch(s, 101, 400, false, false), 0);
+	/* 201, of process 200 (not in the tree): the same, not counted. */
+	assert_int_equal(
+	    feed_sample(s, 200, 201, 100,
+			(struct val[]){{X0, 100}, {L0, 1}, {C0, 100}}, 3,
+			chain_a, 2),
+	    0);
+	assert_int_equal(feed_switch(s, 201, 105, true, false), 0);
+	assert_int_equal(feed_switch(s, 201, 200, false, false), 0);
+	assert_int_equal(feed_switch(s, 201, 300, true, false), 0);
+	assert_int_equal(feed_switch(s, 201, 400, false, false), 0);
+	/* 102: an earlier task of the tid, without cuts, then a new one. */
+	assert_int_equal(feed_switch(s, 102, 50, true, false), 0);
+	assert_int_equal(feed_switch(s, 102, 60, false, false), 0);
+	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 100, 100, 102, 101, 70),
+			 0);
+	assert_int_equal(feed_out(s, 102, 100, chain_a), 0);
+	assert_int_equal(feed_switch(s, 102, 105, true, false), 0);
+	assert_int_equal(feed_switch(s, 102, 200, false, false), 0);
+	evprof_session__end(s, 500);
+
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.offcpu_voluntary, 2);
+	assert_int_equal(st.offcpu_unstarted, 1);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
 /* ---- builds in parts ----------------------------------------------------- */
 
 /* Per tid (100..104): samples, CPU ns, page faults, summed over p. */
@@ -1430,6 +1493,7 @@ int main(void)
 	    cmocka_unit_test(test_per_cpu_unseen),
 	    cmocka_unit_test(test_foreign_identifier),
 	    cmocka_unit_test(test_offcpu),
+	    cmocka_unit_test(test_offcpu_unstarted),
 	    cmocka_unit_test(test_build_symbols),
 	    cmocka_unit_test(test_maps_override),
 	    cmocka_unit_test(test_feed_throughput),

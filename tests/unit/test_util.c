@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -364,6 +366,42 @@ static void test_opts(void **state)
 	assert_int_equal(take_opts((const struct t_opts *)&o2, &b), -EINVAL);
 }
 
+/*
+ * mkdir -p for the caches: made (0700) under a directory of ours, refused
+ * under another user's (sudo -E: HOME is the invoking user's), made under
+ * a sticky one such as /tmp.
+ */
+static void test_mkdirs_owner(void **state)
+{
+	char top[] = "/tmp/evprof-mkdirs-XXXXXX", path[PATH_MAX];
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(path, sizeof(path), "%s/a/b/c", top);
+	assert_int_equal(evprof__mkdirs(path), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(evprof__mkdirs(path), 0); /* there already */
+	if (geteuid() == 0) {
+		/* Another user's: neither it nor anything below is made. */
+		snprintf(path, sizeof(path), "%s/other", top);
+		assert_int_equal(mkdir(path, 0755), 0);
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		snprintf(path, sizeof(path), "%s/other/x/y", top);
+		assert_int_equal(evprof__mkdirs(path), -EPERM);
+		snprintf(path, sizeof(path), "%s/other/x", top);
+		assert_int_equal(stat(path, &st), -1);
+		/* Sticky (as /tmp): made. */
+		snprintf(path, sizeof(path), "%s/other", top);
+		assert_int_equal(chmod(path, 01777), 0);
+		snprintf(path, sizeof(path), "%s/other/x/y", top);
+		assert_int_equal(evprof__mkdirs(path), 0);
+	}
+	snprintf(path, sizeof(path), "rm -rf %s", top);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +414,7 @@ int main(void)
 	    cmocka_unit_test(test_vec),
 	    cmocka_unit_test(test_vec_limits),
 	    cmocka_unit_test(test_opts),
+	    cmocka_unit_test(test_mkdirs_owner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
