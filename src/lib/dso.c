@@ -204,14 +204,100 @@ uint64_t evprof__dso_bias(const struct evprof__dso_file *f, uint64_t start,
 	return bias;
 }
 
+/* elfutils' own default: beside the file, .debug there, /usr/lib/debug. */
+#define DEFAULT_PATH ":.debug:/usr/lib/debug"
+
+/* Whether dir/sub/name exists (sub may be NULL or empty). */
+static bool exists3(const char *dir, const char *sub, const char *name)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s%s%s", dir ? dir : ".",
+			     sub ? sub : "", sub && *sub ? "/" : "",
+			     name) >= sizeof(path))
+		return true; /* unknown: let libdwfl look */
+	return !access(path, F_OK);
+}
+
+/*
+ * Whether libdwfl's search along path (elfutils' syntax) could find a
+ * separate debug file for file_name, named link (its .gnu_debuglink, else
+ * BASENAME.debug) or by build id: a superset of the places it tries (in
+ * each entry: the file's directory, a subdirectory of it, or under an
+ * absolute one the file's directory and each of its tails; the link's
+ * name and the file's own). Elfutils 0.188 asks debuginfod when its search
+ * finds nothing, and loads libdebuginfod for that (with libcurl and 30
+ * more libraries: 4-6 ms, a fifth of a short recording's CPU) even when
+ * no server is set: a search that cannot succeed is not made then.
+ */
+static bool may_find_locally(const char *path, const char *file_name,
+			     const char *link, const unsigned char *id,
+			     int id_len)
+{
+	const char *base = file_name ? strrchr(file_name, '/') : NULL;
+	char dir[PATH_MAX], own[NAME_MAX + 8];
+	char idname[2 * EVPROF__MAX_BUILD_ID + 24];
+	char *copy, *rest, *entry;
+	bool found = false;
+
+	if (!file_name)
+		return false;
+	base = base ? base + 1 : file_name;
+	/* The file's directory, without its last slash ("" for "/x"). */
+	if ((size_t)snprintf(dir, sizeof(dir), "%.*s",
+			     (int)(base > file_name ? base - file_name - 1 : 1),
+			     base > file_name ? file_name : ".") >=
+		sizeof(dir) ||
+	    (size_t)snprintf(own, sizeof(own), "%s.debug", base) >= sizeof(own))
+		return true;
+	if (!link)
+		link = own;
+	idname[0] = 0;
+	if (id_len > 0 && id_len <= EVPROF__MAX_BUILD_ID) {
+		char hex[2 * EVPROF__MAX_BUILD_ID + 1];
+
+		evprof__hex(hex, id, (size_t)id_len, false);
+		snprintf(idname, sizeof(idname), ".build-id/%.2s/%s.debug", hex,
+			 hex + 2);
+	}
+	copy = strdup(path + (*path == '+' || *path == '-'));
+	if (!copy)
+		return true;
+	/* strsep: an empty entry (the file's own directory) counts. */
+	for (rest = copy; !found && (entry = strsep(&rest, ":"));) {
+		entry += *entry == '+' || *entry == '-';
+		/* "": the file's own directory, where base is the file. */
+		if (*entry != '/') {
+			found = exists3(dir, entry, link) ||
+				(*entry && exists3(dir, entry, base));
+			continue;
+		}
+		found = (idname[0] && exists3(entry, NULL, idname)) ||
+			exists3(entry, NULL, link) ||
+			exists3(entry, NULL, base);
+		/* Under it the file's directory, then each of its tails. */
+		for (const char *t = dir; !found && t && *t;
+		     t = strchr(t + 1, '/')) {
+			const char *tail = t + (*t == '/');
+
+			found = *tail && (exists3(entry, tail, link) ||
+					  exists3(entry, tail, base));
+		}
+	}
+	free(copy);
+	return found;
+}
+
 /*
  * libdwfl's standard search, with the finder's debug cache first (the
  * finder is the module's user data, set by evprof__dso_new(); NULL for
  * the unwinder's modules): a debug file found with compressed sections is
  * stored inflated when the finder is done, and read from the cache by
- * later runs. libdwfl also asks here for a debug file's
- * .gnu_debugaltlink file (dwz), its name as the link and a CRC of 0;
- * that one is not the module's and goes to the standard search alone.
+ * later runs; a search that cannot find anything here is not made while
+ * no debuginfod server is set (see may_find_locally()). libdwfl also asks
+ * here for a debug file's .gnu_debugaltlink file (dwz), its name as the
+ * link and a CRC of 0; that one is not the module's and goes to the
+ * standard search alone.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
 			  Dwarf_Addr base, const char *file_name,
@@ -223,12 +309,22 @@ static int find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
 	GElf_Addr vaddr;
 	int len = dir ? dwfl_module_build_id(mod, &id, &vaddr) : 0;
 	struct evprof__dso_pending p = {0};
+	const char *urls = getenv("DEBUGINFOD_URLS");
 	int fd;
 
 	if (len > 0 && len <= EVPROF__MAX_BUILD_ID) {
 		fd = evprof__debugcache_open(dir, id, (size_t)len);
 		if (fd >= 0)
 			return fd;
+	}
+	/* Not for a dwz file (a CRC of 0): found otherwise. */
+	if (!(debuglink && !crc) && (!urls || !*urls)) {
+		const unsigned char *bid = NULL;
+		int blen = dwfl_module_build_id(mod, &bid, &vaddr);
+
+		if (!may_find_locally(fi ? fi->debuginfo_path : DEFAULT_PATH,
+				      file_name, debuglink, bid, blen))
+			return -1;
 	}
 	fd = dwfl_standard_find_debuginfo(mod, ud, modname, base, file_name,
 					  debuglink, crc, name);
@@ -247,7 +343,7 @@ int evprof__dso_finder_init(struct evprof__dso_finder *fi,
 {
 	memset(fi, 0, sizeof(*fi));
 	fi->debuginfo_path =
-	    strdup(debuginfo_path ? debuginfo_path : ":.debug:/usr/lib/debug");
+	    strdup(debuginfo_path ? debuginfo_path : DEFAULT_PATH);
 	fi->cache_dir = cache_dir ? strdup(cache_dir) : NULL;
 	if (!fi->debuginfo_path || (cache_dir && !fi->cache_dir))
 		return -ENOMEM;
@@ -358,7 +454,7 @@ struct evprof__dso *evprof__dso_new(struct evprof__dso_finder *fi,
 	}
 	/* Read by find_debuginfo(), which libdwfl calls only later. */
 	dwfl_module_info(d->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
-	*ud = fi->cache_dir ? fi : NULL;
+	*ud = fi;
 	return d;
 fail:
 	evprof__dso_file_close(f);

@@ -136,4 +136,32 @@ else
 	fail "-c 1000: '$n' samples for '$truth' page faults"
 fi
 
+# A program without debug information and no debug file anywhere: with no
+# debuginfod server set (DEBUGINFOD_URLS), the search for one does not
+# load libdebuginfod (with libcurl and some 30 more libraries); with one
+# set it does, when the library is installed.
+printf 'int main(void) { volatile long x = 0; for (long i = 0; i < 300000000; i++) x += i; return 0; }\n' \
+	>"$TMP/nodbg.c"
+if cc -O1 -o "$TMP/nodbg" "$TMP/nodbg.c"; then
+	(unset DEBUGINFOD_URLS; LD_DEBUG=files "$EVPROF" record -o "$TMP/nd.folded" \
+		-- "$TMP/nodbg" >/dev/null 2>"$TMP/ld")
+	if ! grep -q "main" "$TMP/nd.folded"; then
+		fail "no-debug program: no main in $(head -3 "$TMP/nd.folded")"
+	elif grep -q "file=libdebuginfod" "$TMP/ld"; then
+		fail "no-debug program: libdebuginfod loaded without a server set"
+	else
+		ok "no-debug program symbolized, libdebuginfod not loaded"
+	fi
+	if ldconfig -p | grep -q "libdebuginfod.so.1 "; then
+		DEBUGINFOD_URLS=http://127.0.0.1:1 DEBUGINFOD_TIMEOUT=1 LD_DEBUG=files \
+			"$EVPROF" record -o "$TMP/nd2.folded" -- "$TMP/nodbg" \
+			>/dev/null 2>"$TMP/ld"
+		grep -q "file=libdebuginfod" "$TMP/ld" &&
+			ok "with a server set, libdebuginfod is asked" ||
+			fail "DEBUGINFOD_URLS set: libdebuginfod not loaded"
+	fi
+else
+	echo "skip no-debug program: no cc"
+fi
+
 finish
