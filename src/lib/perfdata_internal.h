@@ -211,8 +211,8 @@ struct pd_order {
 		size_t word;
 		uint32_t size;
 		uint64_t off;
-	} * q;
-	size_t nr, cap;
+	} * q, *tmp; /* tmp: the merge's other buffer, cap entries */
+	size_t nr, cap, tmp_cap;
 	uint64_t seq, max_time, limit;
 	size_t max_bytes; /* 0: PD_ORDER_MAX_BYTES (tests set less) */
 };

@@ -1012,6 +1012,85 @@ static void test_order_cap(void **state)
 	evprof__pd_order_free(&o);
 }
 
+/* Emitted records' offsets, in order. */
+struct offs {
+	uint64_t *a;
+	size_t n;
+};
+
+static int offs_emit(void *ctx, const uint64_t *rec, uint32_t size,
+		     uint64_t off)
+{
+	struct offs *o = ctx;
+
+	(void)rec;
+	(void)size;
+	o->a[o->n++] = off;
+	return 0;
+}
+
+static uint64_t ref_time[4096];
+
+/* (time, file offset): the order every record must come out in. */
+static int cmp_ref(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	if (ref_time[a] != ref_time[b])
+		return ref_time[a] < ref_time[b] ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Rounds as perf writes them: each pass reads every ring in turn (runs in
+ * time order, ties between rings), a ring read late holding records older
+ * than others': the records come out in (time, file order), exactly as a
+ * sort of the whole file says, round by round and at the end.
+ */
+static void test_order_runs(void **state)
+{
+	struct pd_order o = {0};
+	struct offs got = {.a = calloc(4096, sizeof(uint64_t))};
+	uint64_t want[4096], rec[8] = {0}, n = 0, seed = 7;
+
+	(void)state;
+	assert_non_null(got.a);
+	for (int round = 0; round < 20; round++) {
+		/* 2 to 6 rings: odd and even counts of runs to merge. */
+		for (int ring = 0; ring < 2 + round % 5; ring++) {
+			/* A run: ascending from a base per ring, the rings'
+			 * runs overlapping, not read in base order. */
+			uint64_t t = 1000 * (uint64_t)round +
+				     7 * (uint64_t)(ring * 3 % 5);
+			int len = (int)(seed % 40);
+
+			for (int k = 0; k < len && n < 4096; k++) {
+				seed = seed * 6364136223846793005ull + 1;
+				t += (seed >> 60) % 16; /* ties too */
+				ref_time[n] = rec[1] = t;
+				assert_int_equal(
+				    evprof__pd_order_add(&o, rec, sizeof(rec),
+							 t, n, offs_emit, &got),
+				    0);
+				n++;
+			}
+			seed = seed * 6364136223846793005ull + 1;
+		}
+		assert_int_equal(evprof__pd_order_round(&o, offs_emit, &got),
+				 0);
+	}
+	assert_int_equal(evprof__pd_order_flush(&o, offs_emit, &got), 0);
+	assert_true(n > 1000);
+	assert_int_equal(got.n, n);
+	for (uint64_t i = 0; i < n; i++)
+		want[i] = i;
+	qsort(want, n, sizeof(*want), cmp_ref);
+	for (uint64_t i = 0; i < n; i++)
+		assert_int_equal(got.a[i], want[i]);
+	free(got.a);
+	evprof__pd_order_free(&o);
+}
+
 static size_t notes_with(const struct evprof_profile *p, const char *part)
 {
 	size_t n = 0;
@@ -1214,6 +1293,7 @@ int main(void)
 	    cmocka_unit_test(test_pipe_plain),
 	    cmocka_unit_test(test_file_group),
 	    cmocka_unit_test(test_round_order),
+	    cmocka_unit_test(test_order_runs),
 	    cmocka_unit_test(test_per_cpu_reads),
 	    cmocka_unit_test(test_compressed),
 	    cmocka_unit_test(test_deferred),
