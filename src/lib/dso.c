@@ -228,7 +228,8 @@ static bool exists3(const char *dir, const char *sub, const char *name)
  * name and the file's own). Elfutils 0.188 asks debuginfod when its search
  * finds nothing, and loads libdebuginfod for that (with libcurl and 30
  * more libraries: 4-6 ms, a fifth of a short recording's CPU) even when
- * no server is set: a search that cannot succeed is not made then.
+ * no server is set: a search that cannot succeed is not made then. It
+ * searches from the name given, then from its realpath(): asked twice.
  */
 static bool may_find_locally(const char *path, const char *file_name,
 			     const char *link, const unsigned char *id,
@@ -322,8 +323,18 @@ static int find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
 		const unsigned char *bid = NULL;
 		int blen = dwfl_module_build_id(mod, &bid, &vaddr);
 
-		if (!may_find_locally(fi ? fi->debuginfo_path : DEFAULT_PATH,
-				      file_name, debuglink, bid, blen))
+		const char *path = fi ? fi->debuginfo_path : DEFAULT_PATH;
+		bool may =
+		    may_find_locally(path, file_name, debuglink, bid, blen);
+		/* libdwfl searches again from the resolved name. */
+		char *real =
+		    !may && file_name ? realpath(file_name, NULL) : NULL;
+
+		if (real && strcmp(real, file_name))
+			may =
+			    may_find_locally(path, real, debuglink, bid, blen);
+		free(real);
+		if (!may)
 			return -1;
 	}
 	fd = dwfl_standard_find_debuginfo(mod, ud, modname, base, file_name,

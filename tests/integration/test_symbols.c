@@ -476,6 +476,48 @@ static void test_build_id_dir(void **state)
 	check_exe("bidonly", "pie", &opts);
 }
 
+/*
+ * A stripped binary named through a symlinked directory (as paths from
+ * another mount namespace or a perf.data file may be): its debug file is
+ * under an absolute debug folder by the resolved directory only, which
+ * libdwfl finds from the realpath() of the name: found, inline chain and
+ * lines, with no debuginfod server set.
+ */
+static void test_debuglink_via_link(void **state)
+{
+	struct evprof_symbolizer_opts opts = {.sz = sizeof(opts)};
+	struct evprof_sym_mapping map = {0};
+	struct evprof_sym_result res;
+	struct evprof_symbolizer *s;
+	char path[PATH_MAX + 16], via[PATH_MAX + 16];
+	const struct point *pt;
+	struct map_find f;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(sh("cd %s && mkdir -p real2 gdbg%s/real2 && "
+			    "cp stripped real2/ && ln -sfn real2 lnk2 && "
+			    "cp stripped.debug gdbg%s/real2/",
+			    dir, dir, dir),
+			 0);
+	snprintf(path, sizeof(path), ":.debug:%s/gdbg", dir);
+	opts.debuginfo_path = path;
+	s = evprof_symbolizer__new(&opts);
+	assert_non_null(s);
+	run_fixture("real2/stripped", &r);
+	pt = get_point(&r, "helper");
+	sym_map(&r, pt->addr - 1, &f, &map);
+	snprintf(via, sizeof(via), "%s/lnk2/stripped", dir);
+	map.path = via;
+	assert_int_equal(evprof_symbolizer__user(s, &map, pt->addr - 1, &res),
+			 0);
+	assert_int_equal(res.nr_frames, 2);
+	assert_string_equal(res.frames[0].name, "helper");
+	assert_true(res.frames[0].line > 0 && res.frames[1].line > 0);
+	free(r.maps);
+	evprof_symbolizer__free(s);
+}
+
 /* How many compressed DWARF sections path has, as binutils' readelf says. */
 static int compressed_sections(const char *path)
 {
@@ -1277,6 +1319,7 @@ int main(void)
 	    cmocka_unit_test(test_pie),
 	    cmocka_unit_test(test_nopie),
 	    cmocka_unit_test(test_debuglink),
+	    cmocka_unit_test(test_debuglink_via_link),
 	    cmocka_unit_test(test_debug_cache),
 	    cmocka_unit_test(test_build_id_dir),
 	    cmocka_unit_test(test_stripped_no_debug),
