@@ -123,7 +123,53 @@ static void test_regular_file(void **state)
 	evprof__kallsyms_free(ks);
 }
 
-/* Through a FIFO: not mappable, read to its end like /proc/kallsyms. */
+/*
+ * Where a lookup is inside text that cannot have changed since the table
+ * was read: the image's [_stext, _etext), and between two symbols of one
+ * module; not past a module's last symbol, nor in [bpf] or
+ * [__builtin__ftrace] (programs and trampolines come and go there).
+ */
+static void test_inside(void **state)
+{
+	static const char t[] =
+	    "ffffffff81000000 T _stext\n"
+	    "ffffffff81000100 t fn\n"
+	    "ffffffff81200000 T _etext\n"
+	    "ffffffff81300000 T _sinittext\n"
+	    "ffffffffc0001000 t m1\t[mod]\n"
+	    "ffffffffc0001800 t m2\t[mod]\n"
+	    "ffffffffc0002000 t bpf_prog_a\t[bpf]\n"
+	    "ffffffffc0003000 t bpf_prog_b\t[bpf]\n"
+	    "ffffffffc0004000 t tramp_a\t[__builtin__ftrace]\n"
+	    "ffffffffc0005000 t tramp_b\t[__builtin__ftrace]\n";
+	static const struct {
+		uint64_t addr;
+		bool inside;
+	} w[] = {
+	    {0xffffffff81000180ULL, true},  {0xffffffff81200000ULL, false},
+	    {0xffffffff81300010ULL, false}, {0xffffffffc0001010ULL, true},
+	    {0xffffffffc0001810ULL, false}, {0xffffffffc0002010ULL, false},
+	    {0xffffffffc0004010ULL, false},
+	};
+	char *copy = strdup(t);
+	struct evprof__kallsyms *ks;
+	struct evprof__ksym k;
+	bool hidden;
+
+	(void)state;
+	assert_non_null(copy);
+	ks = evprof__kallsyms_parse(copy, strlen(t), &hidden);
+	assert_non_null(ks);
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		assert_int_equal(evprof__kallsyms_find(ks, w[i].addr, &k), 1);
+		if (k.inside != w[i].inside)
+			fail_msg("0x%llx: inside %d",
+				 (unsigned long long)w[i].addr, k.inside);
+	}
+	evprof__kallsyms_free(ks);
+}
+
+/* Through a FIFO: read to its end like /proc/kallsyms. */
 static void test_not_a_regular_file(void **state)
 {
 	char dir[] = "/tmp/evprof-kallsyms-XXXXXX", path[64];
@@ -184,6 +230,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_regular_file),
+	    cmocka_unit_test(test_inside),
 	    cmocka_unit_test(test_not_a_regular_file),
 	    cmocka_unit_test(test_hidden),
 	};
