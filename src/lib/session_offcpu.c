@@ -196,7 +196,7 @@ int evprof__offcpu_resolve(struct sess_offcpu *o, struct sess_store *st)
 	if (!err && pending && anchor != NO_SAMPLE)
 		err = lose(o, anchor, pending);
 	free(e);
-	if (!err)
+	if (!err && o->lost.n)
 		qsort(o->lost.a, o->lost.n, sizeof(*o->lost.a), cmp_lost);
 	return err;
 }
