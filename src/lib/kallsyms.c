@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kallsyms.h"
@@ -39,6 +41,9 @@ struct evprof__kallsyms {
 	uint64_t stext, etext; /* the image's text: [_stext, _etext) */
 	struct kent *syms;
 	size_t nr;
+	/* A saved table mapped whole (text and syms point into it), or NULL. */
+	void *map;
+	size_t map_len;
 	EVPROF_VEC(char *) mods; /* module names, owned; index + 1 in kent */
 	EVPROF_VEC(struct krun) runs;
 	struct evprof_hashmap *names; /* index in syms -> its name, owned */
@@ -341,9 +346,189 @@ void evprof__kallsyms_free(struct evprof__kallsyms *ks)
 		free(ks->mods.a[i]);
 	EVPROF_VEC_FREE(&ks->mods);
 	EVPROF_VEC_FREE(&ks->runs);
-	free(ks->syms);
-	free((char *)ks->text);
+	if (ks->map) {
+		munmap(ks->map, ks->map_len);
+	} else {
+		free(ks->syms);
+		free((char *)ks->text);
+	}
 	free(ks);
+}
+
+/*
+ * A saved table: this head, the symbols (struct kent), the runs (struct
+ * kidx_run), the runs' module names (each NUL-terminated) and the text.
+ * In host order: the file is this host's own cache, not an exchange format.
+ */
+#define KIDX_MAGIC "EVKSYM01"
+
+struct kidx_head {
+	char magic[8];
+	uint64_t nr, nruns, mods_len, len;
+	uint64_t stext, etext;
+};
+
+struct kidx_run {
+	uint64_t base;
+	uint64_t mod; /* 0: the image; else offset + 1 of the module's name */
+};
+
+static int write_all(int fd, const void *b, size_t len)
+{
+	const char *p = b;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int evprof__kallsyms_save(const struct evprof__kallsyms *ks, int fd)
+{
+	struct kidx_head h = {.nr = ks->nr,
+			      .nruns = ks->runs.n,
+			      .len = ks->len,
+			      .stext = ks->stext,
+			      .etext = ks->etext};
+	struct kidx_run *runs = calloc(ks->runs.n + 1, sizeof(*runs));
+	EVPROF_VEC(char) mods = {0};
+	int err = runs ? 0 : -ENOMEM;
+
+	memcpy(h.magic, KIDX_MAGIC, sizeof(h.magic));
+	for (size_t i = 0; !err && i < ks->runs.n; i++) {
+		const char *m = ks->runs.a[i].module;
+		size_t n = m ? strlen(m) + 1 : 0;
+
+		runs[i].base = ks->runs.a[i].base;
+		runs[i].mod = m ? mods.n + 1 : 0;
+		if (EVPROF_VEC_RESERVE(&mods, mods.n + n + 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		memcpy(mods.a + mods.n, m ? m : "", n);
+		mods.n += n;
+	}
+	h.mods_len = mods.n;
+	if (!err)
+		err = write_all(fd, &h, sizeof(h));
+	if (!err)
+		err = write_all(fd, ks->syms, ks->nr * sizeof(*ks->syms));
+	if (!err)
+		err = write_all(fd, runs, ks->runs.n * sizeof(*runs));
+	if (!err)
+		err = write_all(fd, mods.a, mods.n);
+	if (!err)
+		err = write_all(fd, ks->text, ks->len);
+	free(runs);
+	EVPROF_VEC_FREE(&mods);
+	return err;
+}
+
+/*
+ * Points ks into the mapped file and checks every symbol: in address
+ * order, its name in the text, its run one of the file's.
+ */
+static int map_parts(struct evprof__kallsyms *ks, const struct kidx_head *h)
+{
+	const char *base = ks->map, *mods;
+	const struct kidx_run *runs;
+	size_t room = ks->map_len - sizeof(*h), off = sizeof(*h);
+
+	if (h->nr > room / sizeof(struct kent))
+		return -EVPROF_ERR_MALFORMED;
+	room -= h->nr * sizeof(struct kent);
+	if (h->nruns > room / sizeof(*runs))
+		return -EVPROF_ERR_MALFORMED;
+	room -= h->nruns * sizeof(*runs);
+	if (h->mods_len > room || h->len != room - h->mods_len ||
+	    h->len > UINT32_MAX)
+		return -EVPROF_ERR_MALFORMED;
+	ks->syms = (struct kent *)(base + off);
+	ks->nr = h->nr;
+	off += h->nr * sizeof(struct kent);
+	runs = (const struct kidx_run *)(base + off);
+	off += h->nruns * sizeof(*runs);
+	mods = base + off;
+	ks->text = mods + h->mods_len;
+	ks->len = h->len;
+	ks->stext = h->stext;
+	ks->etext = h->etext;
+	for (size_t i = 0; i < h->nruns; i++) {
+		uint64_t m = runs[i].mod;
+		char *name = NULL;
+
+		if (m && (m > h->mods_len ||
+			  !memchr(mods + m - 1, 0, h->mods_len - (m - 1))))
+			return -EVPROF_ERR_MALFORMED;
+		if (m && (!(name = strdup(mods + m - 1)) ||
+			  EVPROF_VEC_RESERVE(&ks->mods, ks->mods.n + 1))) {
+			free(name);
+			return -ENOMEM;
+		}
+		if (m)
+			ks->mods.a[ks->mods.n++] = name;
+		if (EVPROF_VEC_RESERVE(&ks->runs, ks->runs.n + 1))
+			return -ENOMEM;
+		ks->runs.a[ks->runs.n++] = (struct krun){name, runs[i].base};
+	}
+	for (size_t i = 0; i < ks->nr; i++)
+		if (ks->syms[i].name_off >= ks->len ||
+		    ks->syms[i].run >= ks->runs.n ||
+		    (i && ks->syms[i].addr < ks->syms[i - 1].addr))
+			return -EVPROF_ERR_MALFORMED;
+	return 0;
+}
+
+struct evprof__kallsyms *evprof__kallsyms_map(int fd)
+{
+	struct evprof__kallsyms *ks = calloc(1, sizeof(*ks));
+	struct kidx_head h;
+	struct stat st;
+	int err = 0;
+
+	if (!ks) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size < sizeof(h))
+		err = -EVPROF_ERR_MALFORMED;
+	if (!err) {
+		ks->map_len = (size_t)st.st_size;
+		ks->map =
+		    mmap(NULL, ks->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (ks->map == MAP_FAILED) {
+			ks->map = NULL;
+			err = -errno;
+		}
+	}
+	if (!err) {
+		memcpy(&h, ks->map, sizeof(h));
+		if (memcmp(h.magic, KIDX_MAGIC, sizeof(h.magic)))
+			err = -EVPROF_ERR_MALFORMED;
+	}
+	if (!err)
+		err = map_parts(ks, &h);
+	if (!err) {
+		ks->names = evprof__hashmap_new(
+		    evprof__hashmap_u64_hash, evprof__hashmap_u64_equal, NULL);
+		if (!ks->names)
+			err = -ENOMEM;
+	}
+	if (err) {
+		evprof__kallsyms_free(ks);
+		errno = err == -EVPROF_ERR_MALFORMED ? EINVAL : -err;
+		return NULL;
+	}
+	return ks;
 }
 
 /* Orders two symbols' names as strcmp would, from the file's bytes. */

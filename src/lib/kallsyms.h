@@ -50,6 +50,19 @@ EVPROF_HIDDEN int evprof__kallsyms_read(const char *path, char **text,
 EVPROF_HIDDEN void evprof__kallsyms_free(struct evprof__kallsyms *ks);
 
 /*
+ * Writes the table to fd in a form evprof__kallsyms_map() reads without
+ * parsing (for a cache of this host's). Returns 0 or -errno.
+ */
+EVPROF_HIDDEN int evprof__kallsyms_save(const struct evprof__kallsyms *ks,
+					int fd);
+/*
+ * The table saved in the file at fd, mapped (fd may be closed after). The
+ * file must not be cut or rewritten while mapped: replace it by rename.
+ * Returns it, or NULL with errno set (EINVAL: not a saved table).
+ */
+EVPROF_HIDDEN struct evprof__kallsyms *evprof__kallsyms_map(int fd);
+
+/*
  * Fills *out with the symbol at or below addr (the first by name among
  * aliases). Returns 1, 0 when there is none, or -ENOMEM when its name
  * could not be copied out of the file.

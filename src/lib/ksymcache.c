@@ -90,10 +90,11 @@ static int key_of(char *key, size_t n)
 	return 0;
 }
 
-/* The copy at dir/key when it is a regular file of this user's; or NULL. */
-static char *read_copy(const char *dir, const char *key, size_t *len)
+/* The table saved at dir/key when it is a regular file of this user's. */
+static struct evprof__kallsyms *map_copy(const char *dir, const char *key)
 {
-	char path[PATH_MAX], *text = NULL;
+	struct evprof__kallsyms *ks = NULL;
+	char path[PATH_MAX];
 	struct stat st;
 	int fd;
 
@@ -103,42 +104,10 @@ static char *read_copy(const char *dir, const char *key, size_t *len)
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    evprof__read_fd_all(fd, MAX_BYTES, &text, len))
-		text = NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+		ks = evprof__kallsyms_map(fd);
 	close(fd);
-	return text;
-}
-
-/* Whether some line's address is not zero (kptr_restrict zeroes all). */
-static bool has_addresses(const char *p, const char *end)
-{
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-		for (; p < end && *p != ' '; p++)
-			if (*p != '0')
-				return true;
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	return false;
-}
-
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return ks;
 }
 
 /* Removes the copies of other boots or module sets. */
@@ -157,12 +126,13 @@ static void drop_others(const char *dir, const char *key)
 }
 
 /*
- * Stores text as dir/key: written whole to an unnamed file, linked in
- * under a name of this process's, renamed over the old copy. Not synced:
- * a crash starts a new boot, whose copies have another name.
+ * Saves ks as dir/key: written whole to an unnamed file, linked in under a
+ * name of this process's, renamed over the old copy (never rewritten in
+ * place: other runs map it). Not synced: a crash starts a new boot, whose
+ * copies have another name.
  */
-static void store(const char *dir, const char *key, const char *text,
-		  size_t len)
+static void store(const char *dir, const char *key,
+		  const struct evprof__kallsyms *ks)
 {
 	char path[PATH_MAX], tmp[PATH_MAX], link[64];
 	int fd, err;
@@ -176,7 +146,7 @@ static void store(const char *dir, const char *key, const char *text,
 	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
-	err = write_all(fd, text, len);
+	err = evprof__kallsyms_save(ks, fd);
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	if (!err && !linkat(AT_FDCWD, link, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) &&
 	    rename(tmp, path))
@@ -190,6 +160,7 @@ struct evprof__kallsyms *evprof__ksymcache_load(const char *dir, bool fresh,
 						bool *hidden, bool *cached)
 {
 	char key[128], now[128], *text = NULL;
+	struct evprof__kallsyms *ks = NULL;
 	size_t len = 0;
 	bool keyed = !key_of(key, sizeof(key));
 	int err;
@@ -197,26 +168,20 @@ struct evprof__kallsyms *evprof__ksymcache_load(const char *dir, bool fresh,
 	*cached = false;
 	*hidden = false;
 	if (keyed && !fresh)
-		text = read_copy(dir, key, &len);
-	if (text) {
-		struct evprof__kallsyms *ks =
-		    evprof__kallsyms_parse(text, len, hidden);
-
-		/* A copy that holds no address is no copy. */
-		if (ks && !*hidden) {
-			*cached = true;
-			return ks;
-		}
-		evprof__kallsyms_free(ks);
+		ks = map_copy(dir, key);
+	if (ks) {
+		*cached = true;
+		return ks;
 	}
 	err = evprof__kallsyms_read(LIVE, &text, &len);
 	if (err) {
 		errno = -err;
 		return NULL;
 	}
+	ks = evprof__kallsyms_parse(text, len, hidden);
 	/* Modules loaded or unloaded meanwhile: the text may be either's. */
-	if (keyed && !key_of(now, sizeof(now)) && !strcmp(key, now) &&
-	    has_addresses(text, text + len))
-		store(dir, key, text, len);
-	return evprof__kallsyms_parse(text, len, hidden);
+	if (ks && !*hidden && keyed && !key_of(now, sizeof(now)) &&
+	    !strcmp(key, now))
+		store(dir, key, ks);
+	return ks;
 }

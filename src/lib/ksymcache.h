@@ -4,7 +4,8 @@
  * this boot and set of loaded modules. Reading /proc/kallsyms makes the
  * kernel format each of its 100,000+ lines: tens of milliseconds of system
  * time in every run that meets a kernel frame, half of what a short
- * recording costs; the copy is a file read. The image's text and a
+ * recording costs. The copy is the parsed table (evprof__kallsyms_save()),
+ * mapped: a lookup touches a few of its pages, nothing is parsed. The image's text and a
  * module's do not move within a boot (the key: boot id, and each module's
  * name, size, address and build id), but BPF programs and trampolines come
  * and go: a lookup that falls outside the image's and the modules' text
@@ -23,7 +24,7 @@
 
 /*
  * Kernel symbols from the copy in dir (a regular file of this user's, not
- * a link), else from /proc/kallsyms, whose text then replaces the copies
+ * a link), else from /proc/kallsyms, whose table then replaces the copies
  * in dir (made if missing; mode 0600: kernel addresses). fresh: from
  * /proc/kallsyms even when there is a copy. *cached: the table came from
  * the copy. Returns the table, or NULL with errno set (hidden: as

@@ -140,9 +140,11 @@ static void decide_kernel(struct evprof_perfdata *pd)
 	 * perf's copy of this kernel's kallsyms, when it has one for this
 	 * boot, is the same table as /proc/kallsyms at the recording, and a
 	 * plain file is much cheaper to read than the kernel's formatting.
+	 * With a debug cache, the symbolizer's saved table of the boot is
+	 * cheaper still (mapped, not parsed).
 	 */
 	snprintf(pd->ksyms, sizeof(pd->ksyms), "%s", pd->kallsyms);
-	if (pd->kernel_ok) {
+	if (pd->kernel_ok && !pd->debug_cache) {
 		char hex[41], path[sizeof(pd->ksyms)];
 
 		evprof__hex(hex, bid, len, false);

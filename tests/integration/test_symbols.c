@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -1072,22 +1073,38 @@ static const char *kname(struct evprof_symbolizer *s, uint64_t addr)
 }
 
 /*
- * Adds to the copy of kallsyms at path aliases that sort first by name
- * ("0..." before any real one) at sched and init, and two BPF programs
- * gone since, a page apart at gone.
+ * Replaces the copy of kallsyms at path (a saved table) with the kernel's
+ * table plus aliases that sort first by name ("0..." before any real one)
+ * at sched and init, and two BPF programs gone since, a page apart at gone.
  */
 static void tamper(const char *path, uint64_t sched, uint64_t init,
 		   uint64_t gone)
 {
-	FILE *f = fopen(path, "a");
+	char *text, *more, tmp[PATH_MAX + 8];
+	struct evprof__kallsyms *ks;
+	size_t len;
+	bool hidden;
+	int fd, n;
 
-	assert_non_null(f);
-	fprintf(f, "%016" PRIx64 " T 0evprof_copy\n", sched);
-	fprintf(f, "%016" PRIx64 " T 0evprof_stale\n", init);
-	fprintf(f, "%016" PRIx64 " t bpf_prog_0evprof_gone\t[bpf]\n", gone);
-	fprintf(f, "%016" PRIx64 " t bpf_prog_1evprof_gone\t[bpf]\n",
-		gone + 0x1000);
-	fclose(f);
+	assert_int_equal(evprof__kallsyms_read("/proc/kallsyms", &text, &len),
+			 0);
+	more = realloc(text, len + 512);
+	assert_non_null(more);
+	n = snprintf(more + len, 512,
+		     "%016" PRIx64 " T 0evprof_copy\n"
+		     "%016" PRIx64 " T 0evprof_stale\n"
+		     "%016" PRIx64 " t bpf_prog_0evprof_gone\t[bpf]\n"
+		     "%016" PRIx64 " t bpf_prog_1evprof_gone\t[bpf]\n",
+		     sched, init, gone, gone + 0x1000);
+	ks = evprof__kallsyms_parse(more, len + (size_t)n, &hidden);
+	assert_non_null(ks);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(evprof__kallsyms_save(ks, fd), 0);
+	close(fd);
+	assert_int_equal(rename(tmp, path), 0);
+	evprof__kallsyms_free(ks);
 }
 
 /*

@@ -123,6 +123,86 @@ static void test_regular_file(void **state)
 	evprof__kallsyms_free(ks);
 }
 
+/* ks saved to a file and mapped back; the file is gone (the map stays). */
+static struct evprof__kallsyms *saved(const struct evprof__kallsyms *ks,
+				      char **bytes, size_t *len)
+{
+	char path[] = "/tmp/evprof-kallsyms-XXXXXX";
+	struct evprof__kallsyms *m;
+	int fd = mkstemp(path);
+	struct stat st;
+
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(evprof__kallsyms_save(ks, fd), 0);
+	m = evprof__kallsyms_map(fd);
+	assert_non_null(m);
+	if (bytes) {
+		assert_int_equal(fstat(fd, &st), 0);
+		*len = (size_t)st.st_size;
+		*bytes = malloc(*len);
+		assert_non_null(*bytes);
+		assert_int_equal(pread(fd, *bytes, *len, 0), (ssize_t)*len);
+	}
+	close(fd);
+	return m;
+}
+
+/* bytes as a file, mapped. */
+static struct evprof__kallsyms *map_bytes(const char *bytes, size_t len)
+{
+	char path[] = "/tmp/evprof-kallsyms-XXXXXX";
+	struct evprof__kallsyms *m;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(write(fd, bytes, len), (ssize_t)len);
+	m = evprof__kallsyms_map(fd);
+	close(fd);
+	return m;
+}
+
+/*
+ * A table saved and mapped answers as the parsed one; a saved file cut
+ * anywhere, or another kind of file, is refused; one with any byte changed
+ * is refused or answers without reading outside it (ASan would tell).
+ */
+static void test_saved(void **state)
+{
+	char *copy = strdup(text), *bytes;
+	struct evprof__kallsyms *ks, *m;
+	struct evprof__ksym k;
+	size_t len;
+	bool hidden;
+
+	(void)state;
+	assert_non_null(copy);
+	ks = evprof__kallsyms_parse(copy, strlen(text), &hidden);
+	assert_non_null(ks);
+	m = saved(ks, &bytes, &len);
+	evprof__kallsyms_free(ks);
+	check_table(m);
+	evprof__kallsyms_free(m);
+	for (size_t cut = 0; cut < len; cut++) {
+		errno = 0;
+		assert_null(map_bytes(bytes, cut));
+		assert_int_equal(errno, EINVAL);
+	}
+	assert_null(map_bytes(text, strlen(text)));
+	for (size_t i = 0; i < len; i++) {
+		bytes[i] ^= (char)0x80;
+		m = map_bytes(bytes, len);
+		for (size_t w = 0; m && w < sizeof(wants) / sizeof(wants[0]);
+		     w++)
+			assert_true(
+			    evprof__kallsyms_find(m, wants[w].addr, &k) >= 0);
+		evprof__kallsyms_free(m);
+		bytes[i] ^= (char)0x80;
+	}
+	free(bytes);
+}
+
 /*
  * Where a lookup is inside text that cannot have changed since the table
  * was read: the image's [_stext, _etext), and between two symbols of one
@@ -160,11 +240,22 @@ static void test_inside(void **state)
 	assert_non_null(copy);
 	ks = evprof__kallsyms_parse(copy, strlen(t), &hidden);
 	assert_non_null(ks);
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
-		assert_int_equal(evprof__kallsyms_find(ks, w[i].addr, &k), 1);
-		if (k.inside != w[i].inside)
-			fail_msg("0x%llx: inside %d",
-				 (unsigned long long)w[i].addr, k.inside);
+	/* The parsed table, then the same saved and mapped. */
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+			assert_int_equal(
+			    evprof__kallsyms_find(ks, w[i].addr, &k), 1);
+			if (k.inside != w[i].inside)
+				fail_msg("0x%llx: inside %d (round %d)",
+					 (unsigned long long)w[i].addr,
+					 k.inside, round);
+		}
+		if (!round) {
+			struct evprof__kallsyms *m = saved(ks, NULL, NULL);
+
+			evprof__kallsyms_free(ks);
+			ks = m;
+		}
 	}
 	evprof__kallsyms_free(ks);
 }
@@ -231,6 +322,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_regular_file),
 	    cmocka_unit_test(test_inside),
+	    cmocka_unit_test(test_saved),
 	    cmocka_unit_test(test_not_a_regular_file),
 	    cmocka_unit_test(test_hidden),
 	};
