@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Output for the profile writers: a buffered sink (file written atomically
- * through path.tmp + rename, optionally gzip; or a FILE *) and a small
+ * through path.tmp + rename, optionally gzip, compressed in chunks on other
+ * threads while the writer fills the next; or a FILE *) and a small
  * streaming JSON writer on top of it. Errors latch: after the first failed
  * write everything is a no-op and the close reports the error.
  */
@@ -18,6 +19,8 @@
 
 #define EVPROF_SINK_BUF (64 * 1024)
 
+struct evprof__sink_zpool;
+
 struct evprof__sink {
 	int fd; /* -1 when writing to a FILE * */
 	FILE *file;
@@ -26,9 +29,11 @@ struct evprof__sink {
 	bool gz;
 	z_stream z;
 	int err; /* first error, -errno; 0 while fine */
-	size_t len;
-	unsigned char *buf;  /* EVPROF_SINK_BUF bytes of pending output */
+	size_t len, cap;
+	unsigned char *buf;  /* cap bytes of pending output */
 	unsigned char *zbuf; /* compressed bytes, when gz */
+	/* gzip on other threads (from the first full buffer), or NULL. */
+	struct evprof__sink_zpool *zp;
 };
 
 /*
@@ -54,21 +59,21 @@ static inline void evprof__sink_write(struct evprof__sink *s, const void *b,
 	const unsigned char *c = b;
 
 	while (n) {
-		size_t room = EVPROF_SINK_BUF - s->len;
+		size_t room = s->cap - s->len;
 		size_t k = n < room ? n : room;
 
 		memcpy(s->buf + s->len, c, k);
 		s->len += k;
 		c += k;
 		n -= k;
-		if (s->len == EVPROF_SINK_BUF)
+		if (s->len == s->cap)
 			evprof__sink_flush_buf(s);
 	}
 }
 
 static inline void evprof__sink_putc(struct evprof__sink *s, char c)
 {
-	if (s->len == EVPROF_SINK_BUF)
+	if (s->len == s->cap)
 		evprof__sink_flush_buf(s);
 	s->buf[s->len++] = (unsigned char)c;
 }
