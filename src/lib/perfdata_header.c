@@ -94,13 +94,18 @@ static int add_attr(struct pd_header *h, const uint8_t *b, size_t len,
 	return 0;
 }
 
-struct pd_attr *evprof__pd_attr_of(const struct pd_header *h, uint64_t id)
+struct pd_attr *evprof__pd_attr_of(struct pd_header *h, uint64_t id)
 {
 	long a;
 
+	/* An id never changes attr once added: the last answer holds. */
+	if (h->last_attr && h->last_id == id)
+		return h->last_attr;
 	if (!h->by_id || !evprof__hashmap_find(h->by_id, (long)id, &a))
 		return NULL;
-	return (struct pd_attr *)&h->attrs[a];
+	h->last_id = id;
+	h->last_attr = &h->attrs[a];
+	return h->last_attr;
 }
 
 static const char *const sw_names[] = {

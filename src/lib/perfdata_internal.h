@@ -98,6 +98,9 @@ struct pd_header {
 	struct pd_attr attrs[PD_MAX_ATTRS];
 	uint32_t nr_attrs;
 	struct evprof_hashmap *by_id; /* id -> attr index */
+	/* The last id found (samples come in runs of one event). */
+	uint64_t last_id;
+	struct pd_attr *last_attr; /* NULL: none yet */
 	EVPROF_VEC(struct pd_buildid) bids;
 	EVPROF_VEC(struct pd_idx) idx;
 	char *hostname, *osrelease, *version, *arch, *cpudesc, *cmdline;
@@ -193,7 +196,7 @@ EVPROF_HIDDEN int evprof__pd_header_read(struct pd_header *h, struct pd_src *s);
 EVPROF_HIDDEN int evprof__pd_header_record(struct pd_header *h,
 					   const struct pd_rec *r);
 /* The attr that wrote id, or NULL. */
-EVPROF_HIDDEN struct pd_attr *evprof__pd_attr_of(const struct pd_header *h,
+EVPROF_HIDDEN struct pd_attr *evprof__pd_attr_of(struct pd_header *h,
 						 uint64_t id);
 /* The build id perf recorded for path (kernel: "[kernel.kallsyms]"). */
 EVPROF_HIDDEN const struct pd_buildid *

@@ -25,14 +25,20 @@ static uint64_t *totals(struct sess_part *pt, size_t nr_slots, uint32_t tid)
 		if (!pt->tid_tot)
 			return NULL;
 	}
-	if (evprof__hashmap_find(pt->tid_tot, (long)tid, &off))
-		return pt->tot.a + off;
-	if (EVPROF_VEC_RESERVE(&pt->tot, pt->tot.n + nr_slots + 1) ||
-	    evprof__hashmap_add(pt->tid_tot, (long)tid, (long)pt->tot.n))
-		return NULL;
-	off = (long)pt->tot.n;
-	memset(pt->tot.a + off, 0, (nr_slots + 1) * sizeof(uint64_t));
-	pt->tot.n += nr_slots + 1;
+	if (pt->last_ok && pt->last_tid == tid)
+		return pt->tot.a + pt->last_off;
+	if (!evprof__hashmap_find(pt->tid_tot, (long)tid, &off)) {
+		if (EVPROF_VEC_RESERVE(&pt->tot, pt->tot.n + nr_slots + 1) ||
+		    evprof__hashmap_add(pt->tid_tot, (long)tid,
+					(long)pt->tot.n))
+			return NULL;
+		off = (long)pt->tot.n;
+		memset(pt->tot.a + off, 0, (nr_slots + 1) * sizeof(uint64_t));
+		pt->tot.n += nr_slots + 1;
+	}
+	pt->last_ok = true;
+	pt->last_tid = tid;
+	pt->last_off = off;
 	return pt->tot.a + off;
 }
 
@@ -303,6 +309,7 @@ static int forget_totals(struct sess_part *pt, size_t nr_slots,
 
 	if (!pt->tid_tot)
 		return 0;
+	pt->last_ok = false; /* offsets move */
 	n = pt->tot.n / words;
 	to = malloc((n ? n : 1) * sizeof(*to));
 	if (!to)

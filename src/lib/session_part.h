@@ -39,7 +39,11 @@ struct sess_part {
 	uint64_t weight;	  /* samples the kept ones stand for */
 	uint64_t replayed;	  /* samples replayed (kept or not) */
 	struct evprof_hashmap *tid_tot; /* tid -> offset in tot */
-	EVPROF_VEC(uint64_t) tot;	/* per tid: nr_slots deltas, CPU ns */
+	/* The last tid's offset (samples come in runs of one thread). */
+	bool last_ok;
+	uint32_t last_tid;
+	long last_off;
+	EVPROF_VEC(uint64_t) tot; /* per tid: nr_slots deltas, CPU ns */
 	/* what dropped samples outside the tree carried: slots, CPU ns */
 	uint64_t unkept[EVPROF_PROFILE_MAX_COUNTERS + 1];
 };
