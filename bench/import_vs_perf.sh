@@ -4,13 +4,15 @@
 # `perf script` and `perf report --stdio`, interleaved REPEATS times;
 # medians of wall time and of max RSS, and each one's time over evprof's.
 # Usage: bench/import_vs_perf.sh [REPEATS] [FREQ] (needs build/evprof and
-# perf; EVPROF=path overrides build/evprof, ITER the spin iterations).
+# perf; EVPROF=path overrides build/evprof, ITER the spin iterations;
+# the file and outputs go to TMPDIR, /tmp by default: a tmpfs there keeps
+# disk waits out of both tools' wall times).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-5}
 freq=${2:-4000}
 evprof=${EVPROF:-build/evprof}
-out=$(mktemp -d /tmp/evprof-bench.XXXXXX)
+out=$(mktemp -d "${TMPDIR:-/tmp}/evprof-bench.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 cc -O1 -fno-omit-frame-pointer -pthread -o "$out/work" bench/cpu_work.c
 
@@ -44,9 +46,14 @@ run() {
 
 configs="evprof-import-firefox evprof-import-folded evprof-import-no-inline"
 configs="$configs perf-script perf-report-stdio"
+# The outputs are removed between runs: replacing the last one would time
+# its deletion too (a synchronous discard on a filesystem mounted with
+# -o discard), which perf script, writing to /dev/null, never pays.
 for i in $(seq "$reps"); do
+	rm -f "$out/p.json.gz" "$out/p.folded"
 	run evprof-import-firefox "$evprof" import -o "$out/p.json.gz" "$out/perf.data"
 	run evprof-import-folded "$evprof" import -o "$out/p.folded" "$out/perf.data"
+	rm -f "$out/p.json.gz"
 	run evprof-import-no-inline "$evprof" import --no-inline \
 		-o "$out/p.json.gz" "$out/perf.data"
 	run perf-script perf script -i "$out/perf.data"

@@ -61,8 +61,7 @@ static void print_debug_cache(void)
 	printf("debug cache:          %s (%llu files, %.1f MB", dir, n,
 	       (double)bytes / 1e6);
 	if (kbytes)
-		printf("; the kernel's symbols of this boot, %.1f MB",
-		       (double)kbytes / 1e6);
+		printf("; kernel symbol tables, %.1f MB", (double)kbytes / 1e6);
 	printf(")\n");
 }
 

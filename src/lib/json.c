@@ -170,7 +170,6 @@ static void deflate_pump(struct evprof__sink *s, int flush, int *err)
  */
 #define ZCHUNK	 (256 * 1024)
 #define ZWINDOW	 (32 * 1024)
-#define ZOUT	 (ZCHUNK + ZCHUNK / 16 + 64) /* level 1's worst case, and more */
 #define ZWORKERS 3
 #define ZJOBS	 16
 
@@ -180,7 +179,7 @@ struct zjob {
 	enum zstate state;
 	int err;
 	unsigned char *in, *out;
-	size_t in_len, out_len, dict_len;
+	size_t in_len, out_len, out_cap, dict_len;
 	uLong crc;
 	unsigned char dict[ZWINDOW];
 };
@@ -208,10 +207,10 @@ static int compress_job(z_stream *z, struct zjob *j)
 	z->next_in = j->in;
 	z->avail_in = (uInt)j->in_len;
 	z->next_out = j->out;
-	z->avail_out = ZOUT;
+	z->avail_out = (uInt)j->out_cap;
 	if (deflate(z, Z_SYNC_FLUSH) != Z_OK || z->avail_in || !z->avail_out)
 		return -EIO;
-	j->out_len = ZOUT - z->avail_out;
+	j->out_len = j->out_cap - z->avail_out;
 	j->crc = crc32(0, j->in, (uInt)j->in_len);
 	return 0;
 }
@@ -261,13 +260,36 @@ static void zpool_free(struct evprof__sink_zpool *zp)
 	free(zp);
 }
 
-/* The workers, started; NULL (compress in place) when they cannot be. */
+/*
+ * The most a chunk can take compressed: this zlib's own bound (zlib-ng's
+ * level 1 grows incompressible bytes by up to 1/8, zlib's by far less),
+ * and room for the sync flush's empty block.
+ */
+static size_t zout_cap(void)
+{
+	z_stream z = {0};
+	size_t n;
+
+	if (deflateInit2(&z, SINK_GZIP_LEVEL, Z_DEFLATED, -15, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return 0;
+	n = deflateBound(&z, ZCHUNK) + 16;
+	deflateEnd(&z);
+	return n;
+}
+
+/*
+ * The workers, started; NULL (compress in place) when they cannot be. One
+ * CPU gets a worker too: the writer and it take turns, and the output is
+ * the same whatever the machine.
+ */
 static struct evprof__sink_zpool *zpool_start(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t cap = zout_cap();
 	struct evprof__sink_zpool *zp;
 
-	if (cpus < 2)
+	if (!cap)
 		return NULL;
 	zp = calloc(1, sizeof(*zp));
 	if (!zp)
@@ -275,10 +297,11 @@ static struct evprof__sink_zpool *zpool_start(void)
 	for (int i = 0; i < ZJOBS; i++) {
 		zp->jobs[i] = calloc(1, sizeof(*zp->jobs[i]));
 		if (!zp->jobs[i] || !(zp->jobs[i]->in = malloc(ZCHUNK)) ||
-		    !(zp->jobs[i]->out = malloc(ZOUT))) {
+		    !(zp->jobs[i]->out = malloc(cap))) {
 			zpool_free(zp);
 			return NULL;
 		}
+		zp->jobs[i]->out_cap = cap;
 	}
 	if (pthread_mutex_init(&zp->lock, NULL)) {
 		zpool_free(zp);
@@ -289,7 +312,9 @@ static struct evprof__sink_zpool *zpool_start(void)
 		zpool_free(zp);
 		return NULL;
 	}
-	while (zp->workers < (cpus < ZWORKERS ? cpus : ZWORKERS) &&
+	while (zp->workers < (cpus < 2		? 1
+			      : cpus < ZWORKERS ? cpus
+						: ZWORKERS) &&
 	       !pthread_create(&zp->tid[zp->workers], NULL, zworker, zp))
 		zp->workers++;
 	if (zp->workers)
@@ -425,8 +450,11 @@ static void flush_here(struct evprof__sink *s)
 
 void evprof__sink_flush_buf(struct evprof__sink *s)
 {
-	/* A full buffer: output worth the threads. */
-	if (s->gz && !s->zp && !s->err && s->len == s->cap)
+	/*
+	 * A full buffer: output worth the threads, tried once; after a
+	 * failed start (memory, threads) the stream begun in place goes on.
+	 */
+	if (s->gz && !s->zp && !s->err && s->len == s->cap && !s->z.total_in)
 		zpool_begin(s);
 	if (!s->zp)
 		flush_here(s);

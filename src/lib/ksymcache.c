@@ -15,6 +15,7 @@
 
 #define LIVE	     "/proc/kallsyms"
 #define PREFIX	     "kallsyms-"
+#define FILE_PREFIX  "kallsyms-file-"
 #define MAX_BYTES    (512u << 20)
 #define MODULES_MAX  (16u << 20)
 #define BOOT_ID_FILE "/proc/sys/kernel/random/boot_id"
@@ -110,7 +111,16 @@ static struct evprof__kallsyms *map_copy(const char *dir, const char *key)
 	return ks;
 }
 
-/* Removes the copies of other boots or module sets. */
+static bool is_file_key(const char *name)
+{
+	return !strncmp(name, FILE_PREFIX, strlen(FILE_PREFIX));
+}
+
+/*
+ * Removes the other copies of key's kind: of other boots or module sets,
+ * or of other files (one is kept: files imported in turn from two kernels
+ * are parsed anew each time, as they were before the copies).
+ */
 static void drop_others(const char *dir, const char *key)
 {
 	DIR *d = opendir(dir);
@@ -120,6 +130,7 @@ static void drop_others(const char *dir, const char *key)
 		return;
 	while ((de = readdir(d)))
 		if (!strncmp(de->d_name, PREFIX, strlen(PREFIX)) &&
+		    is_file_key(de->d_name) == is_file_key(key) &&
 		    strcmp(de->d_name, key))
 			unlinkat(dirfd(d), de->d_name, 0);
 	closedir(d);
@@ -181,6 +192,45 @@ struct evprof__kallsyms *evprof__ksymcache_load(const char *dir, bool fresh,
 	ks = evprof__kallsyms_parse(text, len, hidden);
 	/* Modules loaded or unloaded meanwhile: the text may be either's. */
 	if (ks && !*hidden && keyed && !key_of(now, sizeof(now)) &&
+	    !strcmp(key, now))
+		store(dir, key, ks);
+	return ks;
+}
+
+/* A file's key: its path and what changes when it is written anew. */
+static int file_key(const char *path, char *key, size_t n)
+{
+	struct stat st;
+	uint64_t h;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	h = evprof__hash_mem(EVPROF_HASH_INIT, path, strlen(path) + 1);
+	h = evprof__hash_mem(h, &st.st_dev, sizeof(st.st_dev));
+	h = evprof__hash_mem(h, &st.st_ino, sizeof(st.st_ino));
+	h = evprof__hash_mem(h, &st.st_size, sizeof(st.st_size));
+	h = evprof__hash_mem(h, &st.st_mtim, sizeof(st.st_mtim));
+	return (size_t)snprintf(key, n, FILE_PREFIX "%016llx",
+				(unsigned long long)h) >= n
+		   ? -1
+		   : 0;
+}
+
+struct evprof__kallsyms *evprof__ksymcache_file(const char *dir,
+						const char *path, bool *hidden)
+{
+	char key[128], now[128];
+	struct evprof__kallsyms *ks = NULL;
+	bool keyed = !file_key(path, key, sizeof(key));
+
+	*hidden = false;
+	if (keyed)
+		ks = map_copy(dir, key);
+	if (ks)
+		return ks;
+	ks = evprof__kallsyms_load(path, hidden);
+	/* Written meanwhile: the table may be of either text. */
+	if (ks && !*hidden && keyed && !file_key(path, now, sizeof(now)) &&
 	    !strcmp(key, now))
 		store(dir, key, ks);
 	return ks;

@@ -5,7 +5,9 @@
  * kernel format each of its 100,000+ lines: tens of milliseconds of system
  * time in every run that meets a kernel frame, half of what a short
  * recording costs. The copy is the parsed table (evprof__kallsyms_save()),
- * mapped: a lookup touches a few of its pages, nothing is parsed. The image's text and a
+ * mapped: a lookup touches a few of its pages, nothing is parsed. Copies
+ * are only ever replaced by rename: one cut in place by another writer
+ * would kill a run that maps it (SIGBUS). The image's text and a
  * module's do not move within a boot (the key: boot id, and each module's
  * name, size, address and build id), but BPF programs and trampolines come
  * and go: a lookup that falls outside the image's and the modules' text
@@ -32,5 +34,15 @@
  */
 EVPROF_HIDDEN struct evprof__kallsyms *
 evprof__ksymcache_load(const char *dir, bool fresh, bool *hidden, bool *cached);
+
+/*
+ * The table of the kallsyms file at path (perf's copy of a recording's
+ * kernel, say) through a saved copy in dir, keyed by its path, device,
+ * inode, size and modification time: parsed once, mapped after. A path
+ * that is not a regular file is read as it is. Returns as
+ * evprof__kallsyms_load().
+ */
+EVPROF_HIDDEN struct evprof__kallsyms *
+evprof__ksymcache_file(const char *dir, const char *path, bool *hidden);
 
 #endif /* EVPROF_LIB_KSYMCACHE_H */

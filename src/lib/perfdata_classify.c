@@ -139,12 +139,13 @@ static void decide_kernel(struct evprof_perfdata *pd)
 	/*
 	 * perf's copy of this kernel's kallsyms, when it has one for this
 	 * boot, is the same table as /proc/kallsyms at the recording, and a
-	 * plain file is much cheaper to read than the kernel's formatting.
-	 * With a debug cache, the symbolizer's saved table of the boot is
-	 * cheaper still (mapped, not parsed).
+	 * plain file is much cheaper to read than the kernel's formatting
+	 * (with a debug cache, its table is saved there and mapped after).
+	 * It has the modules and BPF programs of the recording, which the
+	 * kernel may no longer have.
 	 */
 	snprintf(pd->ksyms, sizeof(pd->ksyms), "%s", pd->kallsyms);
-	if (pd->kernel_ok && !pd->debug_cache) {
+	if (pd->kernel_ok) {
 		char hex[41], path[sizeof(pd->ksyms)];
 
 		evprof__hex(hex, bid, len, false);

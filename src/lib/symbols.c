@@ -459,6 +459,9 @@ static void load_ksyms(struct evprof_symbolizer *s)
 	if (s->finder.cache_dir && !strcmp(s->kallsyms_path, "/proc/kallsyms"))
 		s->ksyms = evprof__ksymcache_load(s->finder.cache_dir, false,
 						  &hidden, &s->ksyms_cached);
+	else if (s->finder.cache_dir)
+		s->ksyms = evprof__ksymcache_file(s->finder.cache_dir,
+						  s->kallsyms_path, &hidden);
 	else
 		s->ksyms = evprof__kallsyms_load(s->kallsyms_path, &hidden);
 	if (!s->ksyms)

@@ -41,7 +41,7 @@ grep -qx "debug cache: *$TMP/dc (2 files, 4.0 MB)" "$TMP/out" &&
 # With the copy of the kernel's symbols (kallsyms-BOOT-MODULES), apart.
 head -c 700000 /dev/zero >"$TMP/dc/kallsyms-x-0"
 EVPROF_DEBUG_CACHE="$TMP/dc" "$EVPROF" info >"$TMP/out" 2>&1
-grep -qx "debug cache: *$TMP/dc (2 files, 4.0 MB; the kernel's symbols of this boot, 0.7 MB)" "$TMP/out" &&
+grep -qx "debug cache: *$TMP/dc (2 files, 4.0 MB; kernel symbol tables, 0.7 MB)" "$TMP/out" &&
 	ok "debug cache: the kernel's symbols apart" ||
 	fail "debug cache line with kallsyms: $(grep 'debug cache' "$TMP/out")"
 EVPROF_DEBUG_CACHE= "$EVPROF" info >"$TMP/out" 2>&1

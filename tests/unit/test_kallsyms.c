@@ -6,6 +6,7 @@
  * as /proc/kallsyms reads).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,6 +22,7 @@
 #include <cmocka.h>
 
 #include "kallsyms.h"
+#include "ksymcache.h"
 
 /*
  * Modules after the image, as the kernel lists them; lines out of address
@@ -203,6 +205,86 @@ static void test_saved(void **state)
 	free(bytes);
 }
 
+/* The one saved table of a file in dir (a "kallsyms-file-*"), by name. */
+static void saved_file(const char *dir, char *out, size_t n)
+{
+	char cmd[256];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ls %s/kallsyms-file-* 2>/dev/null", dir);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	out[0] = 0;
+	if (!fgets(out, (int)n, f))
+		out[0] = 0;
+	pclose(f);
+	out[strcspn(out, "\n")] = 0;
+}
+
+/*
+ * A kallsyms file's table through the cache: parsed and saved the first
+ * time, the saved table after (one put there by hand answers), parsed
+ * anew once the file is written again (another size and time).
+ */
+static void test_file_copy(void **state)
+{
+	char dir[] = "/tmp/evprof-ksymcache-XXXXXX", path[64], copy[256];
+	char again[256];
+	char *other = strdup(text), *p;
+	struct evprof__kallsyms *ks;
+	struct evprof__ksym k;
+	bool hidden;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	ks = evprof__ksymcache_file(dir, path, &hidden);
+	assert_non_null(ks);
+	check_table(ks);
+	evprof__kallsyms_free(ks);
+	saved_file(dir, copy, sizeof(copy));
+	assert_true(copy[0]);
+
+	/* The saved table answers: one of another text, under its name. */
+	p = strstr(other, "last_core");
+	assert_non_null(p);
+	memcpy(p, "LAST_CORE", 9);
+	ks = evprof__kallsyms_parse(other, strlen(text), &hidden);
+	assert_non_null(ks);
+	fd = open(copy, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(evprof__kallsyms_save(ks, fd), 0);
+	close(fd);
+	evprof__kallsyms_free(ks);
+	ks = evprof__ksymcache_file(dir, path, &hidden);
+	assert_non_null(ks);
+	assert_int_equal(evprof__kallsyms_find(ks, 0xffffffff81003000ULL, &k),
+			 1);
+	assert_string_equal(k.name, "LAST_CORE");
+	evprof__kallsyms_free(ks);
+
+	/* Written anew: parsed again, and the old copy replaced. */
+	f = fopen(path, "a");
+	assert_non_null(f);
+	fputs("\n", f);
+	fclose(f);
+	ks = evprof__ksymcache_file(dir, path, &hidden);
+	assert_non_null(ks);
+	check_table(ks);
+	evprof__kallsyms_free(ks);
+	saved_file(dir, again, sizeof(again));
+	assert_true(again[0] && strcmp(again, copy));
+	assert_int_equal(access(copy, F_OK), -1);
+	snprintf(copy, sizeof(copy), "rm -rf %s", dir);
+	assert_int_equal(system(copy), 0);
+}
+
 /*
  * Where a lookup is inside text that cannot have changed since the table
  * was read: the image's [_stext, _etext), and between two symbols of one
@@ -323,6 +405,7 @@ int main(void)
 	    cmocka_unit_test(test_regular_file),
 	    cmocka_unit_test(test_inside),
 	    cmocka_unit_test(test_saved),
+	    cmocka_unit_test(test_file_copy),
 	    cmocka_unit_test(test_not_a_regular_file),
 	    cmocka_unit_test(test_hidden),
 	};

@@ -3,9 +3,13 @@
  * The output sink's gzip, compressed in chunks on other threads: zlib's own
  * inflate must read back exactly the bytes written, as one gzip member
  * (its trailer's CRC-32 and length checked by zlib), for sizes around the
- * chunk and window boundaries and for data that does not compress.
+ * chunk and window boundaries, past the chunks in flight (their slots
+ * reused), for data that does not compress, and when a worker thread
+ * cannot be started.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +26,23 @@
 #include "json.h"
 
 static char dir[] = "/tmp/evprof-sink-XXXXXX";
+
+/* pthread_create calls made, and which one fails (0: none). */
+static int creates, fail_create;
+
+/* The library's thread starts come here first (it is linked in). */
+int pthread_create(pthread_t *t, const pthread_attr_t *attr,
+		   void *(*fn)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *,
+			   void *(*)(void *), void *);
+
+	if (++creates == fail_create)
+		return EAGAIN;
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+	return real(t, attr, fn, arg);
+}
 
 static int setup(void **state)
 {
@@ -56,8 +77,8 @@ static unsigned char *make_data(size_t n, bool random, uint64_t seed)
 	return d;
 }
 
-/* The file at path inflated as one gzip member; *len bytes. */
-static unsigned char *gunzip(const char *path, size_t *len)
+/* The file at path inflated as one gzip member of at most max bytes. */
+static unsigned char *gunzip(const char *path, size_t max, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	unsigned char *in, *out;
@@ -73,7 +94,7 @@ static unsigned char *gunzip(const char *path, size_t *len)
 	assert_non_null(in);
 	assert_int_equal(fread(in, 1, n, f), n);
 	fclose(f);
-	cap = 64 * n + 1024;
+	cap = max + 1;
 	out = malloc(cap);
 	assert_non_null(out);
 	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
@@ -124,7 +145,8 @@ static void test_gzip_round_trip(void **state)
 				       64 * 1024 + 32 * 1024,
 				       320 * 1024 + 5,
 				       1024 * 1024 + 17,
-				       3 * 1024 * 1024 + 4096};
+				       3 * 1024 * 1024 + 4096,
+				       9 * 1024 * 1024 + 3};
 	char path[sizeof(dir) + 16];
 
 	(void)state;
@@ -135,7 +157,7 @@ static void test_gzip_round_trip(void **state)
 			unsigned char *d = make_data(n, random, n + 1), *back;
 
 			assert_int_equal(write_gz(path, d, n, true), 0);
-			back = gunzip(path, &got);
+			back = gunzip(path, n, &got);
 			if (got != n || memcmp(back, d, n))
 				fail_msg("%zu bytes (random %d): %zu back, "
 					 "differ",
@@ -144,6 +166,34 @@ static void test_gzip_round_trip(void **state)
 			free(d);
 		}
 	}
+}
+
+/*
+ * A worker that cannot be started: the first (no pool: the stream begun
+ * in place goes on to the end, never a second start halfway) or a later
+ * one (fewer workers).
+ */
+static void test_gzip_no_thread(void **state)
+{
+	char path[sizeof(dir) + 16];
+	size_t n = 2 * 1024 * 1024 + 5, got;
+	unsigned char *d = make_data(n, false, 3), *back;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/nothread.gz", dir);
+	for (int k = 1; k <= 2; k++) {
+		creates = 0;
+		fail_create = k;
+		assert_int_equal(write_gz(path, d, n, true), 0);
+		fail_create = 0;
+		assert_true(creates >= k);
+		back = gunzip(path, n, &got);
+		if (got != n || memcmp(back, d, n))
+			fail_msg("thread start %d failing: %zu back, differ", k,
+				 got);
+		free(back);
+	}
+	free(d);
 }
 
 /* Not committed, or a write that fails: no file, and the error said. */
@@ -171,6 +221,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_gzip_round_trip),
+	    cmocka_unit_test(test_gzip_no_thread),
 	    cmocka_unit_test(test_gzip_fail),
 	};
 
