@@ -284,6 +284,25 @@ struct evprof__kallsyms *evprof__kallsyms_load(const char *path, bool *hidden)
 	return evprof__kallsyms_parse(text, len, hidden);
 }
 
+/*
+ * A table read or mapped: its names' map made, or on err (-errno, or
+ * -EVPROF_ERR_MALFORMED: EINVAL) freed. Returns it, or NULL with errno.
+ */
+static struct evprof__kallsyms *finish(struct evprof__kallsyms *ks, int err)
+{
+	if (!err) {
+		ks->names = evprof__hashmap_new(
+		    evprof__hashmap_u64_hash, evprof__hashmap_u64_equal, NULL);
+		if (!ks->names)
+			err = -ENOMEM;
+	}
+	if (!err)
+		return ks;
+	evprof__kallsyms_free(ks);
+	errno = err == -EVPROF_ERR_MALFORMED ? EINVAL : -err;
+	return NULL;
+}
+
 struct evprof__kallsyms *evprof__kallsyms_parse(char *text, size_t len,
 						bool *hidden)
 {
@@ -316,18 +335,7 @@ struct evprof__kallsyms *evprof__kallsyms_parse(char *text, size_t len,
 		sort_by_addr(ks->syms, ks->nr);
 	if (!err)
 		err = make_runs(ks, text_base);
-	if (!err) {
-		ks->names = evprof__hashmap_new(
-		    evprof__hashmap_u64_hash, evprof__hashmap_u64_equal, NULL);
-		if (!ks->names)
-			err = -ENOMEM;
-	}
-	if (err) {
-		evprof__kallsyms_free(ks);
-		errno = -err;
-		return NULL;
-	}
-	return ks;
+	return finish(ks, err);
 }
 
 void evprof__kallsyms_free(struct evprof__kallsyms *ks)
@@ -517,18 +525,7 @@ struct evprof__kallsyms *evprof__kallsyms_map(int fd)
 	}
 	if (!err)
 		err = map_parts(ks, &h);
-	if (!err) {
-		ks->names = evprof__hashmap_new(
-		    evprof__hashmap_u64_hash, evprof__hashmap_u64_equal, NULL);
-		if (!ks->names)
-			err = -ENOMEM;
-	}
-	if (err) {
-		evprof__kallsyms_free(ks);
-		errno = err == -EVPROF_ERR_MALFORMED ? EINVAL : -err;
-		return NULL;
-	}
-	return ks;
+	return finish(ks, err);
 }
 
 /* Orders two symbols' names as strcmp would, from the file's bytes. */
