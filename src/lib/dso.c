@@ -228,8 +228,7 @@ static bool exists3(const char *dir, const char *sub, const char *name)
  * name and the file's own). Elfutils 0.188 asks debuginfod when its search
  * finds nothing, and loads libdebuginfod for that (with libcurl and 30
  * more libraries: 4-6 ms, a fifth of a short recording's CPU) even when
- * no server is set: a search that cannot succeed is not made then. It
- * searches from the name given, then from its realpath(): asked twice.
+ * no server is set: a search that cannot succeed is not made then.
  */
 static bool may_find_locally(const char *path, const char *file_name,
 			     const char *link, const unsigned char *id,
@@ -289,6 +288,22 @@ static bool may_find_locally(const char *path, const char *file_name,
 	return found;
 }
 
+/* The same from the name given, then (as libdwfl) from its realpath(). */
+static bool may_find(const char *path, const char *file_name, const char *link,
+		     const unsigned char *id, int id_len)
+{
+	char *real;
+	bool may = may_find_locally(path, file_name, link, id, id_len);
+
+	if (may || !file_name)
+		return may;
+	real = realpath(file_name, NULL);
+	if (real && strcmp(real, file_name))
+		may = may_find_locally(path, real, link, id, id_len);
+	free(real);
+	return may;
+}
+
 /*
  * libdwfl's standard search, with the finder's debug cache first (the
  * finder is the module's user data, set by evprof__dso_new(); NULL for
@@ -305,41 +320,30 @@ static int find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
 			  const char *debuglink, GElf_Word crc, char **name)
 {
 	struct evprof__dso_finder *fi = *ud;
-	const char *dir = fi && !(debuglink && !crc) ? fi->cache_dir : NULL;
-	const unsigned char *id;
-	GElf_Addr vaddr;
-	int len = dir ? dwfl_module_build_id(mod, &id, &vaddr) : 0;
-	struct evprof__dso_pending p = {0};
+	/* A dwz file (a CRC of 0) is not the module's: found otherwise. */
+	bool dwz = debuglink && !crc;
+	const char *dir = fi && !dwz ? fi->cache_dir : NULL;
 	const char *urls = getenv("DEBUGINFOD_URLS");
+	const unsigned char *id = NULL;
+	GElf_Addr vaddr;
+	int len = dwz ? 0 : dwfl_module_build_id(mod, &id, &vaddr);
+	struct evprof__dso_pending p = {0};
 	int fd;
 
-	if (len > 0 && len <= EVPROF__MAX_BUILD_ID) {
+	if (len > EVPROF__MAX_BUILD_ID)
+		len = 0;
+	if (dir && len > 0) {
 		fd = evprof__debugcache_open(dir, id, (size_t)len);
 		if (fd >= 0)
 			return fd;
 	}
-	/* Not for a dwz file (a CRC of 0): found otherwise. */
-	if (!(debuglink && !crc) && (!urls || !*urls)) {
-		const unsigned char *bid = NULL;
-		int blen = dwfl_module_build_id(mod, &bid, &vaddr);
-
-		const char *path = fi ? fi->debuginfo_path : DEFAULT_PATH;
-		bool may =
-		    may_find_locally(path, file_name, debuglink, bid, blen);
-		/* libdwfl searches again from the resolved name. */
-		char *real =
-		    !may && file_name ? realpath(file_name, NULL) : NULL;
-
-		if (real && strcmp(real, file_name))
-			may =
-			    may_find_locally(path, real, debuglink, bid, blen);
-		free(real);
-		if (!may)
-			return -1;
-	}
+	if (!dwz && (!urls || !*urls) &&
+	    !may_find(fi ? fi->debuginfo_path : DEFAULT_PATH, file_name,
+		      debuglink, id, len))
+		return -1;
 	fd = dwfl_standard_find_debuginfo(mod, ud, modname, base, file_name,
 					  debuglink, crc, name);
-	if (fd < 0 || len <= 0 || len > EVPROF__MAX_BUILD_ID || !*name)
+	if (fd < 0 || !dir || len <= 0 || !*name)
 		return fd;
 	memcpy(p.id, id, (size_t)len);
 	p.len = (size_t)len;

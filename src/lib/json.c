@@ -286,6 +286,7 @@ static size_t zout_cap(void)
 static struct evprof__sink_zpool *zpool_start(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int want = cpus < 2 ? 1 : cpus < ZWORKERS ? (int)cpus : ZWORKERS;
 	size_t cap = zout_cap();
 	struct evprof__sink_zpool *zp;
 
@@ -312,9 +313,7 @@ static struct evprof__sink_zpool *zpool_start(void)
 		zpool_free(zp);
 		return NULL;
 	}
-	while (zp->workers < (cpus < 2		? 1
-			      : cpus < ZWORKERS ? cpus
-						: ZWORKERS) &&
+	while (zp->workers < want &&
 	       !pthread_create(&zp->tid[zp->workers], NULL, zworker, zp))
 		zp->workers++;
 	if (zp->workers)
@@ -410,7 +409,7 @@ static void zpool_end(struct evprof__sink *s, bool commit)
 	if (commit && !s->err && s->len)
 		zpool_hand(s);
 	pthread_mutex_lock(&zp->lock);
-	if (commit)
+	if (commit) /* until every chunk handed over is written */
 		zpool_drain(s, zp->handed + ZJOBS - 1, true);
 	zp->stop = true;
 	pthread_cond_broadcast(&zp->cond);

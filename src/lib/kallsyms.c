@@ -44,7 +44,8 @@ struct evprof__kallsyms {
 	/* A saved table mapped whole (text and syms point into it), or NULL. */
 	void *map;
 	size_t map_len;
-	EVPROF_VEC(char *) mods; /* module names, owned; index + 1 in kent */
+	/* Module names, owned; index + 1 in kent (a mapped table's: none) */
+	EVPROF_VEC(char *) mods;
 	EVPROF_VEC(struct krun) runs;
 	struct evprof_hashmap *names; /* index in syms -> its name, owned */
 };
@@ -416,12 +417,12 @@ int evprof__kallsyms_save(const struct evprof__kallsyms *ks, int fd)
 
 		runs[i].base = ks->runs.a[i].base;
 		runs[i].mod = m ? mods.n + 1 : 0;
-		if (EVPROF_VEC_RESERVE(&mods, mods.n + n + 1)) {
+		if (n && EVPROF_VEC_RESERVE(&mods, mods.n + n)) {
 			err = -ENOMEM;
-			break;
+		} else if (n) {
+			memcpy(mods.a + mods.n, m, n);
+			mods.n += n;
 		}
-		memcpy(mods.a + mods.n, m ? m : "", n);
-		mods.n += n;
 	}
 	h.mods_len = mods.n;
 	if (!err)
@@ -468,23 +469,17 @@ static int map_parts(struct evprof__kallsyms *ks, const struct kidx_head *h)
 	ks->len = h->len;
 	ks->stext = h->stext;
 	ks->etext = h->etext;
+	/* Module names stay in the map, as long-lived as the table. */
 	for (size_t i = 0; i < h->nruns; i++) {
 		uint64_t m = runs[i].mod;
-		char *name = NULL;
 
 		if (m && (m > h->mods_len ||
 			  !memchr(mods + m - 1, 0, h->mods_len - (m - 1))))
 			return -EVPROF_ERR_MALFORMED;
-		if (m && (!(name = strdup(mods + m - 1)) ||
-			  EVPROF_VEC_RESERVE(&ks->mods, ks->mods.n + 1))) {
-			free(name);
-			return -ENOMEM;
-		}
-		if (m)
-			ks->mods.a[ks->mods.n++] = name;
 		if (EVPROF_VEC_RESERVE(&ks->runs, ks->runs.n + 1))
 			return -ENOMEM;
-		ks->runs.a[ks->runs.n++] = (struct krun){name, runs[i].base};
+		ks->runs.a[ks->runs.n++] =
+		    (struct krun){m ? mods + m - 1 : NULL, runs[i].base};
 	}
 	for (size_t i = 0; i < ks->nr; i++)
 		if (ks->syms[i].name_off >= ks->len ||

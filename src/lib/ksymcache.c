@@ -16,7 +16,6 @@
 #define LIVE	     "/proc/kallsyms"
 #define PREFIX	     "kallsyms-"
 #define FILE_PREFIX  "kallsyms-file-"
-#define MAX_BYTES    (512u << 20)
 #define MODULES_MAX  (16u << 20)
 #define BOOT_ID_FILE "/proc/sys/kernel/random/boot_id"
 
@@ -65,14 +64,18 @@ static uint64_t hash_modules(const char *p, const char *end)
 	return h;
 }
 
-/* The copy's file name: "kallsyms-BOOTID-MODULES". Returns 0 or -errno. */
-static int key_of(char *key, size_t n)
+/*
+ * The boot's copy's file name (of /proc/kallsyms, path):
+ * "kallsyms-BOOTID-MODULES". Returns 0 or -errno.
+ */
+static int boot_key(const char *path, char *key, size_t n)
 {
 	char boot[64], *mods = NULL;
 	size_t len = 0, i;
 	uint64_t h;
 	int got = evprof__read_file(BOOT_ID_FILE, boot, sizeof(boot)), err;
 
+	(void)path;
 	if (got <= 0)
 		return got ? got : -ENOENT;
 	boot[strcspn(boot, "\n")] = 0;
@@ -167,36 +170,6 @@ static void store(const char *dir, const char *key,
 		drop_others(dir, key);
 }
 
-struct evprof__kallsyms *evprof__ksymcache_load(const char *dir, bool fresh,
-						bool *hidden, bool *cached)
-{
-	char key[128], now[128], *text = NULL;
-	struct evprof__kallsyms *ks = NULL;
-	size_t len = 0;
-	bool keyed = !key_of(key, sizeof(key));
-	int err;
-
-	*cached = false;
-	*hidden = false;
-	if (keyed && !fresh)
-		ks = map_copy(dir, key);
-	if (ks) {
-		*cached = true;
-		return ks;
-	}
-	err = evprof__kallsyms_read(LIVE, &text, &len);
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
-	ks = evprof__kallsyms_parse(text, len, hidden);
-	/* Modules loaded or unloaded meanwhile: the text may be either's. */
-	if (ks && !*hidden && keyed && !key_of(now, sizeof(now)) &&
-	    !strcmp(key, now))
-		store(dir, key, ks);
-	return ks;
-}
-
 /* A file's key: its path and what changes when it is written anew. */
 static int file_key(const char *path, char *key, size_t n)
 {
@@ -216,22 +189,43 @@ static int file_key(const char *path, char *key, size_t n)
 		   : 0;
 }
 
-struct evprof__kallsyms *evprof__ksymcache_file(const char *dir,
-						const char *path, bool *hidden)
+/*
+ * The table of path through its copy in dir, named by key_fn: the saved
+ * one unless fresh, else path read and parsed, saved when key_fn gives the
+ * same name after the read (nothing changed meanwhile, so the text is the
+ * key's). *cached: the table came from the copy.
+ */
+static struct evprof__kallsyms *
+through_copy(const char *dir, const char *path,
+	     int (*key_fn)(const char *path, char *key, size_t n), bool fresh,
+	     bool *hidden, bool *cached)
 {
 	char key[128], now[128];
-	struct evprof__kallsyms *ks = NULL;
-	bool keyed = !file_key(path, key, sizeof(key));
+	bool keyed = !key_fn(path, key, sizeof(key));
+	struct evprof__kallsyms *ks =
+	    keyed && !fresh ? map_copy(dir, key) : NULL;
 
 	*hidden = false;
-	if (keyed)
-		ks = map_copy(dir, key);
+	*cached = ks != NULL;
 	if (ks)
 		return ks;
 	ks = evprof__kallsyms_load(path, hidden);
-	/* Written meanwhile: the table may be of either text. */
-	if (ks && !*hidden && keyed && !file_key(path, now, sizeof(now)) &&
+	if (ks && !*hidden && keyed && !key_fn(path, now, sizeof(now)) &&
 	    !strcmp(key, now))
 		store(dir, key, ks);
 	return ks;
+}
+
+struct evprof__kallsyms *evprof__ksymcache_load(const char *dir, bool fresh,
+						bool *hidden, bool *cached)
+{
+	return through_copy(dir, LIVE, boot_key, fresh, hidden, cached);
+}
+
+struct evprof__kallsyms *evprof__ksymcache_file(const char *dir,
+						const char *path, bool *hidden)
+{
+	bool cached;
+
+	return through_copy(dir, path, file_key, false, hidden, &cached);
 }

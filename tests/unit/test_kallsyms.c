@@ -205,6 +205,28 @@ static void test_saved(void **state)
 	free(bytes);
 }
 
+/* Writes (mode "w") or appends ("a") str to the file at path. */
+static void put_file(const char *path, const char *mode, const char *str)
+{
+	FILE *f = fopen(path, mode);
+
+	assert_non_null(f);
+	assert_true(fputs(str, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The table of the file at path through the cache in dir, checked. */
+static void check_file(const char *dir, const char *path)
+{
+	struct evprof__kallsyms *ks;
+	bool hidden;
+
+	ks = evprof__ksymcache_file(dir, path, &hidden);
+	assert_non_null(ks);
+	check_table(ks);
+	evprof__kallsyms_free(ks);
+}
+
 /* The one saved table of a file in dir (a "kallsyms-file-*"), by name. */
 static void saved_file(const char *dir, char *out, size_t n)
 {
@@ -234,20 +256,13 @@ static void test_file_copy(void **state)
 	struct evprof__kallsyms *ks;
 	struct evprof__ksym k;
 	bool hidden;
-	FILE *f;
 	int fd;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	ks = evprof__ksymcache_file(dir, path, &hidden);
-	assert_non_null(ks);
-	check_table(ks);
-	evprof__kallsyms_free(ks);
+	put_file(path, "w", text);
+	check_file(dir, path);
 	saved_file(dir, copy, sizeof(copy));
 	assert_true(copy[0]);
 
@@ -270,14 +285,8 @@ static void test_file_copy(void **state)
 	evprof__kallsyms_free(ks);
 
 	/* Written anew: parsed again, and the old copy replaced. */
-	f = fopen(path, "a");
-	assert_non_null(f);
-	fputs("\n", f);
-	fclose(f);
-	ks = evprof__ksymcache_file(dir, path, &hidden);
-	assert_non_null(ks);
-	check_table(ks);
-	evprof__kallsyms_free(ks);
+	put_file(path, "a", "\n");
+	check_file(dir, path);
 	saved_file(dir, again, sizeof(again));
 	assert_true(again[0] && strcmp(again, copy));
 	assert_int_equal(access(copy, F_OK), -1);
