@@ -223,7 +223,9 @@ static void summary(struct evprof_recorder *r, const char *path)
 	if (st.session.throttled)
 		fprintf(stderr,
 			"evprof: the kernel throttled sampling %llu times "
-			"(kernel.perf_event_max_sample_rate)\n",
+			"(past kernel.perf_event_max_sample_rate / HZ "
+			"interrupts in a tick); the counters of a throttled "
+			"group miss what happened until its next tick\n",
 			(unsigned long long)st.session.throttled);
 	if (st.stack_size)
 		fprintf(stderr,

@@ -71,8 +71,13 @@ static char *product_of(char *const *argv)
 
 /*
  * The kernel refuses sample_freq above kernel.perf_event_max_sample_rate
- * (and lowers that maximum itself when sampling takes too long): sample at
- * the maximum instead, as perf does, and say so.
+ * (and lowers that maximum itself when sampling takes too long). It also
+ * throttles a sampler past max / HZ interrupts in one tick, and since
+ * Linux 6.16 the whole group with it: its counters stop counting until
+ * the next tick. At the maximum itself, timer jitter puts one interrupt
+ * too many in a tick now and then (at 1000 Hz with a maximum of 1000,
+ * threads lost up to a fifth of their page faults): sample at half of it
+ * at most, and say so.
  */
 static void clamp_freq(struct evprof_recorder *r, uint64_t freq)
 {
@@ -83,13 +88,14 @@ static void clamp_freq(struct evprof_recorder *r, uint64_t freq)
 			      buf, sizeof(buf)) > 0)
 		max = strtol(buf, NULL, 10);
 	r->freq = freq;
-	if (max > 0 && freq > (uint64_t)max) {
+	if (max > 1 && freq > (uint64_t)max / 2) {
 		evprof__recorder_note(
 		    r,
-		    "%llu Hz is above kernel.perf_event_max_sample_rate: "
-		    "sampling at %ld Hz",
-		    (unsigned long long)freq, max);
-		r->freq = (uint64_t)max;
+		    "%llu Hz is above half of kernel.perf_event_max_sample_rate "
+		    "(%ld), where the kernel may throttle the group and stop "
+		    "its counters: sampling at %ld Hz",
+		    (unsigned long long)freq, max, max / 2);
+		r->freq = (uint64_t)max / 2;
 	}
 }
 
@@ -465,15 +471,23 @@ void evprof_recorder__stats(const struct evprof_recorder *r,
 	st->deferred = r->defer;
 }
 
-void evprof__recorder_note_call_graph(struct evprof_recorder *r,
-				      struct evprof_profile *p)
+void evprof__recorder_note_session(struct evprof_recorder *r,
+				   struct evprof_profile *p)
 {
 	struct evprof_session_stats st;
 	char buf[256];
 
+	evprof_session__stats(r->session, &st);
+	if (st.throttled) {
+		snprintf(buf, sizeof(buf),
+			 "the kernel throttled sampling %llu times: a "
+			 "throttled group's counters miss what happened until "
+			 "the next tick",
+			 (unsigned long long)st.throttled);
+		evprof_profile__add_note(p, buf);
+	}
 	if (!r->callchain)
 		return;
-	evprof_session__stats(r->session, &st);
 	if (r->dwarf_stack)
 		snprintf(buf, sizeof(buf),
 			 "call graph: dwarf (%u-byte user stack copies unwound "
@@ -571,7 +585,7 @@ struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
 		}
 		p = r->cur;
 		r->cur = NULL;
-		evprof__recorder_note_call_graph(r, p);
+		evprof__recorder_note_session(r, p);
 		evprof__recorder_note_pmus(r, p);
 		return p;
 	}
@@ -592,7 +606,7 @@ struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
 		errno = -err;
 		return NULL;
 	}
-	evprof__recorder_note_call_graph(r, p);
+	evprof__recorder_note_session(r, p);
 	evprof__recorder_note_pmus(r, p);
 	return p;
 }

@@ -109,9 +109,12 @@ evprof__recorder_new_profile(struct evprof_recorder *r, uint64_t start_mono);
 /* A symbolizer of the recorder's own options. NULL with errno set. */
 EVPROF_HIDDEN struct evprof_symbolizer *
 evprof__recorder_symbolizer(const struct evprof_recorder *r);
-/* Says which unwinding made the user stacks, and how it went. */
-EVPROF_HIDDEN void evprof__recorder_note_call_graph(struct evprof_recorder *r,
-						    struct evprof_profile *p);
+/*
+ * Says which unwinding made the user stacks and how it went, and whether
+ * the kernel throttled sampling (the counters then miss some events).
+ */
+EVPROF_HIDDEN void evprof__recorder_note_session(struct evprof_recorder *r,
+						 struct evprof_profile *p);
 /*
  * flat_memory: builds what the session holds up to until into the profile
  * being made (sym NULL: the recorder's own). Returns 0 or -errno.

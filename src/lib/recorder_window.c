@@ -102,7 +102,7 @@ int evprof_recorder__window(struct evprof_recorder *r,
 	if (err)
 		return err;
 	evprof_profile__set_end(r->cur, end);
-	evprof__recorder_note_call_graph(r, r->cur);
+	evprof__recorder_note_session(r, r->cur);
 	*out = r->cur;
 	r->cur = NULL;
 	r->win_start = end;

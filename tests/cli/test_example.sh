@@ -30,17 +30,26 @@ cc -std=gnu11 -Wall -Wextra -Werror "$SRCDIR/examples/faults.c" $flags \
 ok "built from the installed package: $flags"
 libdir=$(pkg-config --define-prefix --variable=libdir evprof)
 
+# A group the kernel throttled missed events (the example says so): no
+# truth to compare with, so that run is made again, once.
+run() {
+	LD_LIBRARY_PATH=$libdir "$TMP/faults" "$1" "$FIXTURES/wl_funcs" \
+		"$A" "$B" >"$TMP/out.$1" 2>"$TMP/err.$1" ||
+		fail "$1: the example failed: $(cat "$TMP/err.$1")"
+}
 for mode in task cpu; do
-	LD_LIBRARY_PATH=$libdir "$TMP/faults" "$mode" "$FIXTURES/wl_funcs" \
-		"$A" "$B" >"$TMP/out.$mode" 2>"$TMP/err.$mode" ||
-		fail "$mode: the example failed: $(cat "$TMP/err.$mode")"
+	run $mode
+	if grep -q '^throttled' "$TMP/err.$mode"; then
+		echo "$mode: $(cat "$TMP/err.$mode"); once more"
+		run $mode
+	fi
 	for f in a b; do
 		truth=$([ $f = a ] && echo $A || echo $B)
 		got=$(awk -v f="fault_$f" '$2 == f { print $1 }' "$TMP/out.$mode")
 		if [ -n "$got" ] && within "$got" "$truth" 0.5; then
 			ok "$mode: fault_$f $got page faults, truth $truth"
 		else
-			fail "$mode: fault_$f '$got' page faults, truth $truth"
+			fail "$mode: fault_$f '$got' page faults, truth $truth $(cat "$TMP/err.$mode")"
 		fi
 	done
 done
