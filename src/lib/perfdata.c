@@ -21,6 +21,7 @@
 #include <evprof/symbols.h>
 
 #include "perfdata_internal.h"
+#include "session_behind.h"
 
 #ifndef PERF_RECORD_MISC_MMAP_DATA
 #define PERF_RECORD_MISC_MMAP_DATA (1 << 13)
@@ -127,12 +128,13 @@ void evprof_perfdata__free(struct evprof_perfdata *pd)
 {
 	if (!pd)
 		return;
+	/* First: a build behind the feeding may still read the rest. */
+	evprof_session__free(pd->s);
 	evprof__pd_src_free(&pd->src);
 	evprof__pd_header_free(&pd->h);
 	evprof__pd_order_free(&pd->order);
 	evprof__pd_unzip_free(pd->unzip);
 	evprof__pd_dsos_free(&pd->dsos);
-	evprof_session__free(pd->s);
 	evprof__hashmap_free(pd->cum);
 	EVPROF_VEC_FREE(&pd->cumv);
 	evprof__hashmap_free(pd->cpu_by_id);
@@ -297,6 +299,19 @@ static bool has_kernel_frames(const struct evprof_record *r)
 				       PERF_RECORD_MISC_KERNEL;
 }
 
+/*
+ * The transcoded record into the session; first, a part building behind
+ * it is waited for when the record could move what the build reads.
+ */
+static int feed_session(struct evprof_perfdata *pd, size_t size)
+{
+	int err = evprof__session_room(pd->s, size)
+		      ? 0
+		      : evprof__session_settle(pd->s);
+
+	return err ? err : evprof_session__feed(pd->s, pd->x->buf, size);
+}
+
 static int feed_sample(struct evprof_perfdata *pd,
 		       const struct evprof_record *r, struct pd_attr *a)
 {
@@ -345,7 +360,7 @@ static int feed_sample(struct evprof_perfdata *pd,
 	size = evprof__pd_xcode_sample(pd->x, r, &a->fmt, vals, nr);
 	if (size < 0)
 		return size;
-	return evprof_session__feed(pd->s, pd->x->buf, (size_t)size);
+	return feed_session(pd, (size_t)size);
 }
 
 static int feed_mmap(struct evprof_perfdata *pd, const uint64_t *rec,
@@ -379,7 +394,7 @@ static int feed_mmap(struct evprof_perfdata *pd, const uint64_t *rec,
 	    r->type == PERF_RECORD_MMAP2 && !m->build_id_size && bid ? len : 0);
 	if (size < 0)
 		return size;
-	return evprof_session__feed(pd->s, pd->x->buf, (size_t)size);
+	return feed_session(pd, (size_t)size);
 }
 
 static int note_unknown(struct evprof_perfdata *pd, uint32_t type)
@@ -452,11 +467,13 @@ static int profile_start(struct evprof_perfdata *pd)
  * Memory flat in the file's length: every PART_SAMPLES samples, what is
  * older than the latest sample by PART_MARGIN_NS is built and dropped, as a
  * recording does (rounds give time order; the margin covers what perf
- * orders only by its queue's half flush). Files with switch records or
+ * orders only by its queue's half flush). The build runs behind the
+ * feeding, on its own thread; while it runs, later calls skip, so parts
+ * are small enough to keep both threads busy. Files with switch records or
  * deferred callchains (their data comes after the sample) are built whole
  * at the end.
  */
-#define PART_SAMPLES   65536
+#define PART_SAMPLES   4096
 #define PART_MARGIN_NS 100000000ull
 
 static int build_part(struct evprof_perfdata *pd, uint64_t time)
@@ -472,7 +489,7 @@ static int build_part(struct evprof_perfdata *pd, uint64_t time)
 		return 0;
 	err = profile_start(pd);
 	if (!err)
-		err = evprof_session__build_until(
+		err = evprof__session_build_behind(
 		    pd->s, pd->p, pd->sym, pd->part_time - PART_MARGIN_NS);
 	if (err == -EOPNOTSUPP) {
 		pd->no_parts = true;
@@ -521,8 +538,7 @@ static int emit(void *ctx, const uint64_t *rec, uint32_t size, uint64_t off)
 		err = evprof__pd_xcode_sideband(pd->x, rec, &r, &a->fmt, NULL,
 						NULL, 0);
 		if (err >= 0)
-			err = evprof_session__feed(pd->s, pd->x->buf,
-						   (size_t)err);
+			err = feed_session(pd, (size_t)err);
 		break;
 	}
 	/* Rewritten, it would pass the u16 size: perf never writes one. */
@@ -794,8 +810,10 @@ static int stream(struct evprof_perfdata *pd, uint64_t *cut)
 static struct evprof_profile *make_profile(struct evprof_perfdata *pd)
 {
 	struct evprof_profile *p;
-	int err = profile_start(pd);
+	int err = evprof__session_settle(pd->s);
 
+	if (!err)
+		err = profile_start(pd);
 	if (!err) {
 		evprof__pd_notes(pd, pd->p);
 		err = pd->parts ? evprof_session__build_until(

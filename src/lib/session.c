@@ -30,6 +30,11 @@ void evprof_session__free(struct evprof_session *s)
 {
 	if (!s)
 		return;
+	/* A build behind that nobody settled: its result goes too. */
+	if (s->behind) {
+		pthread_join(s->behind_th, NULL);
+		free(s->behind);
+	}
 	for (size_t i = 0; i < s->nr_counters; i++)
 		free(s->counters[i]);
 	free(s->counters);

@@ -8,6 +8,7 @@
  * Off-CPU intervals (session_offcpu.c) become aggregates of two weights.
  */
 #include <errno.h>
+#include <pthread.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -15,6 +16,8 @@
 #include <string.h>
 
 #include <evprof/session.h>
+
+#include "session_behind.h"
 
 #include "session_aggr.h"
 #include "session_internal.h"
@@ -35,7 +38,9 @@ struct build {
 	struct sess_tasks *t;
 	struct sess_stacks *sk;
 	uint64_t until; /* samples and side-band events up to this time */
-	bool part;	/* a partial build (sess_part): drops what it built */
+	/* the store's first samples and side-band events the build sees */
+	size_t nr_samples, nr_sb;
+	bool part; /* a partial build (sess_part): drops what it built */
 	int slot_counter[EVPROF_PROFILE_MAX_COUNTERS];
 	int w_off, w_pre; /* weight types "off-cpu" and "preempted" */
 };
@@ -381,7 +386,9 @@ static size_t skip_empty_tails(const struct sess_store *st, struct order *so,
 }
 
 /*
- * Replays the samples and side-band events of time up to b->until and
+ * Replays the samples and side-band events of time up to b->until (of the
+ * first b->nr_samples and b->nr_sb: a build behind the feeding sees only
+ * what was stored when it began; prepare() came first) and
  * fills b->p with the kept samples; *nr, *kept and *cut receive how many
  * samples were replayed, kept, and cut, *weight how many samples the kept
  * ones stand for (an aggregate stands for its count).
@@ -394,15 +401,12 @@ static int build(struct build *b, size_t *nr, uint64_t *kept, uint64_t *weight,
 	uint32_t *thr = NULL;
 	int *stacks = NULL;
 	size_t ns = 0, ne = 0;
-	int err = prepare(b);
+	int err = -ENOMEM;
 
-	if (err)
-		return err;
-	err = -ENOMEM;
-	so = sorted(s->store.samples.a, s->store.samples.n,
-		    sizeof(struct ssample), b->until, &ns);
-	eo = sorted(s->store.sb.a, s->store.sb.n, sizeof(struct sb_event),
-		    b->until, &ne);
+	so = sorted(s->store.samples.a, b->nr_samples, sizeof(struct ssample),
+		    b->until, &ns);
+	eo = sorted(s->store.sb.a, b->nr_sb, sizeof(struct sb_event), b->until,
+		    &ne);
 	thr = malloc((ns ? ns : 1) * sizeof(*thr));
 	stacks = malloc((ns ? ns : 1) * sizeof(*stacks));
 	if (!so || !eo || !thr || !stacks)
@@ -474,7 +478,11 @@ int evprof_session__build(struct evprof_session *s, struct evprof_profile *p,
 	s->st.processes = s->st.threads = 0;
 	s->st.offcpu_voluntary = s->st.offcpu_preempted = 0;
 	s->st.offcpu_unstarted = 0;
-	err = build(&b, &ns, &kept, &weight, &cut);
+	b.nr_samples = s->store.samples.n;
+	b.nr_sb = s->store.sb.n;
+	err = prepare(&b);
+	if (!err)
+		err = build(&b, &ns, &kept, &weight, &cut);
 	if (!err) {
 		s->built = true;
 		s->st.samples = weight;
@@ -525,14 +533,15 @@ static int part_for(struct evprof_session *s, struct evprof_profile *p,
 	return 0;
 }
 
-int evprof_session__build_until(struct evprof_session *s,
-				struct evprof_profile *p,
-				struct evprof_symbolizer *sym,
-				uint64_t until_ns)
+/*
+ * A part's build up to until, before the replay: what it needs ready (the
+ * part state, held deltas of exited threads, columns, deferred chains) and
+ * the store it sees, in *b.
+ */
+static int part_begin(struct evprof_session *s, struct evprof_profile *p,
+		      struct evprof_symbolizer *sym, uint64_t until,
+		      struct build *b)
 {
-	struct build b = {.s = s, .p = p, .until = until_ns, .part = true};
-	uint64_t kept = 0, weight = 0, cut = 0;
-	size_t ns = 0;
 	int err;
 
 	if (!s || !p)
@@ -541,11 +550,11 @@ int evprof_session__build_until(struct evprof_session *s,
 	 * An off-CPU interval ends, and a deferred user chain comes, after
 	 * its sample: not within one part.
 	 */
-	if (s->has_switch && (until_ns != UINT64_MAX || s->part))
+	if (s->has_switch && (until != UINT64_MAX || s->part))
 		return -EOPNOTSUPP;
-	if (s->stitch.deferred_samples && until_ns != UINT64_MAX)
+	if (s->stitch.deferred_samples && until != UINT64_MAX)
 		return -EOPNOTSUPP;
-	if (until_ns == UINT64_MAX) {
+	if (until == UINT64_MAX) {
 		err = evprof__cut_flush(&s->cut, &s->store);
 		if (err)
 			return err;
@@ -553,17 +562,29 @@ int evprof_session__build_until(struct evprof_session *s,
 	if (s->store.samples.n >= NO_INDEX || s->store.sb.n >= NO_INDEX)
 		return -ENOMEM;
 	err = part_for(s, p, sym);
-	if (!err && until_ns != UINT64_MAX)
+	if (!err && until != UINT64_MAX)
 		err = evprof__part_flush_exits(s->part, &s->store, &s->cut,
-					       until_ns);
+					       until);
 	if (err)
 		return err;
-	b.t = &s->part->t;
-	b.sk = &s->part->sk;
-	err = build(&b, &ns, &kept, &weight, &cut);
+	*b = (struct build){.s = s,
+			    .p = p,
+			    .t = &s->part->t,
+			    .sk = &s->part->sk,
+			    .until = until,
+			    .nr_samples = s->store.samples.n,
+			    .nr_sb = s->store.sb.n,
+			    .part = true};
+	return prepare(b);
+}
+
+/* A part's build done (err its result): what it built dropped, stats. */
+static int part_end(struct evprof_session *s, const struct build *b, int err,
+		    size_t ns, uint64_t kept, uint64_t weight, uint64_t cut)
+{
 	if (!err)
 		err = evprof__part_drop(s->part, &s->store, &s->stitch, &s->cut,
-					until_ns);
+					b->until, b->nr_sb);
 	if (err) {
 		/* Whatever was half built is built again next time. */
 		for (size_t i = 0; i < s->store.samples.n; i++)
@@ -571,9 +592,9 @@ int evprof_session__build_until(struct evprof_session *s,
 		return err;
 	}
 	/* Without memory for it, what is done stays: no harm. */
-	if (until_ns != UINT64_MAX)
+	if (b->until != UINT64_MAX)
 		evprof__part_forget(s->part, &s->store, &s->cut, &s->delta,
-				    until_ns);
+				    b->until);
 #ifdef __GLIBC__
 	/*
 	 * Each part frees what it built amid what stays: glibc keeps those
@@ -592,4 +613,133 @@ int evprof_session__build_until(struct evprof_session *s,
 	s->st.samples_filtered =
 	    s->idle + (s->part->replayed - s->nr_offcpu) - s->part->kept;
 	return 0;
+}
+
+int evprof_session__build_until(struct evprof_session *s,
+				struct evprof_profile *p,
+				struct evprof_symbolizer *sym,
+				uint64_t until_ns)
+{
+	struct build b;
+	uint64_t kept = 0, weight = 0, cut = 0;
+	size_t ns = 0;
+	int err = evprof__session_settle(s);
+
+	if (!err)
+		err = part_begin(s, p, sym, until_ns, &b);
+	if (err)
+		return err;
+	err = build(&b, &ns, &kept, &weight, &cut);
+	return part_end(s, &b, err, ns, kept, weight, cut);
+}
+
+/* ---- a part built behind the feeding ----------------------------------- */
+
+struct behind_job {
+	struct build b;
+	int done; /* atomic: the build returned */
+	int err;
+	size_t ns;
+	uint64_t kept, weight, cut;
+};
+
+static void *behind_main(void *arg)
+{
+	struct behind_job *j = arg;
+
+	j->err = build(&j->b, &j->ns, &j->kept, &j->weight, &j->cut);
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Room in every array a build reads, so that records fed meanwhile do not
+ * move them: a part's worth of samples (and their chains), side-band
+ * events and strings. A record that finds too little waits for the build.
+ */
+#define BEHIND_SAMPLES 65536
+#define BEHIND_WORDS   (BEHIND_SAMPLES * 16)
+#define BEHIND_SB      4096
+#define BEHIND_STRS    (1u << 20)
+
+static int behind_room(struct evprof_session *s)
+{
+	struct sess_store *st = &s->store;
+
+	if (EVPROF_VEC_RESERVE(&st->samples, st->samples.n + BEHIND_SAMPLES) ||
+	    EVPROF_VEC_RESERVE(&st->deltas,
+			       st->deltas.n +
+				   BEHIND_SAMPLES * (st->nr_slots + 1)) ||
+	    EVPROF_VEC_RESERVE(&st->chains, st->chains.n + BEHIND_WORDS) ||
+	    EVPROF_VEC_RESERVE(&st->sb, st->sb.n + BEHIND_SB) ||
+	    EVPROF_VEC_RESERVE(&st->strs, st->strs.n + BEHIND_STRS))
+		return -ENOMEM;
+	return 0;
+}
+
+int evprof__session_build_behind(struct evprof_session *s,
+				 struct evprof_profile *p,
+				 struct evprof_symbolizer *sym,
+				 uint64_t until_ns)
+{
+	struct behind_job *j;
+	int err;
+
+	/* Still building: what came since waits for a later call. */
+	if (s && s->behind &&
+	    !__atomic_load_n(&s->behind->done, __ATOMIC_ACQUIRE))
+		return 0;
+	err = evprof__session_settle(s);
+	if (err)
+		return err;
+	/*
+	 * Cuts change stored samples as later records come, and unwinding
+	 * stores the chains it makes: those build here.
+	 */
+	if (s->has_cut || (s->fmt.sample_type & PERF_SAMPLE_STACK_USER))
+		return evprof_session__build_until(s, p, sym, until_ns);
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	err = part_begin(s, p, sym, until_ns, &j->b);
+	if (!err)
+		err = behind_room(s);
+	if (!err && pthread_create(&s->behind_th, NULL, behind_main, j)) {
+		behind_main(j); /* no thread: built here */
+		err = part_end(s, &j->b, j->err, j->ns, j->kept, j->weight,
+			       j->cut);
+	} else if (!err) {
+		s->behind = j;
+		return 0;
+	}
+	free(j);
+	return err;
+}
+
+int evprof__session_settle(struct evprof_session *s)
+{
+	struct behind_job *j = s ? s->behind : NULL;
+	int err;
+
+	if (!j)
+		return 0;
+	pthread_join(s->behind_th, NULL);
+	s->behind = NULL;
+	err = part_end(s, &j->b, j->err, j->ns, j->kept, j->weight, j->cut);
+	free(j);
+	return err;
+}
+
+bool evprof__session_room(const struct evprof_session *s, size_t size)
+{
+	const struct sess_store *st = &s->store;
+	/* What one record of size bytes can add, at most, to each array. */
+	size_t words = size / sizeof(uint64_t) + 4;
+
+	return !s->behind ||
+	       (st->samples.cap - st->samples.n >= 2 &&
+		st->deltas.cap - st->deltas.n >= st->nr_slots + 2 &&
+		st->chains.cap - st->chains.n >= words &&
+		st->sb.cap - st->sb.n >= 2 &&
+		st->strs.cap - st->strs.n >= size + 2);
 }

@@ -17,6 +17,7 @@
 #ifndef EVPROF_LIB_SESSION_INTERNAL_H
 #define EVPROF_LIB_SESSION_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,7 @@
 #include "util.h"
 
 struct sess_part;
+struct behind_job;
 
 struct evprof_session {
 	struct evprof_record_fmt fmt;
@@ -59,6 +61,9 @@ struct evprof_session {
 	bool built; /* stats and SS_KEPT come from the last build */
 	/* state kept across partial builds, NULL before the first */
 	struct sess_part *part;
+	/* a partial build on its own thread (session_behind.h), or NULL */
+	struct behind_job *behind;
+	pthread_t behind_th;
 	struct evprof_session_stats st;
 };
 

@@ -181,7 +181,8 @@ static void drop_orphans(struct sess_store *st, const struct sess_cut *c)
 }
 
 int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
-		      struct sess_stitch *k, struct sess_cut *c, uint64_t until)
+		      struct sess_stitch *k, struct sess_cut *c, uint64_t until,
+		      size_t nr_sb)
 {
 	size_t n, w = 0, dw = 0, uw = 0, ew = 0;
 	uint32_t *to;
@@ -235,7 +236,7 @@ int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 	st->deltas.n = dw;
 	k->ustacks.n = uw;
 	for (size_t i = 0; i < st->sb.n; i++)
-		if (st->sb.a[i].time > until)
+		if (i >= nr_sb || st->sb.a[i].time > until)
 			st->sb.a[ew++] = st->sb.a[i];
 	st->sb.n = ew;
 	free(to);

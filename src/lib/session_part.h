@@ -52,13 +52,14 @@ EVPROF_HIDDEN void evprof__part_free(struct sess_part *pt);
 
 /*
  * Drops the samples flagged SS_BUILT (their totals kept first), their
- * deltas and stack copies, and the side-band events of time up to until;
+ * deltas and stack copies, and the side-band events of time up to until
+ * among the first nr_sb (those the build replayed);
  * threads whose latest sample goes hold their cut deltas on its stack
  * from now on. Returns 0 or -ENOMEM (nothing dropped then).
  */
 EVPROF_HIDDEN int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 				    struct sess_stitch *k, struct sess_cut *c,
-				    uint64_t until);
+				    uint64_t until, size_t nr_sb);
 
 /*
  * How long after its EXIT a task's records may still be stamped: its last

@@ -162,7 +162,9 @@ EVPROF_HIDDEN int evprof__vec_grow(void **p, size_t *cap, size_t elem_sz,
 		void *__vp = (v)->a;                                           \
 		int __ve = evprof__vec_grow(&__vp, &(v)->cap, sizeof(*(v)->a), \
 					    (need), (max));                    \
-		(v)->a = (__typeof__((v)->a))__vp;                             \
+		/* Unmoved, not written: another thread may read it. */        \
+		if (__vp != (void *)(v)->a)                                    \
+			(v)->a = (__typeof__((v)->a))__vp;                     \
 		__ve;                                                          \
 	})
 

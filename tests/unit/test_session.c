@@ -24,6 +24,7 @@
 #include <evprof/symbols.h>
 
 #include "recstream.h"
+#include "session_behind.h"
 #include "session_internal.h"
 
 #define ST_BITS                                                                \
@@ -1477,6 +1478,149 @@ static void test_build_parts(void **state)
 	evprof_session__free(steps);
 }
 
+/*
+ * One thread's sample i for test_build_behind(): a chain of its own (the
+ * arena outgrows the room a build behind makes) and cumulative values.
+ */
+static void behind_sample(struct rb *b, uint32_t tid, uint64_t i,
+			  const uint64_t *cum)
+{
+	rb_begin(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	rb_u64(b, L0);
+	rb_u64(b, 0x400000 + i % 977 * 16);
+	rb_u32x2(b, 100, tid);
+	rb_u64(b, i * 10);
+	rb_u32x2(b, 0, 0);
+	rb_u64(b, 1000);
+	rb_u64(b, 4); /* READ: leader, faults, switches, clock */
+	rb_u64(b, i * 10);
+	rb_u64(b, i * 10);
+	rb_u64(b, cum[0]);
+	rb_u64(b, L0);
+	rb_u64(b, cum[1]);
+	rb_u64(b, A0);
+	rb_u64(b, cum[2]);
+	rb_u64(b, B0);
+	rb_u64(b, cum[3]);
+	rb_u64(b, C0);
+	rb_u64(b, 6);
+	rb_u64(b, UCTX);
+	for (uint64_t k = 0; k < 5; k++)
+		rb_u64(b, 0x400000 + (i * 31 + k * 7919) % 100003 * 16);
+	rb_end(b);
+}
+
+/*
+ * Feeds b to the session built whole and to the one built behind, which
+ * waits for its build when b could move what the build reads (as an
+ * import does); *waits counts those.
+ */
+static void feed_both(struct evprof_session *whole,
+		      struct evprof_session *behind, struct rb *b, int *waits)
+{
+	assert_int_equal(evprof_session__feed(whole, b->words, b->len), 0);
+	if (!evprof__session_room(behind, b->len)) {
+		++*waits;
+		assert_int_equal(evprof__session_settle(behind), 0);
+	}
+	assert_int_equal(evprof_session__feed(behind, b->words, b->len), 0);
+}
+
+/* The folded text of p weighed by page faults, malloc'd; *len its length. */
+static char *folded_all(const struct evprof_profile *p, size_t *len)
+{
+	FILE *f = folded(p, "page-faults");
+	char *buf;
+
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	buf = malloc(*len ? *len : 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, *len, f), *len);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Parts built behind the feeding make the profile that parts built in
+ * turn make: the same samples, values, stacks and names, with records fed
+ * while a build runs (samples and chains into the room it made, or after
+ * waiting for it) and a side-band event stamped before the part's end but
+ * fed after it began, replayed by the next part, not dropped with it.
+ */
+static void test_build_behind(void **state)
+{
+	struct evprof_session *whole = new_session((pid_t[]){100}, 1),
+			      *behind = new_session((pid_t[]){100}, 1);
+	struct evprof_profile *pw = evprof_profile__new(NULL),
+			      *pb = evprof_profile__new(NULL);
+	struct evprof_session_stats a, b;
+	uint64_t cum[4][4] = {{0}};
+	const uint64_t n = 300000, part = 2000;
+	char name[32], *fa, *fb;
+	size_t la, lb;
+	int waits = 0;
+	struct rb r;
+
+	(void)state;
+	assert_non_null(pw);
+	assert_non_null(pb);
+	for (uint64_t i = 1; i <= n; i++) {
+		uint32_t t = (uint32_t)(i % 4);
+
+		cum[t][0] += 1000;
+		cum[t][1] += i % 3;
+		cum[t][2] += i % 5 == 0;
+		cum[t][3] += 900 + i % 7;
+		behind_sample(&r, 100 + t, i, cum[t]);
+		feed_both(whole, behind, &r, &waits);
+		/* A long stretch without parts outgrows the room. */
+		if (i % part || (i > n / 6 && i < n / 6 * 5))
+			continue;
+		/* The last part starts for sure: nothing runs before it. */
+		if (i == n)
+			assert_int_equal(evprof__session_settle(behind), 0);
+		assert_int_equal(
+		    evprof_session__build_until(whole, pw, NULL, i * 10 - 500),
+		    0);
+		assert_int_equal(evprof__session_build_behind(behind, pb, NULL,
+							      i * 10 - 500),
+				 0);
+		snprintf(name, sizeof(name), "late-%llu",
+			 (unsigned long long)i);
+		rb_comm(&r, 100, 103, name, false, i * 10 - 600, 10);
+		feed_both(whole, behind, &r, &waits);
+	}
+	assert_true(waits > 0); /* the stream outgrew the room: it waited */
+	assert_int_equal(
+	    evprof_session__build_until(whole, pw, NULL, UINT64_MAX), 0);
+	assert_int_equal(
+	    evprof_session__build_until(behind, pb, NULL, UINT64_MAX), 0);
+	assert_string_equal(name_in(pb, 103), name);
+	fa = folded_all(pw, &la);
+	fb = folded_all(pb, &lb);
+	assert_true(la > 0);
+	assert_int_equal(la, lb);
+	assert_memory_equal(fa, fb, la);
+	evprof_session__stats(whole, &a);
+	evprof_session__stats(behind, &b);
+	assert_int_equal(b.samples, n);
+	assert_int_equal(a.samples, b.samples);
+	assert_int_equal(a.samples_filtered, b.samples_filtered);
+	assert_int_equal(a.threads, b.threads);
+	for (int t = 0; t < 4; t++)
+		assert_int_equal(
+		    evprof_session__thread_total(behind, 100 + t, 0),
+		    cum[t][1]);
+	free(fa);
+	free(fb);
+	evprof_profile__free(pw);
+	evprof_profile__free(pb);
+	evprof_session__free(whole);
+	evprof_session__free(behind);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1498,6 +1642,7 @@ int main(void)
 	    cmocka_unit_test(test_maps_override),
 	    cmocka_unit_test(test_feed_throughput),
 	    cmocka_unit_test(test_build_parts),
+	    cmocka_unit_test(test_build_behind),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
