@@ -62,22 +62,151 @@ int evprof__timeline_spill_open(struct evprof_profile *p, const char *dir)
 	return 0;
 }
 
+static int pwrite_all(int fd, const void *b, size_t n, uint64_t off)
+{
+	const char *c = b;
+
+	while (n) {
+		ssize_t w = pwrite(fd, c, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (!w)
+			return -EIO;
+		c += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+/*
+ * A scratch stream holds its first SCRATCH_MEM bytes in memory and moves
+ * to a file beyond: a column of one thread's samples usually fits, and
+ * writing it to a file and reading it back cost more than formatting it.
+ */
+#define SCRATCH_MEM (2u << 20)
+
+struct scratch {
+	const char *dir; /* for the file: the spill file's, else memory */
+	char *mem;
+	size_t len, cap, pos;
+	int fd; /* the file, -1 while in memory */
+};
+
+/* Where a scratch stream goes past SCRATCH_MEM. Returns its fd or -errno. */
+static int scratch_file(const char *dir)
+{
+	int fd;
+
+	if (dir)
+		return unnamed_file(dir);
+	fd = memfd_create("evprof-scratch", MFD_CLOEXEC);
+	/* No memfd (a seccomp filter, Linux < 3.17): the usual directory. */
+	return fd >= 0 ? fd : unnamed_file(P_tmpdir);
+}
+
+static ssize_t scratch_write(void *cookie, const char *b, size_t n)
+{
+	struct scratch *s = cookie;
+	int err;
+
+	if (s->fd < 0 && s->pos + n > SCRATCH_MEM) {
+		int fd = scratch_file(s->dir);
+
+		err = fd < 0 ? fd : pwrite_all(fd, s->mem, s->len, 0);
+		if (!err && lseek(fd, (off_t)s->pos, SEEK_SET) < 0)
+			err = -errno;
+		if (err) {
+			if (fd >= 0)
+				close(fd);
+			errno = -err;
+			return -1;
+		}
+		s->fd = fd;
+		free(s->mem);
+		s->mem = NULL;
+	}
+	if (s->fd >= 0)
+		return write(s->fd, b, n);
+	err = evprof__vec_grow((void **)&s->mem, &s->cap, 1, s->pos + n,
+			       SCRATCH_MEM);
+	if (err) {
+		errno = -err;
+		return -1;
+	}
+	memcpy(s->mem + s->pos, b, n);
+	s->pos += n;
+	if (s->pos > s->len)
+		s->len = s->pos;
+	return (ssize_t)n;
+}
+
+static ssize_t scratch_read(void *cookie, char *b, size_t n)
+{
+	struct scratch *s = cookie;
+
+	if (s->fd >= 0)
+		return read(s->fd, b, n);
+	if (n > s->len - s->pos)
+		n = s->len - s->pos;
+	if (n)
+		memcpy(b, s->mem + s->pos, n);
+	s->pos += n;
+	return (ssize_t)n;
+}
+
+static int scratch_seek(void *cookie, off64_t *off, int whence)
+{
+	struct scratch *s = cookie;
+	off64_t to = *off;
+
+	if (s->fd >= 0) {
+		to = lseek(s->fd, (off_t)to, whence);
+		if (to < 0)
+			return -1;
+		*off = to;
+		return 0;
+	}
+	if (whence == SEEK_CUR)
+		to += (off64_t)s->pos;
+	else if (whence == SEEK_END)
+		to += (off64_t)s->len;
+	if (to < 0 || to > (off64_t)s->len) {
+		errno = EINVAL;
+		return -1;
+	}
+	s->pos = (size_t)to;
+	*off = to;
+	return 0;
+}
+
+static int scratch_close(void *cookie)
+{
+	struct scratch *s = cookie;
+	int err = s->fd >= 0 ? close(s->fd) : 0;
+
+	free(s->mem);
+	free(s);
+	return err;
+}
+
 FILE *evprof__timeline_scratch(const struct evprof_profile *p)
 {
-	int fd = p->spill_dir ? unnamed_file(p->spill_dir)
-			      : memfd_create("evprof-scratch", MFD_CLOEXEC);
+	static const cookie_io_functions_t io = {scratch_read, scratch_write,
+						 scratch_seek, scratch_close};
+	struct scratch *s = calloc(1, sizeof(*s));
 	FILE *f;
 
-	/* No memfd (a seccomp filter, Linux < 3.17): the C library's own. */
-	if (fd < 0 && !p->spill_dir)
-		return tmpfile();
-	if (fd < 0) {
-		errno = -fd;
+	if (!s)
 		return NULL;
-	}
-	f = fdopen(fd, "w+");
+	s->dir = p->spill_dir;
+	s->fd = -1;
+	f = fopencookie(s, "w+", io);
 	if (!f)
-		close(fd);
+		free(s);
 	return f;
 }
 
@@ -138,26 +267,6 @@ static uint32_t *rows_order(const struct evprof_profile *p,
 		order[i] = (uint32_t)i;
 	qsort_r(order, t->nr_rows, sizeof(*order), cmp_row_time, &c);
 	return order;
-}
-
-static int pwrite_all(int fd, const void *b, size_t n, uint64_t off)
-{
-	const char *c = b;
-
-	while (n) {
-		ssize_t w = pwrite(fd, c, n, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (!w)
-			return -EIO;
-		c += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
 }
 
 /* Writes thread t's rows in memory as a sorted run and frees them. */

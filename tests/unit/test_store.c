@@ -15,10 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 
 #include <cmocka.h>
 
 #include <evprof/profile.h>
+
+#include "profile_timeline.h"
 
 #define NR_THREADS 3
 #define NR_STACKS  6
@@ -556,6 +559,79 @@ static void test_no_timeline_memory(void **state)
 	evprof_profile__free(p);
 }
 
+/* Open file descriptors of this process. */
+static int nr_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * A scratch stream gives back what was written, through the move from
+ * memory to a file: small ones never open a file, large ones open one.
+ */
+static void check_scratch(const struct evprof_profile *p, size_t size,
+			  bool file)
+{
+	unsigned char *want = malloc(size), *got = malloc(size);
+	int fds = nr_fds();
+	size_t i, n;
+	FILE *f;
+
+	assert_true(want && got);
+	for (i = 0; i < size; i++)
+		want[i] = (unsigned char)rnd(256);
+	f = evprof__timeline_scratch(p);
+	assert_non_null(f);
+	/* Writes of many sizes, so that some straddle the move. */
+	for (i = 0; i < size; i += n) {
+		n = 1 + rnd(70000);
+		if (n > size - i)
+			n = size - i;
+		assert_int_equal(fwrite(want + i, 1, n, f), n);
+	}
+	assert_int_equal(fflush(f), 0);
+	assert_int_equal(nr_fds(), fds + file);
+	rewind(f);
+	assert_int_equal(fread(got, 1, size, f), size);
+	assert_int_equal(fgetc(f), EOF);
+	assert_memory_equal(got, want, size);
+	/* From the middle too. */
+	assert_int_equal(fseek(f, (long)(size / 3), SEEK_SET), 0);
+	n = size - size / 3;
+	assert_int_equal(fread(got, 1, n, f), n);
+	assert_memory_equal(got, want + size / 3, n);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(nr_fds(), fds);
+	free(want);
+	free(got);
+}
+
+static void test_scratch(void **state)
+{
+	struct evprof_profile_opts so = {.sz = sizeof(so), .spill_dir = tmpdir};
+	struct evprof_profile_opts mo = {.sz = sizeof(mo)};
+	struct evprof_profile *spilled = evprof_profile__new(&so);
+	struct evprof_profile *mem = evprof_profile__new(&mo);
+
+	(void)state;
+	assert_true(spilled && mem);
+	rng_state = 5;
+	check_scratch(spilled, 1, false);
+	check_scratch(spilled, 1500000, false);
+	check_scratch(spilled, 5000000, true);
+	check_scratch(mem, 300000, false);
+	check_scratch(mem, 4500000, true);
+	evprof_profile__free(spilled);
+	evprof_profile__free(mem);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -580,6 +656,7 @@ int main(void)
 	    cmocka_unit_test(test_spill_identical),
 	    cmocka_unit_test(test_no_timeline_firefox),
 	    cmocka_unit_test(test_no_timeline_memory),
+	    cmocka_unit_test(test_scratch),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
