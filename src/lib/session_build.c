@@ -26,6 +26,8 @@
 #include "session_tasks.h"
 
 #define STACK_SKIPPED (-2) /* sample of a process out of tree */
+/* Samples built between two malloc_trim() calls, at least. */
+#define TRIM_SAMPLES 65536
 
 struct order { /* sort key: time, then arrival */
 	uint64_t time;
@@ -599,9 +601,13 @@ static int part_end(struct evprof_session *s, const struct build *b, int err,
 	/*
 	 * Each part frees what it built amid what stays: glibc keeps those
 	 * pages (RSS grew ~30 bytes a sample in bench/flat_memory.sh) unless
-	 * asked to give free pages back.
+	 * asked to give free pages back; a trim walks the whole heap, so not
+	 * after every small part.
 	 */
-	malloc_trim(0);
+	if (s->part->replayed + ns - s->part->trimmed >= TRIM_SAMPLES) {
+		malloc_trim(0);
+		s->part->trimmed = s->part->replayed + ns;
+	}
 #endif
 	s->built = true;
 	s->part->kept += kept;
