@@ -272,10 +272,20 @@ static void test_live_tids_comm(void **state)
 	pthread_mutex_unlock(&lock);
 	pthread_join(t, NULL);
 
-	/* The thread is gone: its comm reads as ESRCH. */
-	assert_int_equal(
-	    evprof_proc__read_comm(getpid(), thread_tid, name, sizeof(name)),
-	    -ESRCH);
+	/*
+	 * The thread is gone: its comm reads as ESRCH. pthread_join() returns
+	 * when the kernel clears the tid, a little before /proc lets go of
+	 * the task (seen once in ~160 runs): until then, still its name.
+	 */
+	for (i = 0; i < 2000; i++) {
+		n = evprof_proc__read_comm(getpid(), thread_tid, name,
+					   sizeof(name));
+		if (n != 10)
+			break;
+		assert_string_equal(name, "evp-worker");
+		usleep(1000);
+	}
+	assert_int_equal(n, -ESRCH);
 }
 
 static void test_vanished_process(void **state)
