@@ -3,10 +3,11 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config libelf-dev libdw-dev zlib1g-dev
-      libzstd-dev libpfm4-dev libcmocka-dev binutils libjson-c-dev
+      libzstd-dev libisal-dev libpfm4-dev libcmocka-dev binutils libjson-c-dev
       golang-go libiberty-dev xz-utils man-db util-linux clang-format
       python3 coreutils linux-perf chromium
       libcurl4-openssl-dev openssl curl clang libbpf-dev bpftool)
+# libisal-dev: gzip outputs compressed on worker threads (ISA-L).
 # libcurl: evprof record --push; openssl and curl: its tests.
 # clang, libbpf-dev, bpftool: the BPF engine (optional: without them the
 # build leaves it out, see EVPROF_BPF).

