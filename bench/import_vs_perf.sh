@@ -2,7 +2,8 @@
 # evprof import against perf's own readers on the same perf.data file, in
 # one run: `evprof import` (Firefox JSON and folded output, symbolized),
 # `perf script` and `perf report --stdio`, interleaved REPEATS times;
-# medians of wall time and of max RSS, and each one's time over evprof's.
+# medians of wall and CPU time, max RSS of one more run, and each one's
+# time over evprof's.
 # Usage: bench/import_vs_perf.sh [REPEATS] [FREQ] (needs build/evprof and
 # perf; EVPROF=path overrides build/evprof, ITER the spin iterations;
 # the file and outputs go to TMPDIR, /tmp by default: a tmpfs there keeps
@@ -13,7 +14,7 @@ reps=${1:-5}
 freq=${2:-4000}
 evprof=${EVPROF:-build/evprof}
 out=$(mktemp -d "${TMPDIR:-/tmp}/evprof-bench.XXXXXX")
-trap 'rm -rf "$out"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$out"' EXIT
 cc -O1 -fno-omit-frame-pointer -pthread -o "$out/work" bench/cpu_work.c
 
 # The file: 2 threads of CPU work, each touching 20000 fresh pages;
@@ -29,19 +30,24 @@ samples=$(perf script -i "$out/perf.data" -F event 2>/dev/null | wc -l)
 echo "file: $(stat -c %s "$out/perf.data") bytes, $samples samples" \
 	"(cpu-clock at $freq Hz and every page fault, -g)"
 
-# run NAME CMD...: appends "wall_s maxrss_kB cpu_s" to $out/NAME. Wall and
-# CPU time (task-clock, children included) come from perf stat in ms: GNU
-# time's are in 10 ms steps, as long as a whole import of a small file.
+# run NAME CMD...: appends "wall_s cpu_s" to $out/NAME: the shell's own
+# timing, to the ms, of the command alone (CPU: user + sys, threads
+# included); a wrapper process (perf stat, GNU time) would add its start to
+# both tools' times and narrow their ratio.
 run() {
+	local name=$1 t
+	shift
+	t=$({ TIMEFORMAT='%3R %3U %3S'; time "$@" >/dev/null 2>"$out/stderr"; } 2>&1) ||
+		{ cat "$out/stderr" >&2; exit 1; }
+	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' <<<"$t" >>"$out/$name"
+}
+
+# rss NAME CMD...: the command's max RSS (kB) into $out/NAME.rss, from one
+# more run under GNU time.
+rss() {
 	local name=$1
 	shift
-	perf stat -x, -e duration_time,task-clock -o "$out/stat" -- \
-		/usr/bin/time -f "%M" -o "$out/time" "$@" >/dev/null 2>"$out/stderr" ||
-		{ cat "$out/stderr" >&2; exit 1; }
-	awk -F, -v rss="$(cat "$out/time")" '
-		$3 == "duration_time" { wall = $1 / 1e9 }
-		$3 == "task-clock" { cpu = $1 / 1e3 }
-		END { printf "%.3f %s %.3f\n", wall, rss, cpu }' "$out/stat" >>"$out/$name"
+	/usr/bin/time -f "%M" -o "$out/$name.rss" "$@" >/dev/null 2>&1
 }
 
 configs="evprof-import-firefox evprof-import-folded evprof-import-no-inline"
@@ -59,26 +65,34 @@ for i in $(seq "$reps"); do
 	run perf-script perf script -i "$out/perf.data"
 	run perf-report-stdio perf report --stdio -i "$out/perf.data"
 done
+rm -f "$out/p.json.gz" "$out/p.folded"
+rss evprof-import-firefox "$evprof" import -o "$out/p.json.gz" "$out/perf.data"
+rss evprof-import-folded "$evprof" import -o "$out/p.folded" "$out/perf.data"
+rm -f "$out/p.json.gz"
+rss evprof-import-no-inline "$evprof" import --no-inline \
+	-o "$out/p.json.gz" "$out/perf.data"
+rss perf-script perf script -i "$out/perf.data"
+rss perf-report-stdio perf report --stdio -i "$out/perf.data"
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1fx", (b > 0 ? a / b : 0) }'; }
 base=$(cut -d' ' -f1 "$out/evprof-import-firefox" | median)
-cbase=$(cut -d' ' -f3 "$out/evprof-import-firefox" | median)
+cbase=$(cut -d' ' -f2 "$out/evprof-import-firefox" | median)
 printf "%-24s %8s %8s %10s %14s %14s\n" config wall_s cpu_s maxrss_kB \
 	"wall / evprof" "cpu / evprof"
 for c in $configs; do
 	m=$(cut -d' ' -f1 "$out/$c" | median)
-	cm=$(cut -d' ' -f3 "$out/$c" | median)
+	cm=$(cut -d' ' -f2 "$out/$c" | median)
 	printf "%-24s %8s %8s %10s %14s %14s\n" "$c" "$m" "$cm" \
-		"$(cut -d' ' -f2 "$out/$c" | median)" "$(ratio "$m" "$base")" \
+		"$(cat "$out/$c.rss")" "$(ratio "$m" "$base")" \
 		"$(ratio "$cm" "$cbase")"
 done
 # The issue's figure: perf script's time over each evprof import's.
 ps=$(cut -d' ' -f1 "$out/perf-script" | median)
-pc=$(cut -d' ' -f3 "$out/perf-script" | median)
+pc=$(cut -d' ' -f2 "$out/perf-script" | median)
 for c in evprof-import-firefox evprof-import-folded evprof-import-no-inline; do
 	printf "perf script / %-24s wall %6s  cpu %6s\n" "$c" \
 		"$(ratio "$ps" "$(cut -d' ' -f1 "$out/$c" | median)")" \
-		"$(ratio "$pc" "$(cut -d' ' -f3 "$out/$c" | median)")"
+		"$(ratio "$pc" "$(cut -d' ' -f2 "$out/$c" | median)")"
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $reps repeats"
