@@ -7,7 +7,8 @@
 # Usage: bench/import_vs_perf.sh [REPEATS] [FREQ] (needs build/evprof and
 # perf; EVPROF=path overrides build/evprof, ITER the spin iterations;
 # the file and outputs go to TMPDIR, /tmp by default: a tmpfs there keeps
-# disk waits out of both tools' wall times).
+# disk waits out of both tools' wall times; KEEP=1 leaves them there,
+# DATA=FILE imports FILE instead of a new recording).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-5}
@@ -15,17 +16,21 @@ freq=${2:-4000}
 evprof=${EVPROF:-build/evprof}
 out=$(mktemp -d "${TMPDIR:-/tmp}/evprof-bench.XXXXXX")
 trap '[ -n "${KEEP:-}" ] || rm -rf "$out"' EXIT
-cc -O1 -fno-omit-frame-pointer -pthread -o "$out/work" bench/cpu_work.c
-
 # The file: 2 threads of CPU work, each touching 20000 fresh pages;
 # cpu-clock at FREQ and every page fault sampled, frame-pointer stacks.
 # ITER 2e10 spins each thread about 10 s (85,000 samples, 7.5 MB): files
 # people import hold seconds to minutes of recording, and with a 1 s one
 # (2e9: 45,000 samples, mostly the 40,000 page faults) both tools' fixed
 # costs (process start, symbol tables, DWARF) are most of what is measured.
-perf record -q -g -e "cpu-clock/freq=$freq/" -e page-faults/period=1/ \
-	-o "$out/perf.data" -- "$out/work" 2 "${ITER:-20000000000}" \
-	>/dev/null 2>&1
+# DATA=FILE reads that file instead (one KEEP=1 left, for two builds alike).
+if [ -n "${DATA:-}" ]; then
+	ln -s "$(realpath "$DATA")" "$out/perf.data"
+else
+	cc -O1 -fno-omit-frame-pointer -pthread -o "$out/work" bench/cpu_work.c
+	perf record -q -g -e "cpu-clock/freq=$freq/" -e page-faults/period=1/ \
+		-o "$out/perf.data" -- "$out/work" 2 "${ITER:-20000000000}" \
+		>/dev/null 2>&1
+fi
 samples=$(perf script -i "$out/perf.data" -F event 2>/dev/null | wc -l)
 echo "file: $(stat -c %s "$out/perf.data") bytes, $samples samples" \
 	"(cpu-clock at $freq Hz and every page fault, -g)"
