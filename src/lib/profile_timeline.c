@@ -19,13 +19,8 @@
 
 #include "profile_timeline.h"
 
-/*
- * What a reader buffers of the spill file: READ_BYTES over all of a
- * thread's runs (a read a syscall: few runs read in large pieces), but at
- * least READ_ROWS a run.
- */
-#define READ_BYTES (1u << 20)
-#define READ_ROWS  256
+/* Rows a reader buffers per run of the spill file. */
+#define READ_ROWS 256
 /* Rows the writer reorders at a time on the stack (at most 17 KiB). */
 #define STAGE_ROWS 32
 
@@ -371,7 +366,6 @@ struct src {
 struct evprof_profile_timeline {
 	const struct evprof_profile *p;
 	uint32_t rw;
-	uint32_t chunk; /* rows a run's read brings at most */
 	uint32_t nr_src, nr_heap;
 	struct src *src;
 	uint32_t *heap; /* sources with rows, least (time, index) first */
@@ -401,7 +395,7 @@ static const uint64_t *head(const struct evprof_profile_timeline *it,
 static int refill(struct evprof_profile_timeline *it, struct src *s)
 {
 	size_t bytes = (size_t)it->rw * sizeof(uint64_t);
-	uint32_t n = s->left < it->chunk ? (uint32_t)s->left : it->chunk;
+	uint32_t n = s->left < READ_ROWS ? (uint32_t)s->left : READ_ROWS;
 	size_t want = n * bytes, got = 0;
 
 	while (got < want) {
@@ -488,9 +482,6 @@ evprof_profile_timeline__new(const struct evprof_profile *p, int thr)
 		goto fail;
 	it->p = p;
 	it->rw = p->row_words;
-	it->chunk = READ_BYTES / (t->nr_runs + 1) / (it->rw * sizeof(uint64_t));
-	if (it->chunk < READ_ROWS)
-		it->chunk = READ_ROWS;
 	it->src = calloc(t->nr_runs + 1, sizeof(*it->src));
 	it->heap = calloc(t->nr_runs + 1, sizeof(*it->heap));
 	if (!it->src || !it->heap)
@@ -499,7 +490,7 @@ evprof_profile_timeline__new(const struct evprof_profile *p, int thr)
 		struct src *s = &it->src[it->nr_src];
 		uint64_t n = t->runs[i].n;
 
-		s->buf = malloc((n < it->chunk ? n : it->chunk) * it->rw *
+		s->buf = malloc((n < READ_ROWS ? n : READ_ROWS) * it->rw *
 				sizeof(uint64_t));
 		if (!s->buf)
 			goto fail;
