@@ -52,32 +52,30 @@ run() {
 rss() {
 	local name=$1
 	shift
-	/usr/bin/time -f "%M" -o "$out/$name.rss" "$@" >/dev/null 2>&1
+	/usr/bin/time -f "%M" -o "$out/$name.rss" "$@" >/dev/null 2>"$out/stderr" ||
+		{ cat "$out/stderr" >&2; exit 1; }
 }
 
 configs="evprof-import-firefox evprof-import-folded evprof-import-no-inline"
 configs="$configs perf-script perf-report-stdio"
-# The outputs are removed between runs: replacing the last one would time
-# its deletion too (a synchronous discard on a filesystem mounted with
-# -o discard), which perf script, writing to /dev/null, never pays.
-for i in $(seq "$reps"); do
+# each FN: FN NAME CMD... for every config, in turn. The outputs are
+# removed between runs: replacing the last one would time its deletion too
+# (a synchronous discard on a filesystem mounted with -o discard), which
+# perf script, writing to /dev/null, never pays.
+each() {
 	rm -f "$out/p.json.gz" "$out/p.folded"
-	run evprof-import-firefox "$evprof" import -o "$out/p.json.gz" "$out/perf.data"
-	run evprof-import-folded "$evprof" import -o "$out/p.folded" "$out/perf.data"
+	"$1" evprof-import-firefox "$evprof" import -o "$out/p.json.gz" "$out/perf.data"
+	"$1" evprof-import-folded "$evprof" import -o "$out/p.folded" "$out/perf.data"
 	rm -f "$out/p.json.gz"
-	run evprof-import-no-inline "$evprof" import --no-inline \
+	"$1" evprof-import-no-inline "$evprof" import --no-inline \
 		-o "$out/p.json.gz" "$out/perf.data"
-	run perf-script perf script -i "$out/perf.data"
-	run perf-report-stdio perf report --stdio -i "$out/perf.data"
+	"$1" perf-script perf script -i "$out/perf.data"
+	"$1" perf-report-stdio perf report --stdio -i "$out/perf.data"
+}
+for i in $(seq "$reps"); do
+	each run
 done
-rm -f "$out/p.json.gz" "$out/p.folded"
-rss evprof-import-firefox "$evprof" import -o "$out/p.json.gz" "$out/perf.data"
-rss evprof-import-folded "$evprof" import -o "$out/p.folded" "$out/perf.data"
-rm -f "$out/p.json.gz"
-rss evprof-import-no-inline "$evprof" import --no-inline \
-	-o "$out/p.json.gz" "$out/perf.data"
-rss perf-script perf script -i "$out/perf.data"
-rss perf-report-stdio perf report --stdio -i "$out/perf.data"
+each rss
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1fx", (b > 0 ? a / b : 0) }'; }

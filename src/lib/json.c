@@ -159,8 +159,8 @@ static void deflate_pump(struct evprof__sink *s, int flush, int *err)
 }
 
 /*
- * gzip in parallel. Deflate takes about as long as writing the JSON it
- * compresses (a Firefox profile: ~10 ms of each), and one deflate stream
+ * gzip in parallel. Deflate costs a good part of writing the JSON it
+ * compresses (a Firefox profile: ~3 ms of ~12), and one deflate stream
  * can be made of pieces compressed apart: each chunk is raw deflate primed
  * with the 32 KB before it (the window a single stream would have had) and
  * ended by a sync flush (an empty stored block: byte-aligned, not final),

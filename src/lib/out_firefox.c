@@ -659,12 +659,12 @@ static void put_cell(const struct fx_ctx *c, struct evprof__json *j,
 
 #define MAX_COLS (4 + EVPROF_PROFILE_MAX_COUNTERS)
 
-int evprof__fx_col_open(const struct fx_ctx *c, struct fx_col *o)
+int evprof__fx_col_open(const struct fx_ctx *c, struct fx_col *o, size_t n)
 {
 	int err;
 
 	*o = (struct fx_col){0};
-	o->f = evprof__timeline_scratch(c->p);
+	o->f = evprof__timeline_scratch(c->p, FX_COLS_MEM / n);
 	if (!o->f)
 		return -errno;
 	err = evprof__sink_open_file(&o->s, o->f);
@@ -711,7 +711,7 @@ static int make_cols(struct fx_ctx *c, int thr, size_t n, const enum col *cols,
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ret = evprof__fx_col_open(c, &o[i]);
+		ret = evprof__fx_col_open(c, &o[i], n);
 		if (ret)
 			return ret;
 	}

@@ -41,8 +41,11 @@ struct fx_ctx {
  * (evprof__timeline_scratch()), so that the columns of one pass over rows
  * can be written one after the other: open it, write values into j, end
  * it, evprof__json_copy() f into the document, close it (whatever
- * happened). open and end return 0 or -errno.
+ * happened). open and end return 0 or -errno. Of the n columns open at
+ * once, each holds its share of FX_COLS_MEM in memory, the rest in a file.
  */
+#define FX_COLS_MEM (8u << 20)
+
 struct fx_col {
 	FILE *f;
 	struct evprof__sink s;
@@ -50,7 +53,8 @@ struct fx_col {
 	bool open; /* s is open */
 };
 
-EVPROF_HIDDEN int evprof__fx_col_open(const struct fx_ctx *c, struct fx_col *o);
+EVPROF_HIDDEN int evprof__fx_col_open(const struct fx_ctx *c, struct fx_col *o,
+				      size_t n);
 EVPROF_HIDDEN int evprof__fx_col_end(struct fx_col *o);
 EVPROF_HIDDEN void evprof__fx_col_close(struct fx_col *o);
 

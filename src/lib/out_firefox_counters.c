@@ -163,9 +163,9 @@ static int make_points(struct fx_ctx *c, int proc, int ci, struct fx_col *t,
 	int ret, e1, e2;
 
 	*n = 0;
-	ret = evprof__fx_col_open(c, t);
+	ret = evprof__fx_col_open(c, t, 2);
 	if (!ret)
-		ret = evprof__fx_col_open(c, k);
+		ret = evprof__fx_col_open(c, k, 2);
 	if (!ret)
 		ret = merge_open(&m, c->p, proc, ci);
 	if (ret)

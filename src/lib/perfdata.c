@@ -301,15 +301,17 @@ static bool has_kernel_frames(const struct evprof_record *r)
 
 /*
  * The transcoded record into the session; first, a part building behind
- * it is waited for when the record could move what the build reads.
+ * it is waited for when the record could move what the build reads. That
+ * build's failure is the import's (pd->part_err), not the record's.
  */
 static int feed_session(struct evprof_perfdata *pd, size_t size)
 {
-	int err = evprof__session_room(pd->s, size)
-		      ? 0
-		      : evprof__session_settle(pd->s);
-
-	return err ? err : evprof_session__feed(pd->s, pd->x->buf, size);
+	if (!evprof__session_room(pd->s, size)) {
+		pd->part_err = evprof__session_settle(pd->s);
+		if (pd->part_err)
+			return pd->part_err;
+	}
+	return evprof_session__feed(pd->s, pd->x->buf, size);
 }
 
 static int feed_sample(struct evprof_perfdata *pd,
@@ -549,6 +551,9 @@ static int emit(void *ctx, const uint64_t *rec, uint32_t size, uint64_t off)
 			err = feed_session(pd, (size_t)err);
 		break;
 	}
+	/* A failed build (memory, the spill file) ends the import. */
+	if (pd->part_err)
+		return pd->part_err;
 	/* Rewritten, it would pass the u16 size: perf never writes one. */
 	if (err == -E2BIG)
 		return too_long(pd, r.type, off);

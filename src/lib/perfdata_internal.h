@@ -370,6 +370,7 @@ struct evprof_perfdata {
 	struct evprof_symbolizer *sym;
 	uint64_t part_time, part_samples, parts;
 	bool no_parts;
+	int part_err; /* a part's failed build, waited for while feeding */
 	/* Every attr puts TIME at the same place (fast_time()). */
 	bool same_lead, same_lead_known;
 	struct pd_src src;

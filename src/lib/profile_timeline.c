@@ -83,61 +83,64 @@ static int pwrite_all(int fd, const void *b, size_t n, uint64_t off)
 }
 
 /*
- * A scratch stream holds its first SCRATCH_MEM bytes in memory and moves
+ * A scratch stream holds its first bytes (up to mem) in memory and moves
  * to a file beyond: a column of one thread's samples usually fits, and
  * writing it to a file and reading it back cost more than formatting it.
+ * The stream keeps its own position in either place.
  */
-#define SCRATCH_MEM (2u << 20)
-
 struct scratch {
 	const char *dir; /* for the file: the spill file's, else memory */
 	char *mem;
-	size_t len, cap, pos;
+	size_t len, cap, pos, max;
 	int fd; /* the file, -1 while in memory */
 };
 
-/* Where a scratch stream goes past SCRATCH_MEM. Returns its fd or -errno. */
-static int scratch_file(const char *dir)
+/* Where a scratch stream goes past its memory. Returns 0 or -errno. */
+static int scratch_move(struct scratch *s)
 {
-	int fd;
+	int fd, err;
 
-	if (dir)
-		return unnamed_file(dir);
-	fd = memfd_create("evprof-scratch", MFD_CLOEXEC);
-	/* No memfd (a seccomp filter, Linux < 3.17): the usual directory. */
-	return fd >= 0 ? fd : unnamed_file(P_tmpdir);
+	if (s->dir) {
+		fd = unnamed_file(s->dir);
+	} else {
+		fd = memfd_create("evprof-scratch", MFD_CLOEXEC);
+		/* No memfd (a seccomp filter, Linux < 3.17): the usual one. */
+		if (fd < 0)
+			fd = unnamed_file(P_tmpdir);
+	}
+	if (fd < 0)
+		return fd;
+	err = pwrite_all(fd, s->mem, s->len, 0);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	s->fd = fd;
+	free(s->mem);
+	s->mem = NULL;
+	s->cap = 0;
+	return 0;
 }
 
+/* fopencookie: the bytes written, 0 with errno set on an error. */
 static ssize_t scratch_write(void *cookie, const char *b, size_t n)
 {
 	struct scratch *s = cookie;
-	int err;
+	int err = 0;
 
-	if (s->fd < 0 && s->pos + n > SCRATCH_MEM) {
-		int fd = scratch_file(s->dir);
-
-		err = fd < 0 ? fd : pwrite_all(fd, s->mem, s->len, 0);
-		if (!err && lseek(fd, (off_t)s->pos, SEEK_SET) < 0)
-			err = -errno;
-		if (err) {
-			if (fd >= 0)
-				close(fd);
-			errno = -err;
-			return -1;
-		}
-		s->fd = fd;
-		free(s->mem);
-		s->mem = NULL;
-	}
-	if (s->fd >= 0)
-		return write(s->fd, b, n);
-	err = evprof__vec_grow((void **)&s->mem, &s->cap, 1, s->pos + n,
-			       SCRATCH_MEM);
+	if (s->fd < 0 && s->pos + n > s->max)
+		err = scratch_move(s);
+	if (!err && s->fd >= 0)
+		err = pwrite_all(s->fd, b, n, s->pos);
+	else if (!err)
+		err = evprof__vec_grow((void **)&s->mem, &s->cap, 1, s->pos + n,
+				       s->max);
 	if (err) {
 		errno = -err;
-		return -1;
+		return 0;
 	}
-	memcpy(s->mem + s->pos, b, n);
+	if (s->fd < 0)
+		memcpy(s->mem + s->pos, b, n);
 	s->pos += n;
 	if (s->pos > s->len)
 		s->len = s->pos;
@@ -147,15 +150,24 @@ static ssize_t scratch_write(void *cookie, const char *b, size_t n)
 static ssize_t scratch_read(void *cookie, char *b, size_t n)
 {
 	struct scratch *s = cookie;
+	ssize_t r;
 
-	if (s->fd >= 0)
-		return read(s->fd, b, n);
 	if (n > s->len - s->pos)
 		n = s->len - s->pos;
-	if (n)
+	if (!n)
+		return 0;
+	if (s->fd < 0) {
 		memcpy(b, s->mem + s->pos, n);
-	s->pos += n;
-	return (ssize_t)n;
+		r = (ssize_t)n;
+	} else {
+		do
+			r = pread(s->fd, b, n, (off_t)s->pos);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return -1;
+	}
+	s->pos += (size_t)r;
+	return r;
 }
 
 static int scratch_seek(void *cookie, off64_t *off, int whence)
@@ -163,13 +175,6 @@ static int scratch_seek(void *cookie, off64_t *off, int whence)
 	struct scratch *s = cookie;
 	off64_t to = *off;
 
-	if (s->fd >= 0) {
-		to = lseek(s->fd, (off_t)to, whence);
-		if (to < 0)
-			return -1;
-		*off = to;
-		return 0;
-	}
 	if (whence == SEEK_CUR)
 		to += (off64_t)s->pos;
 	else if (whence == SEEK_END)
@@ -193,7 +198,7 @@ static int scratch_close(void *cookie)
 	return err;
 }
 
-FILE *evprof__timeline_scratch(const struct evprof_profile *p)
+FILE *evprof__timeline_scratch(const struct evprof_profile *p, size_t mem)
 {
 	static const cookie_io_functions_t io = {scratch_read, scratch_write,
 						 scratch_seek, scratch_close};
@@ -203,6 +208,7 @@ FILE *evprof__timeline_scratch(const struct evprof_profile *p)
 	if (!s)
 		return NULL;
 	s->dir = p->spill_dir;
+	s->max = mem;
 	s->fd = -1;
 	f = fopencookie(s, "w+", io);
 	if (!f)

@@ -691,9 +691,10 @@ int evprof__session_build_behind(struct evprof_session *s,
 	struct behind_job *j;
 	int err;
 
+	if (!s || !p)
+		return -EINVAL;
 	/* Still building: what came since waits for a later call. */
-	if (s && s->behind &&
-	    !__atomic_load_n(&s->behind->done, __ATOMIC_ACQUIRE))
+	if (s->behind && !__atomic_load_n(&s->behind->done, __ATOMIC_ACQUIRE))
 		return 0;
 	err = evprof__session_settle(s);
 	if (err)

@@ -21,6 +21,7 @@
 
 #include <evprof/profile.h>
 
+#include "profile_model.h"
 #include "profile_timeline.h"
 
 #define NR_THREADS 3
@@ -572,6 +573,8 @@ static int nr_fds(void)
 	return n;
 }
 
+#define SCRATCH_MEM (2u << 20)
+
 /*
  * A scratch stream gives back what was written, through the move from
  * memory to a file: small ones never open a file, large ones open one.
@@ -587,7 +590,7 @@ static void check_scratch(const struct evprof_profile *p, size_t size,
 	assert_true(want && got);
 	for (i = 0; i < size; i++)
 		want[i] = (unsigned char)rnd(256);
-	f = evprof__timeline_scratch(p);
+	f = evprof__timeline_scratch(p, SCRATCH_MEM);
 	assert_non_null(f);
 	/* Writes of many sizes, so that some straddle the move. */
 	for (i = 0; i < size; i += n) {
@@ -632,6 +635,44 @@ static void test_scratch(void **state)
 	evprof_profile__free(mem);
 }
 
+/* A scratch stream that cannot move to a file fails the write, cleanly. */
+static void test_scratch_no_file(void **state)
+{
+	struct evprof_profile_opts o = {.sz = sizeof(o)};
+	static char nodir[] = "/nonexistent-evprof-dir";
+	const size_t mem = 1 << 16, big = 1 << 20;
+	struct evprof_profile *p;
+	char *buf = malloc(big);
+	size_t n;
+	FILE *f;
+
+	(void)state;
+	p = evprof_profile__new(&o);
+	assert_true(p && buf);
+	/* The spill file's directory gone: where the move would go. */
+	p->spill_dir = nodir;
+	f = evprof__timeline_scratch(p, mem);
+	p->spill_dir = NULL;
+	assert_non_null(f);
+	memset(buf, 'x', big);
+	/* One write past the memory: refused, counted short, no overrun. */
+	n = fwrite(buf, 1, big, f);
+	assert_true(n < big / 2);
+	assert_true(ferror(f));
+	/* Then ones that fit: taken and read back. */
+	clearerr(f);
+	rewind(f);
+	assert_int_equal(fwrite(buf, 1, mem, f), mem);
+	assert_int_equal(fflush(f), 0);
+	rewind(f);
+	memset(buf, 0, mem);
+	assert_int_equal(fread(buf, 1, mem, f), mem);
+	assert_int_equal(buf[mem - 1], 'x');
+	fclose(f);
+	free(buf);
+	evprof_profile__free(p);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -657,6 +698,7 @@ int main(void)
 	    cmocka_unit_test(test_no_timeline_firefox),
 	    cmocka_unit_test(test_no_timeline_memory),
 	    cmocka_unit_test(test_scratch),
+	    cmocka_unit_test(test_scratch_no_file),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
