@@ -32,7 +32,7 @@ else
 		>/dev/null 2>&1
 fi
 samples=$(perf script -i "$out/perf.data" -F event 2>/dev/null | wc -l)
-echo "file: $(stat -c %s "$out/perf.data") bytes, $samples samples" \
+echo "file: $(stat -L -c %s "$out/perf.data") bytes, $samples samples" \
 	"(cpu-clock at $freq Hz and every page fault, -g)"
 
 # run NAME CMD...: appends "wall_s cpu_s" to $out/NAME: the shell's own
