@@ -705,12 +705,14 @@ int evprof__session_build_behind(struct evprof_session *s,
 	 */
 	if (s->has_cut || (s->fmt.sample_type & PERF_SAMPLE_STACK_USER))
 		return evprof_session__build_until(s, p, sym, until_ns);
+	/* Room first: nothing the part will read moves after it begins. */
+	err = behind_room(s);
+	if (err)
+		return err;
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
 	err = part_begin(s, p, sym, until_ns, &j->b);
-	if (!err)
-		err = behind_room(s);
 	if (!err && pthread_create(&s->behind_th, NULL, behind_main, j)) {
 		behind_main(j); /* no thread: built here */
 		err = part_end(s, &j->b, j->err, j->ns, j->kept, j->weight,
