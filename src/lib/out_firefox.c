@@ -618,9 +618,15 @@ static void write_shared(struct fx_ctx *c)
 
 enum col { C_STACK, C_TIME, C_WEIGHT, C_CPU, C_COUNTER };
 
+/* Whether job is a thread's own track. */
+static bool own_track(const struct fx_job *job)
+{
+	return job->wtype < 0 && job->ctr < 0;
+}
+
 /* One sample's value in column col (counter ci for C_COUNTER), into j. */
-static void put_cell(const struct fx_ctx *c, struct evprof__json *j,
-		     enum col col, uint32_t ci,
+static void put_cell(const struct fx_ctx *c, const struct fx_job *job,
+		     struct evprof__json *j, enum col col, uint32_t ci,
 		     const struct evprof_profile_sample *s, uint64_t *prev)
 {
 	int wc = c->weight_counter;
@@ -637,9 +643,9 @@ static void put_cell(const struct fx_ctx *c, struct evprof__json *j,
 		*prev = s->time_ns;
 		break;
 	case C_WEIGHT:
-		if (c->wtype >= 0)
+		if (job->wtype >= 0)
 			evprof__json_fixed(j, (int64_t)s->weight, 6); /* ms */
-		else if (wc < 0 || c->ctr >= 0)
+		else if (wc < 0 || job->ctr >= 0)
 			evprof__json_u64(j, s->weight);
 		else
 			evprof__json_u64(
@@ -656,8 +662,6 @@ static void put_cell(const struct fx_ctx *c, struct evprof__json *j,
 		break;
 	}
 }
-
-#define MAX_COLS (4 + EVPROF_PROFILE_MAX_COUNTERS)
 
 int evprof__fx_col_open(const struct fx_ctx *c, struct fx_col *o, size_t n)
 {
@@ -694,41 +698,49 @@ void evprof__fx_col_close(struct fx_col *o)
 }
 
 /*
- * Columns cols[0..n) (counter cis[i] for C_COUNTER) of thread thr's
- * track, each into its own evprof__fx_col, in one pass over the rows: a
- * pass per column read and merged the timeline again for each. *rows:
- * how many; *ones: whether every one weighs 1. Returns 0 or -errno; the
- * caller closes o[0..n) whatever happens.
+ * A track's columns in m, in one pass over its rows (a pass per column
+ * read and merged the timeline again for each): stack, time, weight, then
+ * for a thread's own track its CPU time if any sample has some and each
+ * counter.
  */
-static int make_cols(struct fx_ctx *c, int thr, size_t n, const enum col *cols,
-		     const uint32_t *cis, struct fx_col *o, uint64_t *rows,
-		     bool *ones)
+static int make_track(const struct fx_ctx *c, const struct fx_job *job,
+		      struct fx_made *m)
 {
+	const struct evprof_profile *p = c->p;
+	enum col cols[FX_MAX_COLS] = {C_STACK, C_TIME, C_WEIGHT};
+	uint32_t cis[FX_MAX_COLS] = {0}, ci;
 	struct evprof_profile_sample s;
-	uint64_t prev = c->p->start_mono_ns;
+	uint64_t prev = p->start_mono_ns;
 	struct fx_rows r;
-	size_t i;
+	size_t i, n = 3;
 	int ret;
 
+	if (c->cpu && own_track(job))
+		cols[n++] = C_CPU;
+	for (ci = 0; own_track(job) && ci < p->nr_counters; ci++) {
+		cols[n] = C_COUNTER;
+		cis[n++] = ci;
+	}
+	m->n = n;
 	for (i = 0; i < n; i++) {
-		ret = evprof__fx_col_open(c, &o[i], n);
+		ret = evprof__fx_col_open(c, &m->o[i], n);
 		if (ret)
 			return ret;
 	}
-	ret = evprof__fx_rows_open(&r, c->p, thr, c->wtype, c->ctr);
+	ret = evprof__fx_rows_open(&r, p, job->thr, job->wtype, job->ctr);
 	if (ret)
 		return ret;
-	*ones = true;
-	*rows = 0;
+	m->ones = true;
 	while ((ret = evprof__fx_rows_next(&r, &s)) > 0) {
-		++*rows;
+		m->rows++;
 		for (i = 0; i < n; i++)
-			put_cell(c, &o[i].j, cols[i], cis[i], &s, &prev);
-		*ones = *ones && s.weight == 1;
+			put_cell(c, job, &m->o[i].j, cols[i], cis[i], &s,
+				 &prev);
+		m->ones = m->ones && s.weight == 1;
 	}
 	evprof__fx_rows_close(&r);
 	for (i = 0; i < n; i++) {
-		int err = evprof__fx_col_end(&o[i]);
+		int err = evprof__fx_col_end(&m->o[i]);
 
 		if (!ret)
 			ret = err;
@@ -736,95 +748,88 @@ static int make_cols(struct fx_ctx *c, int thr, size_t n, const enum col *cols,
 	return ret;
 }
 
-static int write_samples(struct fx_ctx *c, int thr)
+static int make_job(const struct fx_ctx *c, const struct fx_job *job,
+		    struct fx_made *m)
+{
+	return job->thr >= 0 ? make_track(c, job, m)
+			     : evprof__fx_make_points(c, job, m);
+}
+
+/* "samples" of job's track, from its columns m (make_track()'s order). */
+static int write_samples(struct fx_ctx *c, const struct fx_job *job,
+			 const struct fx_made *m)
 {
 	const struct evprof_profile *p = c->p;
 	struct evprof__json *j = &c->j;
-	bool plain = c->wtype < 0 && c->ctr < 0; /* the thread's own track */
+	bool plain = own_track(job);
 	/* The weight column is null when every sample of the own track
 	 * weighs 1 and no counter or weight type gives the weights. */
 	bool may_null = plain && c->weight_counter < 0;
-	struct fx_col o[MAX_COLS] = {0};
-	enum col cols[MAX_COLS] = {C_STACK, C_TIME, C_WEIGHT};
-	uint32_t cis[MAX_COLS] = {0}, ci;
-	size_t n = 3, k = 3;
-	bool ones = true;
-	uint64_t rows = 0;
+	size_t k = 3;
+	uint32_t ci;
 	int err;
 
-	if (c->cpu && plain)
-		cols[n++] = C_CPU;
-	for (ci = 0; plain && ci < p->nr_counters; ci++) {
-		cols[n] = C_COUNTER;
-		cis[n++] = ci;
-	}
-	err = make_cols(c, thr, n, cols, cis, o, &rows, &ones);
-	if (err)
-		goto out;
 	evprof__json_key(j, "samples");
 	evprof__json_obj(j);
-	key_len(j, rows);
+	key_len(j, m->rows);
 	evprof__json_key(j, "weightType");
-	evprof__json_str(j, c->wtype < 0 ? "samples" : "tracing-ms");
+	evprof__json_str(j, job->wtype < 0 ? "samples" : "tracing-ms");
 	evprof__json_key(j, "stack");
-	err = evprof__json_copy(j, o[0].f);
+	err = evprof__json_copy(j, m->o[0].f);
 	evprof__json_key(j, "timeDeltas");
-	err = err ?: evprof__json_copy(j, o[1].f);
+	err = err ?: evprof__json_copy(j, m->o[1].f);
 	evprof__json_key(j, "weight");
-	if (may_null && ones)
+	if (may_null && m->ones)
 		evprof__json_null(j);
 	else
-		err = err ?: evprof__json_copy(j, o[2].f);
+		err = err ?: evprof__json_copy(j, m->o[2].f);
 	if (c->cpu && plain) {
 		evprof__json_key(j, "threadCPUDelta");
-		err = err ?: evprof__json_copy(j, o[k++].f);
+		err = err ?: evprof__json_copy(j, m->o[k++].f);
 	}
 	if (p->nr_counters && plain) {
 		evprof__json_key(j, "samplyEventDeltas");
 		evprof__json_obj(j);
 		for (ci = 0; ci < p->nr_counters; ci++) {
 			evprof__json_key(j, p->counters[ci]);
-			err = err ?: evprof__json_copy(j, o[k++].f);
+			err = err ?: evprof__json_copy(j, m->o[k++].f);
 		}
 		evprof__json_obj_end(j);
 	}
 	evprof__json_obj_end(j);
-out:
-	for (k = 0; k < n; k++)
-		evprof__fx_col_close(&o[k]);
 	return err;
 }
 
-static int write_thread(struct fx_ctx *c, int thr)
+/* Track job (c->jobs[i]), its columns made in m. */
+static int write_track(struct fx_ctx *c, const struct fx_job *job,
+		       const struct fx_made *m)
 {
 	const struct evprof_profile *p = c->p;
-	const struct evprof__thread *t = &p->threads[thr];
+	const struct evprof__thread *t = &p->threads[job->thr];
 	const struct evprof__process *pr = &p->procs[t->proc];
 	struct evprof__json *j = &c->j;
-	uint64_t last = evprof__fx_thread_last(p, thr);
-	bool own = c->wtype < 0 && c->ctr < 0;
+	uint64_t last = evprof__fx_thread_last(p, job->thr);
+	bool own = own_track(job);
 	char num[21], name[256];
 	int err;
 
 	evprof__json_obj(j);
 	evprof__json_key(j, "name");
-	if (c->wtype >= 0) {
+	if (job->wtype >= 0) {
 		snprintf(name, sizeof(name), "%s %s", t->name,
-			 p->weights[c->wtype]);
+			 p->weights[job->wtype]);
 		evprof__json_str(j, name);
 		evprof__json_key(j, "evprofWeight");
-		evprof__json_str(j, p->weights[c->wtype]);
-	} else if (c->ctr >= 0) {
+		evprof__json_str(j, p->weights[job->wtype]);
+	} else if (job->ctr >= 0) {
 		/* The call tree says "samples": the name gives the unit. */
 		snprintf(name, sizeof(name), "%s %s (count)", t->name,
-			 p->counters[c->ctr]);
+			 p->counters[job->ctr]);
 		evprof__json_str(j, name);
 		evprof__json_key(j, "evprofCounter");
-		evprof__json_str(j, p->counters[c->ctr]);
+		evprof__json_str(j, p->counters[job->ctr]);
 	} else {
 		evprof__json_str(j, t->name);
-		if (c->proc_main[t->proc] < 0)
-			c->proc_main[t->proc] = (int64_t)c->nr_tracks;
 	}
 	evprof__json_key(j, "isMainThread");
 	evprof__json_bool(j, t->tid == pr->pid && own);
@@ -851,62 +856,89 @@ static int write_thread(struct fx_ctx *c, int thr)
 	evprof__json_raw(j, "[]");
 	evprof__json_key(j, "showMarkersInTimeline");
 	evprof__json_bool(j, own && t->nr_waits);
-	err = write_samples(c, thr);
+	err = write_samples(c, job, m);
 	if (err)
 		return err;
-	err = evprof__fx_write_markers(c, thr, own);
+	err = evprof__fx_write_markers(c, job->thr, own);
 	if (err)
 		return err;
 	evprof__json_obj_end(j);
-	return 0;
+	return c->j.out->err;
 }
 
-/* Thread thr's track of weight type wtype or counter ctr (-1, -1: its own). */
-static int write_track(struct fx_ctx *c, int thr, int wtype, int ctr)
+/*
+ * The document's pieces in order: per thread, its own track, one per
+ * weight type and one per counter it has; then per process with a track,
+ * one per counter. Sets each process's first track (its main thread's).
+ */
+static int plan_jobs(struct fx_ctx *c)
 {
-	int err;
+	const struct evprof_profile *p = c->p;
+	size_t i, n = 0, max;
+	int k;
 
-	if ((wtype >= 0 || ctr >= 0) &&
-	    !evprof__fx_has_track(c->p, thr, wtype, ctr))
-		return 0;
-	c->wtype = wtype;
-	c->ctr = ctr;
-	err = write_thread(c, thr);
-	c->nr_tracks++;
-	return err ? err : c->j.out->err;
+	max = p->nr_threads * (1 + p->nr_weights + p->nr_counters) +
+	      p->nr_procs * p->nr_counters;
+	c->jobs = malloc((max + 1) * sizeof(*c->jobs));
+	if (!c->jobs)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_threads; i++) {
+		int thr = (int)c->thread_order[i];
+		int proc = p->threads[thr].proc;
+
+		if (c->proc_main[proc] < 0)
+			c->proc_main[proc] = (int64_t)n;
+		c->jobs[n++] = (struct fx_job){thr, -1, -1, proc, -1};
+		for (k = 0; k < (int)p->nr_weights; k++)
+			if (evprof__fx_has_track(p, thr, k, -1))
+				c->jobs[n++] =
+				    (struct fx_job){thr, k, -1, proc, -1};
+		for (k = 0; k < (int)p->nr_counters; k++)
+			if (evprof__fx_has_track(p, thr, -1, k))
+				c->jobs[n++] =
+				    (struct fx_job){thr, -1, k, proc, -1};
+	}
+	for (i = 0; i < p->nr_procs; i++)
+		for (k = 0; evprof__fx_has_counters(c, (int)i) &&
+			    k < (int)p->nr_counters;
+		     k++)
+			c->jobs[n++] = (struct fx_job){-1, -1, -1, (int)i, k};
+	c->nr_jobs = n;
+	return 0;
 }
 
 static int write_profile(struct fx_ctx *c)
 {
-	const struct evprof_profile *p = c->p;
 	struct evprof__json *j = &c->j;
+	struct fx_ahead *a;
 	size_t i;
-	int k, err = 0;
+	int err = 0;
 
+	a = evprof__fx_ahead_start(c, make_job);
+	if (!a)
+		return -ENOMEM;
 	evprof__json_obj(j);
 	write_meta(c);
 	write_libs(c);
 	write_shared(c);
 	evprof__json_key(j, "threads");
 	evprof__json_arr(j);
-	for (i = 0; !err && i < p->nr_threads; i++) {
-		int thr = (int)c->thread_order[i];
+	for (i = 0; !err && i < c->nr_jobs && c->jobs[i].thr >= 0; i++) {
+		const struct fx_made *m = evprof__fx_ahead_take(a, i);
 
-		/* The thread, a track per weight type, one per counter. */
-		err = write_track(c, thr, -1, -1);
-		for (k = 0; !err && k < (int)p->nr_weights; k++)
-			err = write_track(c, thr, k, -1);
-		for (k = 0; !err && k < (int)p->nr_counters; k++)
-			err = write_track(c, thr, -1, k);
+		err = m->err ?: write_track(c, &c->jobs[i], m);
+		if (!err)
+			evprof__fx_ahead_release(a, i);
 	}
-	if (err)
-		return err;
-	evprof__json_arr_end(j);
-	evprof__json_key(j, "pages");
-	evprof__json_raw(j, "[]");
-	evprof__json_key(j, "profilerOverhead");
-	evprof__json_raw(j, "[]");
-	err = evprof__fx_write_counters(c);
+	if (!err) {
+		evprof__json_arr_end(j);
+		evprof__json_key(j, "pages");
+		evprof__json_raw(j, "[]");
+		evprof__json_key(j, "profilerOverhead");
+		evprof__json_raw(j, "[]");
+		err = evprof__fx_write_counters(c, a, i);
+	}
+	evprof__fx_ahead_stop(a);
 	if (err)
 		return err;
 	evprof__json_obj_end(j);
@@ -919,8 +951,7 @@ int evprof_profile__write_firefox(const struct evprof_profile *p,
 				  const struct evprof_firefox_opts *opts)
 {
 	const char *wname = EVPROF_OPTS_GET(opts, weight_counter, NULL);
-	struct fx_ctx c = {
-	    .p = p, .weight_counter = -1, .wtype = -1, .ctr = -1};
+	struct fx_ctx c = {.p = p, .weight_counter = -1};
 	struct evprof__sink out;
 	int err, cerr;
 
@@ -937,6 +968,8 @@ int evprof_profile__write_firefox(const struct evprof_profile *p,
 	if (!err)
 		err = build_threads(&c);
 	if (!err)
+		err = plan_jobs(&c);
+	if (!err)
 		err = evprof__sink_open(&out, path);
 	if (!err) {
 		evprof__json_init(&c.j, &out);
@@ -952,5 +985,6 @@ int evprof_profile__write_firefox(const struct evprof_profile *p,
 	free(c.thread_order);
 	free(c.proc_last);
 	free(c.proc_main);
+	free(c.jobs);
 	return err;
 }

@@ -16,12 +16,20 @@
 
 struct sym_key;
 
+/*
+ * A piece of the document whose columns are made apart (out_firefox_ahead.c):
+ * a track (thread thr's own: wtype, ctr -1; else of weight type wtype or
+ * counter ctr), or for thr < 0 the counter ci of process proc.
+ */
+struct fx_job {
+	int thr, wtype, ctr;
+	int proc, ci;
+};
+
 struct fx_ctx {
 	const struct evprof_profile *p;
 	struct evprof__json j;
 	int weight_counter; /* counter index, or -1 */
-	int wtype;	    /* the weight type of the track written, or -1 */
-	int ctr;	    /* the counter of the track written, or -1 */
 	bool cpu;	    /* some sample has CPU time */
 	int32_t *source_of; /* per string: source index or -1 */
 	uint32_t *sources;  /* source index -> filename string */
@@ -33,7 +41,8 @@ struct fx_ctx {
 	uint32_t *thread_order;
 	uint64_t *proc_last; /* per process: latest sample or wait end */
 	int64_t *proc_main;  /* per process: its first track's index, or -1 */
-	size_t nr_tracks;    /* threads written so far */
+	struct fx_job *jobs; /* the tracks in document order, then counters */
+	size_t nr_jobs;
 };
 
 /*
@@ -57,6 +66,40 @@ EVPROF_HIDDEN int evprof__fx_col_open(const struct fx_ctx *c, struct fx_col *o,
 				      size_t n);
 EVPROF_HIDDEN int evprof__fx_col_end(struct fx_col *o);
 EVPROF_HIDDEN void evprof__fx_col_close(struct fx_col *o);
+
+#define FX_MAX_COLS (4 + EVPROF_PROFILE_MAX_COUNTERS)
+
+/* A piece's columns: o[0..n), rows (or points) in them, all weighing 1. */
+struct fx_made {
+	struct fx_col o[FX_MAX_COLS];
+	size_t n;
+	uint64_t rows;
+	bool ones;
+	int err; /* 0 or -errno: making them failed */
+};
+
+/*
+ * Makes job's columns into m, which is zeroed: sets m->n before opening
+ * any, so that they are closed whatever happens. Returns 0 or -errno.
+ * Runs on either thread: reads c, writes only m.
+ */
+typedef int (*fx_make_fn)(const struct fx_ctx *c, const struct fx_job *job,
+			  struct fx_made *m);
+
+/*
+ * Columns of c->jobs made ahead of their writing, on one more thread when
+ * one starts (else by the writer alone). start: NULL without memory.
+ * take(i): job i's columns, in order i = 0, 1, ...: made, or m->err.
+ * release(i): closes them once written. stop: joins, closes what was made
+ * and not written, frees; NULL is a no-op.
+ */
+struct fx_ahead;
+EVPROF_HIDDEN struct fx_ahead *evprof__fx_ahead_start(const struct fx_ctx *c,
+						      fx_make_fn make);
+EVPROF_HIDDEN struct fx_made *evprof__fx_ahead_take(struct fx_ahead *a,
+						    size_t i);
+EVPROF_HIDDEN void evprof__fx_ahead_release(struct fx_ahead *a, size_t i);
+EVPROF_HIDDEN void evprof__fx_ahead_stop(struct fx_ahead *a);
 
 /* Categories of meta.categories; the waits' markers are FX_CAT_WAIT. */
 #define FX_CAT_WAIT 3
@@ -120,11 +163,23 @@ EVPROF_HIDDEN void evprof__fx_write_wait_names(struct fx_ctx *c);
 EVPROF_HIDDEN int evprof__fx_write_markers(struct fx_ctx *c, int thr, bool own);
 
 /*
- * Writes "counters": per process, one counter per registered counter that
- * its samples carry, drawn by the profiler as a track of the process;
- * none for a profile without a timeline (no times to draw).
- * Returns 0 or -errno.
+ * Whether process proc gets counter tracks: it has a thread track and the
+ * profile a timeline (without one, samples have no times to draw).
  */
-EVPROF_HIDDEN int evprof__fx_write_counters(struct fx_ctx *c);
+static inline bool evprof__fx_has_counters(const struct fx_ctx *c, int proc)
+{
+	return c->p->timeline && c->proc_main[proc] >= 0;
+}
+/* The make function of a counter's job: its points' times and counts. */
+EVPROF_HIDDEN int evprof__fx_make_points(const struct fx_ctx *c,
+					 const struct fx_job *job,
+					 struct fx_made *m);
+/*
+ * Writes "counters": per process, one counter per registered counter that
+ * its samples carry, drawn by the profiler as a track of the process, from
+ * jobs first.. of a (evprof__fx_make_points()). Returns 0 or -errno.
+ */
+EVPROF_HIDDEN int evprof__fx_write_counters(struct fx_ctx *c,
+					    struct fx_ahead *a, size_t first);
 
 #endif /* EVPROF_LIB_OUT_FIREFOX_H */

@@ -151,34 +151,31 @@ static int merge_next(struct merge *m, struct point *out)
 	return any;
 }
 
-/*
- * The merge's points in one pass: their times (ms) into t, their counts
- * into k, how many in *n. Returns 0 or -errno.
- */
-static int make_points(struct fx_ctx *c, int proc, int ci, struct fx_col *t,
-		       struct fx_col *k, size_t *n)
+/* The merge's points in one pass: their times (ms), their counts. */
+int evprof__fx_make_points(const struct fx_ctx *c, const struct fx_job *job,
+			   struct fx_made *m)
 {
-	struct merge m;
+	struct merge mg;
 	struct point pt;
 	int ret, e1, e2;
 
-	*n = 0;
-	ret = evprof__fx_col_open(c, t, 2);
+	m->n = 2;
+	ret = evprof__fx_col_open(c, &m->o[0], 2);
 	if (!ret)
-		ret = evprof__fx_col_open(c, k, 2);
+		ret = evprof__fx_col_open(c, &m->o[1], 2);
 	if (!ret)
-		ret = merge_open(&m, c->p, proc, ci);
+		ret = merge_open(&mg, c->p, job->proc, job->ci);
 	if (ret)
 		return ret;
-	while ((ret = merge_next(&m, &pt)) > 0) {
-		evprof__json_fixed(&t->j,
+	while ((ret = merge_next(&mg, &pt)) > 0) {
+		evprof__json_fixed(&m->o[0].j,
 				   (int64_t)(pt.time - c->p->start_mono_ns), 6);
-		evprof__json_u64(&k->j, pt.count);
-		(*n)++;
+		evprof__json_u64(&m->o[1].j, pt.count);
+		m->rows++;
 	}
-	merge_close(&m);
-	e1 = evprof__fx_col_end(t);
-	e2 = evprof__fx_col_end(k);
+	merge_close(&mg);
+	e1 = evprof__fx_col_end(&m->o[0]);
+	e2 = evprof__fx_col_end(&m->o[1]);
 	return ret ?: e1 ?: e2;
 }
 
@@ -241,68 +238,60 @@ static void write_display(struct fx_ctx *c, int ci)
 	evprof__json_obj_end(j);
 }
 
-static int write_counter(struct fx_ctx *c, int proc, int ci)
+/* Counter job's track, its points made in m; none without points. */
+static int write_counter(struct fx_ctx *c, const struct fx_job *job,
+			 const struct fx_made *m)
 {
-	const struct evprof__process *pr = &c->p->procs[proc];
+	const struct evprof__process *pr = &c->p->procs[job->proc];
 	struct evprof__json *j = &c->j;
-	struct fx_col t = {0}, k = {0};
 	char text[320];
-	size_t n;
-	int err = make_points(c, proc, ci, &t, &k, &n);
+	int err;
 
-	if (err || !n)
-		goto out;
+	if (!m->rows)
+		return 0;
 	evprof__json_obj(j);
 	evprof__json_key(j, "name");
-	evprof__json_str(j, c->p->counters[ci]);
+	evprof__json_str(j, c->p->counters[job->ci]);
 	evprof__json_key(j, "category");
 	evprof__json_str(j, "evprof");
 	evprof__json_key(j, "description");
 	snprintf(text, sizeof(text), "%s of %s, per sample of its threads",
-		 c->p->counters[ci], pr->name);
+		 c->p->counters[job->ci], pr->name);
 	evprof__json_str(j, text);
 	/* A string, as the threads' pid: the track is matched to them. */
 	evprof__json_key(j, "pid");
 	snprintf(text, sizeof(text), "%d", pr->pid);
 	evprof__json_str(j, text);
 	evprof__json_key(j, "mainThreadIndex");
-	evprof__json_u64(j, (uint64_t)c->proc_main[proc]);
+	evprof__json_u64(j, (uint64_t)c->proc_main[job->proc]);
 	evprof__json_key(j, "samples");
 	evprof__json_obj(j);
 	evprof__json_key(j, "length");
-	evprof__json_u64(j, n);
+	evprof__json_u64(j, m->rows);
 	evprof__json_key(j, "time");
-	err = evprof__json_copy(j, t.f);
+	err = evprof__json_copy(j, m->o[0].f);
 	evprof__json_key(j, "count");
-	err = err ?: evprof__json_copy(j, k.f);
+	err = err ?: evprof__json_copy(j, m->o[1].f);
 	evprof__json_obj_end(j);
-	write_display(c, ci);
+	write_display(c, job->ci);
 	evprof__json_obj_end(j);
-	err = err ?: c->j.out->err;
-out:
-	evprof__fx_col_close(&t);
-	evprof__fx_col_close(&k);
-	return err;
+	return err ?: c->j.out->err;
 }
 
-int evprof__fx_write_counters(struct fx_ctx *c)
+int evprof__fx_write_counters(struct fx_ctx *c, struct fx_ahead *a,
+			      size_t first)
 {
-	const struct evprof_profile *p = c->p;
-	size_t proc;
-	int ci, err = 0;
+	size_t i;
+	int err = 0;
 
 	evprof__json_key(&c->j, "counters");
 	evprof__json_arr(&c->j);
-	/*
-	 * Without a timeline (a profile read from pprof) samples have no
-	 * times: no graph to draw. The per-counter call trees remain.
-	 */
-	for (proc = 0; !err && p->timeline && proc < p->nr_procs; proc++) {
-		/* A process without a thread track has no track to hold it. */
-		if (c->proc_main[proc] < 0)
-			continue;
-		for (ci = 0; !err && ci < (int)p->nr_counters; ci++)
-			err = write_counter(c, (int)proc, ci);
+	for (i = first; !err && i < c->nr_jobs; i++) {
+		const struct fx_made *m = evprof__fx_ahead_take(a, i);
+
+		err = m->err ?: write_counter(c, &c->jobs[i], m);
+		if (!err)
+			evprof__fx_ahead_release(a, i);
 	}
 	evprof__json_arr_end(&c->j);
 	return err;
