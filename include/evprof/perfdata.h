@@ -98,7 +98,10 @@ EVPROF_API struct evprof_perfdata *
 evprof_perfdata__open_mem(const void *buf, size_t len,
 			  const struct evprof_perfdata_opts *opts);
 
-/* Closes and frees pd. Accepts NULL. */
+/*
+ * Closes and frees pd, once the thread evprof_perfdata__import() left
+ * freeing its symbol tables is done. Accepts NULL.
+ */
 EVPROF_API void evprof_perfdata__free(struct evprof_perfdata *pd);
 
 /*
@@ -106,7 +109,8 @@ EVPROF_API void evprof_perfdata__free(struct evprof_perfdata *pd);
  * evprof_profile__free(); it does not depend on pd). Call it once per pd.
  * Returns NULL with errno set: EVPROF_ERR_BAD_PERFDATA for a malformed
  * input (evprof_perfdata__error() says what, at which offset), EINVAL
- * (called twice), ENOMEM, or a read error.
+ * (called twice), ENOMEM, or a read error. The symbol tables are freed on
+ * a thread of their own meanwhile (libelf and libdw objects of pd's only).
  */
 EVPROF_API struct evprof_profile *
 evprof_perfdata__import(struct evprof_perfdata *pd);

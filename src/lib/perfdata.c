@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,8 @@ void evprof_perfdata__free(struct evprof_perfdata *pd)
 		return;
 	/* First: a build behind the feeding may still read the rest. */
 	evprof_session__free(pd->s);
+	if (pd->sym_freeing)
+		pthread_join(pd->sym_th, NULL);
 	evprof__pd_src_free(&pd->src);
 	evprof__pd_header_free(&pd->h);
 	evprof__pd_order_free(&pd->order);
@@ -485,6 +488,11 @@ static int profile_start(struct evprof_perfdata *pd)
  */
 #define PART_SAMPLES   4096
 #define PART_MARGIN_NS 100000000ull
+/*
+ * The first part comes sooner: it loads the symbol tables (milliseconds on
+ * the building thread, which builds slower than the feeding when warm).
+ */
+#define FIRST_PART_SAMPLES 512
 
 static int build_part(struct evprof_perfdata *pd, uint64_t time)
 {
@@ -492,7 +500,8 @@ static int build_part(struct evprof_perfdata *pd, uint64_t time)
 
 	if (time > pd->part_time)
 		pd->part_time = time;
-	if (pd->no_parts || ++pd->part_samples < PART_SAMPLES)
+	if (pd->no_parts || ++pd->part_samples <
+				(pd->parts ? PART_SAMPLES : FIRST_PART_SAMPLES))
 		return 0;
 	pd->part_samples = 0;
 	if (pd->part_time <= PART_MARGIN_NS)
@@ -820,6 +829,26 @@ static int stream(struct evprof_perfdata *pd, uint64_t *cut)
 
 /* ---- the profile -------------------------------------------------------- */
 
+static void *free_sym(void *sym)
+{
+	evprof_symbolizer__free(sym);
+	return NULL;
+}
+
+/*
+ * The profile names its frames itself: the symbolizer (its images, DWARF
+ * and symbol tables, a millisecond to free) goes on a thread of its own
+ * while the caller writes; evprof_perfdata__free() waits for it.
+ */
+static void free_sym_behind(struct evprof_perfdata *pd)
+{
+	if (pd->sym && !pthread_create(&pd->sym_th, NULL, free_sym, pd->sym))
+		pd->sym_freeing = true;
+	else
+		evprof_symbolizer__free(pd->sym);
+	pd->sym = NULL;
+}
+
 static struct evprof_profile *make_profile(struct evprof_perfdata *pd)
 {
 	struct evprof_profile *p;
@@ -833,8 +862,7 @@ static struct evprof_profile *make_profile(struct evprof_perfdata *pd)
 				      pd->s, pd->p, pd->sym, UINT64_MAX)
 				: evprof_session__build(pd->s, pd->p, pd->sym);
 	}
-	evprof_symbolizer__free(pd->sym);
-	pd->sym = NULL;
+	free_sym_behind(pd);
 	if (err) {
 		errno = -err;
 		return NULL;

@@ -15,6 +15,7 @@
 #ifndef EVPROF_LIB_PERFDATA_INTERNAL_H
 #define EVPROF_LIB_PERFDATA_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -368,6 +369,8 @@ struct evprof_perfdata {
 	/* Built in parts as it streams (see build_part()). */
 	struct evprof_profile *p;
 	struct evprof_symbolizer *sym;
+	pthread_t sym_th; /* frees the symbolizer once the profile is made */
+	bool sym_freeing;
 	uint64_t part_time, part_samples, parts;
 	bool no_parts;
 	int part_err; /* a part's failed build, waited for while feeding */
