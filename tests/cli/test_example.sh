@@ -50,6 +50,8 @@ for mode in task cpu; do
 			ok "$mode: fault_$f $got page faults, truth $truth"
 		else
 			fail "$mode: fault_$f '$got' page faults, truth $truth $(cat "$TMP/err.$mode")"
+			# Where the rest went: every function's count.
+			sed 's/^/  /' "$TMP/out.$mode"
 		fi
 	done
 done
