@@ -187,7 +187,9 @@ static void prune(const char *dir, uint64_t max)
 		size_t len = strlen(de->d_name);
 		struct stat st;
 
-		if (len < 7 || strcmp(de->d_name + len - 6, ".debug") ||
+		/* Debug files and the answers saved from them (symcache.h). */
+		if ((strncmp(de->d_name, "answers-", 8) &&
+		     (len < 7 || strcmp(de->d_name + len - 6, ".debug"))) ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
 		    !S_ISREG(st.st_mode) ||
 		    evprof__vec_grow((void **)&e, &cap, sizeof(*e), n + 1,

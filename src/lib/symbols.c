@@ -24,13 +24,16 @@
 #include "kallsyms.h"
 #include "ksymcache.h"
 #include "srcline.h"
+#include "symcache.h"
 #include "symtab.h"
 
 struct image {
 	struct image *next;
 	struct evprof__dso *dso;
-	struct evprof__elfsyms *syms; /* made on first use */
-	struct evprof__srcline *src;  /* made on first use */
+	struct evprof__elfsyms *syms;	/* made on first use */
+	struct evprof__srcline *src;	/* made on first use */
+	struct evprof__symcache *saved; /* opened on first use, or NULL */
+	bool saved_tried;
 };
 
 /* A mapping's description: the key of what it resolved to. */
@@ -321,6 +324,49 @@ static bool aent_equal(long x, long y, void *ctx)
 	return a->img == b->img && a->fileoff == b->fileoff;
 }
 
+/*
+ * lookup_image() through the answers an earlier run saved for img's build
+ * id (DWARF answers only: without it, lookups are quick and no inline
+ * chain is lost by a debug file installed later).
+ */
+static int lookup_saved(struct evprof_symbolizer *s, struct image *img,
+			uint64_t fileoff, struct aent *a)
+{
+	const struct evprof__dso *d = img->dso;
+	struct evprof__symcache_ent e;
+	int ret;
+
+	if (!img->saved_tried) {
+		img->saved_tried = true;
+		if (s->finder.cache_dir && !s->opts.no_dwarf && d->build_id_len)
+			img->saved = evprof__symcache_open(
+			    s->finder.cache_dir, d->build_id, d->build_id_len,
+			    s->opts.no_demangle);
+	}
+	ret = img->saved
+		  ? evprof__symcache_find(img->saved, fileoff, s->names, &e)
+		  : 0;
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		a->found = true;
+		a->rel_addr = e.rel_addr;
+		a->sym_start = e.sym_start;
+		a->sym_size = e.sym_size;
+		a->name = e.name;
+		a->frames = e.frames;
+		a->nr_frames = e.nr_frames;
+		return 0;
+	}
+	ret = lookup_image(s, img, fileoff, a);
+	if (ret || !a->found || !img->saved)
+		return ret;
+	e = (struct evprof__symcache_ent){
+	    fileoff, a->rel_addr, a->sym_start, a->sym_size,
+	    a->name, a->frames,	  a->nr_frames};
+	return evprof__symcache_add(img->saved, &e);
+}
+
 /* lookup_image() once per (img, fileoff); the answer goes into *res. */
 static int lookup_cached(struct evprof_symbolizer *s, struct image *img,
 			 uint64_t fileoff, struct evprof_sym_result *res)
@@ -337,7 +383,7 @@ static int lookup_cached(struct evprof_symbolizer *s, struct image *img,
 		if (!a)
 			return -ENOMEM;
 		*a = key;
-		err = lookup_image(s, img, fileoff, a);
+		err = lookup_saved(s, img, fileoff, a);
 		if (err)
 			return err;
 		err = evprof__hashmap_add(s->answers, (long)a, (long)a);
@@ -631,6 +677,12 @@ void evprof_symbolizer__free(struct evprof_symbolizer *s)
 	if (!s)
 		return;
 	for (img = s->image_list; img; img = img->next) {
+		Dwarf_Addr bias;
+
+		/* Saved only when DWARF answered (see lookup_saved()). */
+		if (img->saved && dwfl_module_getdwarf(img->dso->mod, &bias))
+			evprof__symcache_save(img->saved);
+		evprof__symcache_free(img->saved);
 		evprof__srcline_free(img->src);
 		evprof__elfsyms_free(img->syms);
 		evprof__dso_free(img->dso);

@@ -570,15 +570,93 @@ static void test_debug_cache(void **state)
 	assert_int_equal(compressed_sections(entry), 0);
 	whole = st.st_size;
 
-	/* Cut short (a full disk, a crash): not used, stored again. */
+	/* Cut short (a full disk, a crash): not used, stored again. Saved
+	 * answers would spare the DWARF: none, to read it each time. */
+	assert_int_equal(sh("rm -f %s/answers-*", cache), 0);
 	assert_int_equal(truncate(entry, whole / 2), 0);
 	check_exe("bidonly", "pie", &opts);
 	assert_int_equal(stat(entry, &st), 0);
 	assert_int_equal(st.st_size, whole);
 
 	/* Without the original only the copy can name the frames. */
+	assert_int_equal(sh("rm -f %s/answers-*", cache), 0);
 	assert_int_equal(unlink(orig), 0);
 	check_exe("bidonly", "pie", &opts);
+}
+
+/* The inline chain at pie's helper call: frames[1]'s name into out. */
+static void helper_caller(const struct evprof_symbolizer_opts *opts, char *out,
+			  size_t n)
+{
+	struct evprof_symbolizer *s = evprof_symbolizer__new(opts);
+	struct evprof_sym_mapping map = {0};
+	struct evprof_sym_result res;
+	const struct point *pt;
+	struct map_find f;
+	struct run r;
+
+	assert_non_null(s);
+	run_fixture("pie", &r);
+	pt = get_point(&r, "helper");
+	sym_map(&r, pt->addr - 1, &f, &map);
+	assert_int_equal(evprof_symbolizer__user(s, &map, pt->addr - 1, &res),
+			 0);
+	assert_true(res.nr_frames >= 1);
+	snprintf(out, n, "%s",
+		 res.frames[res.nr_frames > 1 ? 1 : 0].name ?: "(null)");
+	free(r.maps);
+	evprof_symbolizer__free(s);
+}
+
+/*
+ * Answers saved by build id: the second symbolizer over pie reads them
+ * (a name changed in the file shows through), they equal addr2line's, and
+ * a file cut short or another choice (no DWARF) is not used.
+ */
+static void test_saved_answers(void **state)
+{
+	struct evprof_symbolizer_opts opts = {.sz = sizeof(opts)};
+	char cache[PATH_MAX], file[PATH_MAX * 2], id[130], name[64];
+	struct stat st;
+	off_t whole;
+	FILE *f;
+
+	(void)state;
+	snprintf(cache, sizeof(cache), "%s/answers", dir);
+	snprintf(file, sizeof(file), "%s/pie.id", dir);
+	f = fopen(file, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%129s", id), 1);
+	fclose(f);
+	snprintf(file, sizeof(file), "%s/answers-%s", cache, id);
+	opts.debug_cache_dir = cache;
+
+	check_exe("pie", "pie", &opts);
+	assert_int_equal(stat(file, &st), 0);
+	whole = st.st_size;
+	/* Read back: still addr2line's answers. */
+	check_exe("pie", "pie", &opts);
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_size, whole);
+
+	/* Read, not found again: a name changed in the file is the answer. */
+	assert_int_equal(sh("sed -i 's/inl_caller/inl_CALLER/g' '%s'", file),
+			 0);
+	helper_caller(&opts, name, sizeof(name));
+	assert_string_equal(name, "inl_CALLER");
+	/* Another choice reads its own (no DWARF: the symbol table's). */
+	opts.no_dwarf = true;
+	helper_caller(&opts, name, sizeof(name));
+	assert_string_equal(name, "inl_caller");
+	opts.no_dwarf = false;
+
+	/* Cut short: not used, written again whole. */
+	assert_int_equal(truncate(file, whole / 2), 0);
+	check_exe("pie", "pie", &opts);
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_size, whole);
+	helper_caller(&opts, name, sizeof(name));
+	assert_string_equal(name, "inl_caller");
 }
 
 /* No symbols at all: unknown name, but a usable lib + offset. */
@@ -1338,6 +1416,7 @@ int main(void)
 	    cmocka_unit_test(test_debuglink),
 	    cmocka_unit_test(test_debuglink_via_link),
 	    cmocka_unit_test(test_debug_cache),
+	    cmocka_unit_test(test_saved_answers),
 	    cmocka_unit_test(test_build_id_dir),
 	    cmocka_unit_test(test_stripped_no_debug),
 	    cmocka_unit_test(test_build_id_mismatch),
