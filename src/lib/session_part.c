@@ -129,14 +129,22 @@ static void add_tails(struct sess_store *st, struct sess_cut *c)
  * Sampled chains are mostly distinct (the leaf is wherever the interrupt
  * came): the arena keeps only what remaining samples, cuts and deferred
  * records name. The stack cache is keyed by chain offsets: it goes too.
- * Without memory for it, the arena just stays as it is.
+ * Without memory for it, the arena just stays as it is. A compaction
+ * hashes every chain left, on the feeding thread: only once the arena has
+ * doubled since the last (and holds COMPACT_WORDS), so memory stays within
+ * twice what is live.
  */
+#define COMPACT_WORDS (1u << 20)
+
 static void compact_chains(struct sess_part *pt, struct sess_store *st,
 			   struct sess_stitch *k, struct sess_cut *c)
 {
 	size_t n = 0, cap = st->samples.n + c->ts.n + k->deferred.n;
-	uint32_t **refs = malloc((cap ? cap : 1) * sizeof(*refs));
+	uint32_t **refs;
 
+	if (st->chains.n < COMPACT_WORDS || st->chains.n < 2 * pt->chains_live)
+		return;
+	refs = malloc((cap ? cap : 1) * sizeof(*refs));
 	if (!refs)
 		return;
 	for (size_t i = 0; i < st->samples.n; i++)
@@ -149,6 +157,7 @@ static void compact_chains(struct sess_part *pt, struct sess_store *st,
 	if (!evprof__sstore_chains_compact(st, refs, n)) {
 		evprof__hashmap_free(pt->sk.stacks);
 		pt->sk.stacks = NULL;
+		pt->chains_live = st->chains.n;
 	}
 	free(refs);
 }

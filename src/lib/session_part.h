@@ -39,6 +39,7 @@ struct sess_part {
 	uint64_t weight;	  /* samples the kept ones stand for */
 	uint64_t replayed;	  /* samples replayed (kept or not) */
 	uint64_t trimmed;	  /* replayed at the last malloc_trim() */
+	size_t chains_live;	  /* chain words after the last compaction */
 	struct evprof_hashmap *tid_tot; /* tid -> offset in tot */
 	/* The last tid's offset (samples come in runs of one thread). */
 	bool last_ok;
