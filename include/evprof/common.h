@@ -69,7 +69,7 @@ struct evprof_build_info {
 	const char *elfutils; /* libdw's version */
 	const char *zlib;
 	const char *json_c;
-	const char *libpfm; /* "4.13" style, or NULL: built without */
+	const char *libpfm; /* "4.13" style, or NULL: built without or absent */
 };
 
 /* Returns the build facts; they live until the program ends. */

@@ -10,6 +10,8 @@
 
 /* Whether the library was built with libpfm4. */
 EVPROF_HIDDEN bool evprof__spec_have_pfm(void);
+/* libpfm4's version ("4.0"), loading it; NULL when it cannot be. */
+EVPROF_HIDDEN const char *evprof__spec_pfm_version(void);
 EVPROF_HIDDEN int evprof__spec_resolve_pfm(struct perf_event_attr *attr,
 					   const char *s,
 					   struct spec_notes *why);
