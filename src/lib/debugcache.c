@@ -254,3 +254,8 @@ int evprof__debugcache_store(const char *dir, const uint8_t *id, size_t len,
 		prune(dir, EVPROF__DEBUGCACHE_MAX);
 	return err;
 }
+
+void evprof__debugcache_prune(const char *dir)
+{
+	prune(dir, EVPROF__DEBUGCACHE_MAX);
+}

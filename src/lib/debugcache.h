@@ -40,4 +40,10 @@ EVPROF_HIDDEN int evprof__debugcache_open(const char *dir, const uint8_t *id,
 EVPROF_HIDDEN int evprof__debugcache_store(const char *dir, const uint8_t *id,
 					   size_t len, int fd);
 
+/*
+ * Removes the least recently used debug files and saved answers
+ * (symcache.h) while dir holds more than EVPROF__DEBUGCACHE_MAX bytes.
+ */
+EVPROF_HIDDEN void evprof__debugcache_prune(const char *dir);
+
 #endif

@@ -15,7 +15,7 @@
 
 /*
  * libpfm4 is opened on first use, not linked: its tables of every PMU's
- * events take 41,000 relocations at load, 0.6 ms of every evprof start
+ * events take 41,000 relocations at load, 1.2 ms of every evprof start
  * here, and only event names need it.
  */
 static struct {
@@ -23,45 +23,49 @@ static struct {
 	pfm_err_t (*encode)(const char *, int, pfm_os_t, void *);
 	const char *(*strerror)(int);
 	int (*version)(void);
-	int err;	     /* pfm_initialize()'s, when loaded */
-	const char *missing; /* why not loaded, or NULL */
+	char missing[160]; /* why it is not loaded, or "" */
+	int err;	   /* pfm_initialize()'s */
 } pfm;
-static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 static void pfm_load(void)
 {
 	void *h = dlopen(PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
 
-	if (!h) {
-		pfm.missing = "cannot load " PFM_SONAME;
-		return;
-	}
-	pfm.initialize = (pfm_err_t(*)(void))dlsym(h, "pfm_initialize");
-	pfm.encode = (pfm_err_t(*)(const char *, int, pfm_os_t, void *))dlsym(
-	    h, "pfm_get_os_event_encoding");
-	pfm.strerror = (const char *(*)(int))dlsym(h, "pfm_strerror");
-	pfm.version = (int (*)(void))dlsym(h, "pfm_get_version");
-	if (!pfm.initialize || !pfm.encode || !pfm.strerror || !pfm.version) {
-		pfm.missing = PFM_SONAME " lacks a function";
-		return;
-	}
-	pfm.err = pfm.initialize();
+#define SYM(f, name) (*(void **)&pfm.f = dlsym(h, name))
+	if (!h || !SYM(initialize, "pfm_initialize") ||
+	    !SYM(encode, "pfm_get_os_event_encoding") ||
+	    !SYM(strerror, "pfm_strerror") || !SYM(version, "pfm_get_version"))
+		snprintf(pfm.missing, sizeof(pfm.missing),
+			 "cannot load libpfm4: %s", dlerror());
+#undef SYM
+}
+
+/* Probes the PMUs: only for resolving names. */
+static void pfm_init(void)
+{
+	pthread_once(&load_once, pfm_load);
+	if (!pfm.missing[0])
+		pfm.err = pfm.initialize();
 }
 
 bool evprof__spec_have_pfm(void)
 {
-	return true;
+	pthread_once(&load_once, pfm_load);
+	return !pfm.missing[0];
 }
 
 const char *evprof__spec_pfm_version(void)
 {
 	static char v[16];
+	int n;
 
-	pthread_once(&pfm_once, pfm_load);
-	if (pfm.missing)
+	pthread_once(&load_once, pfm_load);
+	if (pfm.missing[0])
 		return NULL;
-	snprintf(v, sizeof(v), "%d.%d", PFM_MAJ_VERSION(pfm.version()),
-		 PFM_MIN_VERSION(pfm.version()));
+	n = pfm.version();
+	snprintf(v, sizeof(v), "%d.%d", PFM_MAJ_VERSION(n), PFM_MIN_VERSION(n));
 	return v;
 }
 
@@ -72,11 +76,11 @@ int evprof__spec_resolve_pfm(struct perf_event_attr *attr, const char *s,
 	pfm_perf_encode_arg_t arg;
 	int ret;
 
-	pthread_once(&pfm_once, pfm_load);
-	if (pfm.missing || pfm.err != PFM_SUCCESS) {
+	pthread_once(&init_once, pfm_init);
+	if (pfm.missing[0] || pfm.err != PFM_SUCCESS) {
 		evprof__spec_note(why, "libpfm4 unavailable: %s",
-				  pfm.missing ? pfm.missing
-					      : pfm.strerror(pfm.err));
+				  pfm.missing[0] ? pfm.missing
+						 : pfm.strerror(pfm.err));
 		return -EVPROF_ERR_UNKNOWN_EVENT;
 	}
 	memset(&a, 0, sizeof(a));

@@ -8,7 +8,7 @@
 
 #include "spec_text.h"
 
-/* Whether the library was built with libpfm4. */
+/* Whether libpfm4 is there: built with it, and it loads. */
 EVPROF_HIDDEN bool evprof__spec_have_pfm(void);
 /* libpfm4's version ("4.0"), loading it; NULL when it cannot be. */
 EVPROF_HIDDEN const char *evprof__spec_pfm_version(void);

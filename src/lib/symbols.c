@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+
 #include <evprof/symbols.h>
 
 #include "dso.h"
@@ -34,6 +37,7 @@ struct image {
 	struct evprof__srcline *src;	/* made on first use */
 	struct evprof__symcache *saved; /* opened on first use, or NULL */
 	bool saved_tried;
+	bool dwarf_known, dwarf_whole; /* see dwarf_whole() */
 };
 
 /* A mapping's description: the key of what it resolved to. */
@@ -325,9 +329,33 @@ static bool aent_equal(long x, long y, void *ctx)
 }
 
 /*
+ * Whether img's answers come from whole DWARF: found, and with the dwz
+ * file it names (.gnu_debugaltlink holds names and types it shares with
+ * other binaries; without it, answers lack them). Asked after a lookup,
+ * which loaded the DWARF already.
+ */
+static bool dwarf_whole(struct image *img)
+{
+	const void *id;
+	const char *alt;
+	Dwarf_Addr bias;
+	Dwarf *dw;
+
+	if (!img->dwarf_known) {
+		img->dwarf_known = true;
+		dw = dwfl_module_getdwarf(img->dso->mod, &bias);
+		img->dwarf_whole =
+		    dw && (dwelf_dwarf_gnu_debugaltlink(dw, &alt, &id) <= 0 ||
+			   dwarf_getalt(dw));
+	}
+	return img->dwarf_whole;
+}
+
+/*
  * lookup_image() through the answers an earlier run saved for img's build
- * id (DWARF answers only: without it, lookups are quick and no inline
- * chain is lost by a debug file installed later).
+ * id: answers from whole DWARF only, saved when the symbolizer is freed.
+ * Without DWARF lookups are quick, and no inline chain is lost once a
+ * debug file is installed.
  */
 static int lookup_saved(struct evprof_symbolizer *s, struct image *img,
 			uint64_t fileoff, struct aent *a)
@@ -359,7 +387,7 @@ static int lookup_saved(struct evprof_symbolizer *s, struct image *img,
 		return 0;
 	}
 	ret = lookup_image(s, img, fileoff, a);
-	if (ret || !a->found || !img->saved)
+	if (ret || !a->found || !img->saved || !dwarf_whole(img))
 		return ret;
 	e = (struct evprof__symcache_ent){
 	    fileoff, a->rel_addr, a->sym_start, a->sym_size,
@@ -677,10 +705,7 @@ void evprof_symbolizer__free(struct evprof_symbolizer *s)
 	if (!s)
 		return;
 	for (img = s->image_list; img; img = img->next) {
-		Dwarf_Addr bias;
-
-		/* Saved only when DWARF answered (see lookup_saved()). */
-		if (img->saved && dwfl_module_getdwarf(img->dso->mod, &bias))
+		if (img->saved)
 			evprof__symcache_save(img->saved);
 		evprof__symcache_free(img->saved);
 		evprof__srcline_free(img->src);

@@ -10,10 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debugcache.h"
+#include "dso.h"
 #include "srcline.h"
 #include "symcache.h"
 #include "util.h"
 
+/* Bumped when what a lookup answers changes (srcline.c, symbols.c). */
 #define MAGIC	 "EVPANS1\n"
 #define NONE	 UINT32_MAX /* a NULL string */
 #define MAX_FILE (64u << 20)
@@ -25,6 +28,7 @@
  */
 struct head {
 	char magic[8];
+	char libdw[16]; /* elfutils' version: its answers may change too */
 	uint32_t nr, nr_frames, strs_len, pad;
 };
 
@@ -50,6 +54,13 @@ struct evprof__symcache {
 	size_t nr_add, cap_add;
 };
 
+static const char *libdw_version(void)
+{
+	const char *v = evprof__dso_elfutils_version();
+
+	return v ? v : "";
+}
+
 static bool str_ok(const struct evprof__symcache *c, uint32_t off)
 {
 	return off == NONE || off < c->strs_len;
@@ -64,11 +75,18 @@ static bool check(struct evprof__symcache *c, size_t len)
 	if (len < sizeof(h))
 		return false;
 	memcpy(&h, c->buf, sizeof(h));
-	if (memcmp(h.magic, MAGIC, sizeof(h.magic)))
+	if (memcmp(h.magic, MAGIC, sizeof(h.magic)) ||
+	    strncmp(h.libdw, libdw_version(), sizeof(h.libdw)))
 		return false;
-	need = sizeof(h) + (size_t)h.nr * sizeof(struct ent) +
-	       (size_t)h.nr_frames * sizeof(struct frame) + h.strs_len;
-	if (need != len || (h.strs_len && c->buf[len - 1]))
+	/* Each part within what is left: no sum can wrap. */
+	need = len - sizeof(h);
+	if (h.nr > need / sizeof(struct ent))
+		return false;
+	need -= h.nr * sizeof(struct ent);
+	if (h.nr_frames > need / sizeof(struct frame))
+		return false;
+	need -= h.nr_frames * sizeof(struct frame);
+	if (need != h.strs_len || (h.strs_len && c->buf[len - 1]))
 		return false;
 	c->nr = h.nr;
 	c->nr_frames = h.nr_frames;
@@ -278,6 +296,7 @@ static void write_out(const struct evprof__symcache *c, const struct out *o)
 	int fd;
 
 	memcpy(h.magic, MAGIC, sizeof(h.magic));
+	strncpy(h.libdw, libdw_version(), sizeof(h.libdw));
 	slash = dir ? strrchr(dir, '/') : NULL;
 	if (!slash || (size_t)snprintf(tmp, sizeof(tmp), "%s.%d", c->path,
 				       (int)getpid()) >= sizeof(tmp)) {
@@ -285,18 +304,16 @@ static void write_out(const struct evprof__symcache *c, const struct out *o)
 		return;
 	}
 	*slash = 0;
-	if (evprof__mkdirs(dir)) {
-		free(dir);
-		return;
-	}
-	free(dir);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = evprof__mkdirs(dir)
+		 ? -1
+		 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		if (fd >= 0) {
 			close(fd);
 			unlink(tmp);
 		}
+		free(dir);
 		return;
 	}
 	fwrite(&h, sizeof(h), 1, f);
@@ -305,6 +322,9 @@ static void write_out(const struct evprof__symcache *c, const struct out *o)
 	fwrite(o->strs, 1, o->strs_len, f);
 	if (ferror(f) | fclose(f) || rename(tmp, c->path))
 		unlink(tmp);
+	else
+		evprof__debugcache_prune(dir);
+	free(dir);
 }
 
 void evprof__symcache_save(struct evprof__symcache *c)
@@ -326,16 +346,22 @@ void evprof__symcache_save(struct evprof__symcache *c)
 	if (!o.ents || !o.frames || !o.strs || !o.seen)
 		goto out;
 	/* The saved ones as they are: their offsets stay valid. */
-	memcpy(o.frames, c->frames, c->nr_frames * sizeof(*o.frames));
+	if (c->nr_frames)
+		memcpy(o.frames, c->frames, c->nr_frames * sizeof(*o.frames));
 	o.nr_frames = c->nr_frames;
-	memcpy(o.strs, c->strs, c->strs_len);
+	if (c->strs_len)
+		memcpy(o.strs, c->strs, c->strs_len);
 	o.strs_len = c->strs_len;
 	while (i < c->nr || k < c->nr_add) {
+		/* One entry per offset: the saved one, or the first new. */
+		if (o.nr && k < c->nr_add &&
+		    c->add[k].fileoff == o.ents[o.nr - 1].fileoff) {
+			k++;
+			continue;
+		}
 		if (k == c->nr_add ||
-		    (i < c->nr && c->ents[i].fileoff < c->add[k].fileoff))
+		    (i < c->nr && c->ents[i].fileoff <= c->add[k].fileoff))
 			o.ents[o.nr++] = c->ents[i++];
-		else if (i < c->nr && c->ents[i].fileoff == c->add[k].fileoff)
-			k++; /* saved meanwhile by the same lookup: one */
 		else
 			o.ents[o.nr++] = new_ent(&o, &c->add[k++]);
 	}
