@@ -6,6 +6,7 @@
  * limit, strings readable). Then a new answer is added and saved, and the
  * file read again must give it back, with the old ones.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const uint8_t bid[] = {0xfe, 0xed};
 static char dir[] = "/tmp/evprof-fuzz-symcache-XXXXXX";
+static bool made; /* dir, once per process */
 
 static void clean(void)
 {
@@ -79,9 +81,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!n)
 		abort();
-	if (dir[sizeof(dir) - 2] == 'X') {
+	if (!made) {
 		if (!mkdtemp(dir))
 			abort();
+		made = true;
 		atexit(clean);
 	}
 	put(data, size);
