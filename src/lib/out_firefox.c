@@ -698,29 +698,43 @@ void evprof__fx_col_close(struct fx_col *o)
 }
 
 /*
- * A track's columns in m, in one pass over its rows (a pass per column
- * read and merged the timeline again for each): stack, time, weight, then
- * for a thread's own track its CPU time if any sample has some and each
- * counter.
+ * The columns of job's track into cols (counter cis[i] for C_COUNTER):
+ * stack, time, weight, then for a thread's own track its CPU time if any
+ * sample has some and each counter. Returns how many.
+ */
+static size_t track_cols(const struct fx_ctx *c, const struct fx_job *job,
+			 enum col *cols, uint32_t *cis)
+{
+	size_t n = 0;
+
+	cols[n++] = C_STACK;
+	cols[n++] = C_TIME;
+	cols[n++] = C_WEIGHT;
+	if (c->cpu && own_track(job))
+		cols[n++] = C_CPU;
+	for (uint32_t ci = 0; own_track(job) && ci < c->p->nr_counters; ci++) {
+		cols[n] = C_COUNTER;
+		cis[n++] = ci;
+	}
+	return n;
+}
+
+/*
+ * A track's columns (track_cols()) in m, in one pass over its rows (a
+ * pass per column read and merged the timeline again for each).
  */
 static int make_track(const struct fx_ctx *c, const struct fx_job *job,
 		      struct fx_made *m)
 {
 	const struct evprof_profile *p = c->p;
-	enum col cols[FX_MAX_COLS] = {C_STACK, C_TIME, C_WEIGHT};
-	uint32_t cis[FX_MAX_COLS] = {0}, ci;
+	enum col cols[FX_MAX_COLS];
+	uint32_t cis[FX_MAX_COLS] = {0};
 	struct evprof_profile_sample s;
 	uint64_t prev = p->start_mono_ns;
 	struct fx_rows r;
-	size_t i, n = 3;
+	size_t i, n = track_cols(c, job, cols, cis);
 	int ret;
 
-	if (c->cpu && own_track(job))
-		cols[n++] = C_CPU;
-	for (ci = 0; own_track(job) && ci < p->nr_counters; ci++) {
-		cols[n] = C_COUNTER;
-		cis[n++] = ci;
-	}
 	m->n = n;
 	for (i = 0; i < n; i++) {
 		ret = evprof__fx_col_open(c, &m->o[i], n);
@@ -755,46 +769,55 @@ static int make_job(const struct fx_ctx *c, const struct fx_job *job,
 			     : evprof__fx_make_points(c, job, m);
 }
 
-/* "samples" of job's track, from its columns m (make_track()'s order). */
+/* "samples" of job's track, from its columns m (track_cols()'s order). */
 static int write_samples(struct fx_ctx *c, const struct fx_job *job,
 			 const struct fx_made *m)
 {
 	const struct evprof_profile *p = c->p;
 	struct evprof__json *j = &c->j;
-	bool plain = own_track(job);
 	/* The weight column is null when every sample of the own track
 	 * weighs 1 and no counter or weight type gives the weights. */
-	bool may_null = plain && c->weight_counter < 0;
-	size_t k = 3;
-	uint32_t ci;
-	int err;
+	bool may_null = own_track(job) && c->weight_counter < 0 && m->ones;
+	enum col cols[FX_MAX_COLS];
+	uint32_t cis[FX_MAX_COLS] = {0};
+	size_t n = track_cols(c, job, cols, cis);
+	int err = 0;
 
 	evprof__json_key(j, "samples");
 	evprof__json_obj(j);
 	key_len(j, m->rows);
 	evprof__json_key(j, "weightType");
 	evprof__json_str(j, job->wtype < 0 ? "samples" : "tracing-ms");
-	evprof__json_key(j, "stack");
-	err = evprof__json_copy(j, m->o[0].f);
-	evprof__json_key(j, "timeDeltas");
-	err = err ?: evprof__json_copy(j, m->o[1].f);
-	evprof__json_key(j, "weight");
-	if (may_null && m->ones)
-		evprof__json_null(j);
-	else
-		err = err ?: evprof__json_copy(j, m->o[2].f);
-	if (c->cpu && plain) {
-		evprof__json_key(j, "threadCPUDelta");
-		err = err ?: evprof__json_copy(j, m->o[k++].f);
-	}
-	if (p->nr_counters && plain) {
-		evprof__json_key(j, "samplyEventDeltas");
-		evprof__json_obj(j);
-		for (ci = 0; ci < p->nr_counters; ci++) {
-			evprof__json_key(j, p->counters[ci]);
-			err = err ?: evprof__json_copy(j, m->o[k++].f);
+	for (size_t k = 0; !err && k < n; k++) {
+		switch (cols[k]) {
+		case C_STACK:
+			evprof__json_key(j, "stack");
+			break;
+		case C_TIME:
+			evprof__json_key(j, "timeDeltas");
+			break;
+		case C_WEIGHT:
+			evprof__json_key(j, "weight");
+			if (may_null) {
+				evprof__json_null(j);
+				continue;
+			}
+			break;
+		case C_CPU:
+			evprof__json_key(j, "threadCPUDelta");
+			break;
+		case C_COUNTER:
+			/* The counters, in order, in an object of their own. */
+			if (!cis[k]) {
+				evprof__json_key(j, "samplyEventDeltas");
+				evprof__json_obj(j);
+			}
+			evprof__json_key(j, p->counters[cis[k]]);
+			break;
 		}
-		evprof__json_obj_end(j);
+		err = evprof__json_copy(j, m->o[k].f);
+		if (cols[k] == C_COUNTER && cis[k] + 1 == p->nr_counters)
+			evprof__json_obj_end(j);
 	}
 	evprof__json_obj_end(j);
 	return err;

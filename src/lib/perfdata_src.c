@@ -284,19 +284,10 @@ int evprof__pd_src_pread(struct pd_src *s, uint64_t off, void *buf, size_t len)
 		memcpy(buf, s->mem + off, len);
 		return 0;
 	}
-	while (len) {
-		r = pread(s->fd, buf, len, (off_t)off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (!r)
-			return -EVPROF_ERR_TRUNCATED;
-		buf = (uint8_t *)buf + r;
-		len -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
+	r = evprof__pread_full(s->fd, buf, len, off);
+	if (r < 0)
+		return (int)r;
+	return (size_t)r < len ? -EVPROF_ERR_TRUNCATED : 0;
 }
 
 bool evprof__pd_src_seekable(const struct pd_src *s)

@@ -62,26 +62,6 @@ int evprof__timeline_spill_open(struct evprof_profile *p, const char *dir)
 	return 0;
 }
 
-static int pwrite_all(int fd, const void *b, size_t n, uint64_t off)
-{
-	const char *c = b;
-
-	while (n) {
-		ssize_t w = pwrite(fd, c, n, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (!w)
-			return -EIO;
-		c += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 /*
  * A scratch stream holds its first bytes (up to mem) in memory and moves
  * to a file beyond: a column of one thread's samples usually fits, and
@@ -110,7 +90,7 @@ static int scratch_move(struct scratch *s)
 	}
 	if (fd < 0)
 		return fd;
-	err = pwrite_all(fd, s->mem, s->len, 0);
+	err = evprof__pwrite_all(fd, s->mem, s->len, 0);
 	if (err) {
 		close(fd);
 		return err;
@@ -131,7 +111,7 @@ static ssize_t scratch_write(void *cookie, const char *b, size_t n)
 	if (s->fd < 0 && s->pos + n > s->max)
 		err = scratch_move(s);
 	if (!err && s->fd >= 0)
-		err = pwrite_all(s->fd, b, n, s->pos);
+		err = evprof__pwrite_all(s->fd, b, n, s->pos);
 	else if (!err)
 		err = evprof__vec_grow((void **)&s->mem, &s->cap, 1, s->pos + n,
 				       s->max);
@@ -160,11 +140,11 @@ static ssize_t scratch_read(void *cookie, char *b, size_t n)
 		memcpy(b, s->mem + s->pos, n);
 		r = (ssize_t)n;
 	} else {
-		do
-			r = pread(s->fd, b, n, (off_t)s->pos);
-		while (r < 0 && errno == EINTR);
-		if (r < 0)
+		r = evprof__pread_full(s->fd, b, n, s->pos);
+		if (r < 0) {
+			errno = (int)-r;
 			return -1;
+		}
 	}
 	s->pos += (size_t)r;
 	return r;
@@ -293,16 +273,16 @@ static int spill_thread(struct evprof_profile *p, struct evprof__thread *t)
 	if (err)
 		return err;
 	if (!order) {
-		err = pwrite_all(p->spill_fd, t->rows, t->nr_rows * bytes,
-				 p->spill_len);
+		err = evprof__pwrite_all(p->spill_fd, t->rows,
+					 t->nr_rows * bytes, p->spill_len);
 	}
 	for (i = 0; order && !err && i < t->nr_rows; i += k) {
 		for (k = 0; k < STAGE_ROWS && i + k < t->nr_rows; k++)
 			memcpy(&stage[k * p->row_words],
 			       &t->rows[(size_t)order[i + k] * p->row_words],
 			       bytes);
-		err = pwrite_all(p->spill_fd, stage, k * bytes,
-				 p->spill_len + i * bytes);
+		err = evprof__pwrite_all(p->spill_fd, stage, k * bytes,
+					 p->spill_len + i * bytes);
 	}
 	free(order);
 	if (err)
@@ -402,20 +382,13 @@ static int refill(struct evprof_profile_timeline *it, struct src *s)
 {
 	size_t bytes = (size_t)it->rw * sizeof(uint64_t);
 	uint32_t n = s->left < READ_ROWS ? (uint32_t)s->left : READ_ROWS;
-	size_t want = n * bytes, got = 0;
+	size_t want = n * bytes;
+	ssize_t got = evprof__pread_full(it->p->spill_fd, s->buf, want, s->off);
 
-	while (got < want) {
-		ssize_t r = pread(it->p->spill_fd, (char *)s->buf + got,
-				  want - got, (off_t)(s->off + got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (!r)
-			return -EIO;
-		got += (size_t)r;
-	}
+	if (got < 0)
+		return (int)got;
+	if ((size_t)got < want)
+		return -EIO;
 	s->off += want;
 	s->left -= n;
 	s->n = n;

@@ -62,12 +62,8 @@ struct mapent {
  */
 struct aent {
 	const struct image *img;
-	uint64_t fileoff;
 	bool found;
-	uint64_t rel_addr, sym_start, sym_size;
-	const char *name;
-	const struct evprof_sym_frame *frames;
-	uint32_t nr_frames;
+	struct evprof__symcache_ent ans; /* ans.fileoff: the key's offset */
 };
 
 struct evprof_symbolizer {
@@ -267,7 +263,7 @@ static int lookup_image(struct evprof_symbolizer *s, struct image *img,
 	if (!evprof__dso_svma(d, fileoff, &svma))
 		return 0;
 	a->found = true;
-	a->rel_addr = svma - d->base_vaddr;
+	a->ans.rel_addr = svma - d->base_vaddr;
 	if (!img->syms) {
 		img->syms = evprof__elfsyms_new(d->mod);
 		if (!img->syms)
@@ -285,11 +281,11 @@ static int lookup_image(struct evprof_symbolizer *s, struct image *img,
 		size = name ? sym.st_size : 0;
 	}
 	if (name) {
-		a->name = evprof__names_demangle(s->names, name);
-		if (!a->name)
+		a->ans.name = evprof__names_demangle(s->names, name);
+		if (!a->ans.name)
 			return -ENOMEM;
-		a->sym_start = start - d->base_vaddr;
-		a->sym_size = size;
+		a->ans.sym_start = start - d->base_vaddr;
+		a->ans.sym_size = size;
 	}
 	if (!s->opts.no_dwarf) {
 		if (!img->src) {
@@ -300,13 +296,13 @@ static int lookup_image(struct evprof_symbolizer *s, struct image *img,
 		n = evprof__srcline_frames(img->src, svma, s->frames);
 	}
 	if (n && !s->frames[n - 1].name)
-		s->frames[n - 1].name = a->name;
-	if (!n && a->name) {
+		s->frames[n - 1].name = a->ans.name;
+	if (!n && a->ans.name) {
 		memset(&s->frames[0], 0, sizeof(s->frames[0]));
-		s->frames[0].name = a->name;
+		s->frames[0].name = a->ans.name;
 		n = 1;
 	}
-	return keep_frames(s, n, &a->frames, &a->nr_frames);
+	return keep_frames(s, n, &a->ans.frames, &a->ans.nr_frames);
 }
 
 static size_t aent_hash(long key, void *ctx)
@@ -316,7 +312,8 @@ static size_t aent_hash(long key, void *ctx)
 
 	(void)ctx;
 	h = evprof__hash_mem(h, &a->img, sizeof(a->img));
-	return (size_t)evprof__hash_mem(h, &a->fileoff, sizeof(a->fileoff));
+	return (size_t)evprof__hash_mem(h, &a->ans.fileoff,
+					sizeof(a->ans.fileoff));
 }
 
 static bool aent_equal(long x, long y, void *ctx)
@@ -325,7 +322,7 @@ static bool aent_equal(long x, long y, void *ctx)
 	const struct aent *b = (const struct aent *)y;
 
 	(void)ctx;
-	return a->img == b->img && a->fileoff == b->fileoff;
+	return a->img == b->img && a->ans.fileoff == b->ans.fileoff;
 }
 
 /*
@@ -361,7 +358,6 @@ static int lookup_saved(struct evprof_symbolizer *s, struct image *img,
 			uint64_t fileoff, struct aent *a)
 {
 	const struct evprof__dso *d = img->dso;
-	struct evprof__symcache_ent e;
 	int ret;
 
 	if (!img->saved_tried) {
@@ -371,35 +367,26 @@ static int lookup_saved(struct evprof_symbolizer *s, struct image *img,
 			    s->finder.cache_dir, d->build_id, d->build_id_len,
 			    s->opts.no_demangle);
 	}
-	ret = img->saved
-		  ? evprof__symcache_find(img->saved, fileoff, s->names, &e)
-		  : 0;
+	ret = img->saved ? evprof__symcache_find(img->saved, fileoff, s->names,
+						 &a->ans)
+			 : 0;
 	if (ret < 0)
 		return ret;
 	if (ret) {
 		a->found = true;
-		a->rel_addr = e.rel_addr;
-		a->sym_start = e.sym_start;
-		a->sym_size = e.sym_size;
-		a->name = e.name;
-		a->frames = e.frames;
-		a->nr_frames = e.nr_frames;
 		return 0;
 	}
 	ret = lookup_image(s, img, fileoff, a);
 	if (ret || !a->found || !img->saved || !dwarf_whole(img))
 		return ret;
-	e = (struct evprof__symcache_ent){
-	    fileoff, a->rel_addr, a->sym_start, a->sym_size,
-	    a->name, a->frames,	  a->nr_frames};
-	return evprof__symcache_add(img->saved, &e);
+	return evprof__symcache_add(img->saved, &a->ans);
 }
 
 /* lookup_image() once per (img, fileoff); the answer goes into *res. */
 static int lookup_cached(struct evprof_symbolizer *s, struct image *img,
 			 uint64_t fileoff, struct evprof_sym_result *res)
 {
-	struct aent key = {.img = img, .fileoff = fileoff}, *a;
+	struct aent key = {.img = img, .ans.fileoff = fileoff}, *a;
 	long found;
 	int err;
 
@@ -421,17 +408,17 @@ static int lookup_cached(struct evprof_symbolizer *s, struct image *img,
 	if (!a->found)
 		return 0;
 	res->image_found = true;
-	res->rel_addr = a->rel_addr;
-	res->elf_addr = a->rel_addr + img->dso->base_vaddr;
+	res->rel_addr = a->ans.rel_addr;
+	res->elf_addr = a->ans.rel_addr + img->dso->base_vaddr;
 	if (img->dso->build_id_len) {
 		res->build_id = img->dso->build_id;
 		res->build_id_len = img->dso->build_id_len;
 	}
-	res->name = a->name;
-	res->sym_start = a->sym_start;
-	res->sym_size = a->sym_size;
-	res->frames = a->frames;
-	res->nr_frames = a->nr_frames;
+	res->name = a->ans.name;
+	res->sym_start = a->ans.sym_start;
+	res->sym_size = a->ans.sym_size;
+	res->frames = a->ans.frames;
+	res->nr_frames = a->ans.nr_frames;
 	return 0;
 }
 

@@ -42,7 +42,7 @@ struct frame {
 };
 
 struct evprof__symcache {
-	char *path;
+	char *dir, *path;
 	/* What the file holds (checked): into buf. */
 	char *buf;
 	const struct ent *ents;
@@ -125,8 +125,10 @@ struct evprof__symcache *evprof__symcache_open(const char *dir,
 	evprof__hex(hex, bid,
 		    len < EVPROF__MAX_BUILD_ID ? len : EVPROF__MAX_BUILD_ID,
 		    false);
-	if (asprintf(&c->path, "%s/answers-%s%s", dir, hex,
-		     mangled ? "-m" : "") < 0) {
+	c->dir = strdup(dir);
+	if (!c->dir || asprintf(&c->path, "%s/answers-%s%s", dir, hex,
+				mangled ? "-m" : "") < 0) {
+		free(c->dir);
 		free(c);
 		return NULL;
 	}
@@ -291,29 +293,23 @@ static void write_out(const struct evprof__symcache *c, const struct out *o)
 	struct head h = {.nr = (uint32_t)o->nr,
 			 .nr_frames = (uint32_t)o->nr_frames,
 			 .strs_len = (uint32_t)o->strs_len};
-	char tmp[PATH_MAX], *dir = strdup(c->path), *slash;
+	char tmp[PATH_MAX];
 	FILE *f;
 	int fd;
 
 	memcpy(h.magic, MAGIC, sizeof(h.magic));
 	strncpy(h.libdw, libdw_version(), sizeof(h.libdw));
-	slash = dir ? strrchr(dir, '/') : NULL;
-	if (!slash || (size_t)snprintf(tmp, sizeof(tmp), "%s.%d", c->path,
-				       (int)getpid()) >= sizeof(tmp)) {
-		free(dir);
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%d", c->path,
+			     (int)getpid()) >= sizeof(tmp) ||
+	    evprof__mkdirs(c->dir))
 		return;
-	}
-	*slash = 0;
-	fd = evprof__mkdirs(dir)
-		 ? -1
-		 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		if (fd >= 0) {
 			close(fd);
 			unlink(tmp);
 		}
-		free(dir);
 		return;
 	}
 	fwrite(&h, sizeof(h), 1, f);
@@ -323,8 +319,7 @@ static void write_out(const struct evprof__symcache *c, const struct out *o)
 	if (ferror(f) | fclose(f) || rename(tmp, c->path))
 		unlink(tmp);
 	else
-		evprof__debugcache_prune(dir);
-	free(dir);
+		evprof__debugcache_prune(c->dir);
 }
 
 void evprof__symcache_save(struct evprof__symcache *c)
@@ -381,6 +376,7 @@ void evprof__symcache_free(struct evprof__symcache *c)
 {
 	if (!c)
 		return;
+	free(c->dir);
 	free(c->path);
 	free(c->buf);
 	free(c->add);

@@ -66,6 +66,45 @@ static ssize_t read_some(int fd, char *buf, size_t room)
 	return n < 0 ? -errno : n;
 }
 
+ssize_t evprof__pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r =
+		    pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+int evprof__pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
+{
+	const char *c = buf;
+
+	while (n) {
+		ssize_t w = pwrite(fd, c, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (!w)
+			return -EIO;
+		c += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
 int evprof__read_file(const char *path, char *buf, size_t len)
 {
 	size_t got = 0;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,16 @@ EVPROF_HIDDEN int evprof__read_all(const char *path, size_t max, char **out,
 /* The same from an open fd, read to its end (not closed). */
 EVPROF_HIDDEN int evprof__read_fd_all(int fd, size_t max, char **out,
 				      size_t *len);
+
+/*
+ * pread(2) of n bytes at off, retried on EINTR and short reads: how many
+ * it read (n, or fewer at the end of the file), or -errno.
+ */
+EVPROF_HIDDEN ssize_t evprof__pread_full(int fd, void *buf, size_t n,
+					 uint64_t off);
+/* pwrite(2) of all n bytes at off, the same way: 0, -EIO, or -errno. */
+EVPROF_HIDDEN int evprof__pwrite_all(int fd, const void *buf, size_t n,
+				     uint64_t off);
 
 /*
  * mkdir -p dir, each new directory 0700 (private), when dir or the deepest

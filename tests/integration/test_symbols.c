@@ -541,6 +541,19 @@ static int compressed_sections(const char *path)
  * symbolizers read the copy (checked by removing the original), and a
  * damaged copy is passed over and stored anew.
  */
+/* The build id of pie (hex), as the fixture setup wrote it. */
+static void pie_id(char id[130])
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/pie.id", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%129s", id), 1);
+	fclose(f);
+}
+
 static void test_debug_cache(void **state)
 {
 	struct evprof_symbolizer_opts opts = {.sz = sizeof(opts)};
@@ -548,16 +561,11 @@ static void test_debug_cache(void **state)
 	char orig[PATH_MAX + 200], id[130];
 	struct stat st;
 	off_t whole;
-	FILE *f;
 
 	(void)state;
 	snprintf(cache, sizeof(cache), "%s/cache/evprof", dir);
 	snprintf(dbg, sizeof(dbg), ":.debug:%s/zdbg", dir);
-	snprintf(entry, sizeof(entry), "%s/pie.id", dir);
-	f = fopen(entry, "r");
-	assert_non_null(f);
-	assert_int_equal(fscanf(f, "%129s", id), 1);
-	fclose(f);
+	pie_id(id);
 	snprintf(entry, sizeof(entry), "%s/%s.debug", cache, id);
 	snprintf(orig, sizeof(orig), "%s/zdbg/.build-id/%.2s/%s.debug", dir, id,
 		 id + 2);
@@ -619,15 +627,10 @@ static void test_saved_answers(void **state)
 	char cache[PATH_MAX], file[PATH_MAX * 2], id[130], name[64];
 	struct stat st;
 	off_t whole;
-	FILE *f;
 
 	(void)state;
 	snprintf(cache, sizeof(cache), "%s/answers", dir);
-	snprintf(file, sizeof(file), "%s/pie.id", dir);
-	f = fopen(file, "r");
-	assert_non_null(f);
-	assert_int_equal(fscanf(f, "%129s", id), 1);
-	fclose(f);
+	pie_id(id);
 	snprintf(file, sizeof(file), "%s/answers-%s", cache, id);
 	opts.debug_cache_dir = cache;
 
