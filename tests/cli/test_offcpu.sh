@@ -151,7 +151,10 @@ esac
 # none around one of its own on-CPU samples; their ms are its weight
 # tracks' call tree totals as the loader sums them, and those are the
 # thread's own off-CPU time (lifetime minus CPU time, as it measured them)
-# within 2%; one off-cpu marker per voluntary switch.
+# within 2%, widened by the steal, irq and softirq time the machine saw
+# meanwhile (the thread's CPU clock leaves them out, the sampling clock
+# counts them as on CPU: 21 ms of a spinner's 960 ms life on a loaded VM);
+# one off-cpu marker per voluntary switch.
 node "$SRCDIR/tests/tools/fxcheck.mjs" "$TMP/task.json.gz" >"$TMP/fc" 2>&1 &&
 	ok "task: the Firefox file (wait markers, their stacks) is consistent" ||
 	fail "task: fxcheck: $(cat "$TMP/fc")"
@@ -187,16 +190,19 @@ else
 			ok "task: $t waits in its life, none around its own samples" ||
 			fail "task: $t waits misplaced: $line"
 		truth=$(sed -n "s/^thread $t .* life=\([0-9]*\) cpu=\([0-9]*\) .*/\1 \2/p" "$TMP/task.err")
-		if awk -v t="$truth" -v a="$off" -v b="$pre" 'BEGIN { split(t, v, " ")
+		unseen=$(sed -n 's/^unseen \([0-9]*\)$/\1/p' "$TMP/task.err")
+		if awk -v t="$truth" -v a="$off" -v b="$pre" -v u="$unseen" 'BEGIN { split(t, v, " ")
 			w = (v[1] - v[2]) / 1e6; d = a + b - w; if (d < 0) d = -d
 			# 2% of the waits, or for a thread that hardly waits
 			# (the spinner: only preemptions) 0.5% of its life, as
-			# on + off CPU is held to its life
+			# on + off CPU is held to its life; plus the time
+			# neither clock can place
 			tol = w * 0.02; if (tol < v[1] / 1e6 * 0.005) tol = v[1] / 1e6 * 0.005
-			exit !(w >= 0 && d <= tol) }'; then
-			ok "task: $t off-CPU $off + $pre ms by the loader ~ life - cpu ($truth ns)"
+			tol += u / 1e6
+			exit !(u != "" && w >= 0 && d <= tol) }'; then
+			ok "task: $t off-CPU $off + $pre ms by the loader ~ life - cpu ($truth ns, unseen $unseen ns)"
 		else
-			fail "task: $t off-CPU $off + $pre ms by the loader vs life - cpu ($truth ns)"
+			fail "task: $t off-CPU $off + $pre ms by the loader vs life - cpu ($truth ns, unseen '$unseen' ns)"
 		fi
 	done
 	want=$(vol_range "$TMP/task.err")
