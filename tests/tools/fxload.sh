@@ -54,14 +54,19 @@ run() {
 	fi
 }
 
-# The loader gives its daemon 500 ms to start: on a busy machine that is
-# not always enough, and its own message says to retry.
-for try in 1 2 3 4 5; do
+# The loader gives its daemon 500 ms to start, then gives up but leaves
+# it running: on a busy machine (seen at load 8 on 2 cores, 4 loads in 5)
+# that daemon is still starting, so wait for it to answer (60 s) rather
+# than stop it and start another that meets the same 500 ms.
+loaded=0
+for try in 1 2 3; do
 	"$cli" load "$profile" >"$session/load.txt" 2>&1 && loaded=1 && break
-	loaded=0
 	grep -q "did not become ready" "$session/load.txt" || break
+	for wait in $(seq 120); do
+		"$cli" profile info >/dev/null 2>&1 && loaded=1 && break 2
+		sleep 0.5
+	done
 	"$cli" stop --all >/dev/null 2>&1
-	sleep "$try"
 done
 echo "\$ profiler-cli load $profile" >>"$out"
 cat "$session/load.txt" >>"$out"
