@@ -23,6 +23,7 @@
 #include <evprof/pmu.h>
 
 #include "capture.h"
+#include "cases.h"
 #include "hosts.h"
 #include "recorder_open.h"
 #ifdef EVPROF_HAVE_BPF
@@ -327,7 +328,7 @@ static void test_validate_trial_env(void **state)
 	unsetenv("EVPROF_MAX_GROUP_EVENTS");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_adl_task_mode, setup,
@@ -345,5 +346,5 @@ int main(void)
 					    teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }
