@@ -1076,9 +1076,8 @@ static void test_kernel_live(void **state)
 		    !strcmp(name, "schedule") && (type == 'T' || type == 't'))
 			sched = addr;
 	fclose(f);
-	if (!sched) {
+	if (!sched)
 		skip_because("kallsyms hides addresses (kptr_restrict)");
-	}
 	s = evprof_symbolizer__new(NULL);
 	assert_non_null(s);
 	assert_int_equal(evprof_symbolizer__kernel(s, sched + 4, &res), 0);
@@ -1253,10 +1252,9 @@ static void test_kernel_copy(void **state)
 		}
 	fclose(f);
 	/* The copy serves the image's text only between these two. */
-	if (!sched || !init || !stext || !etext || top > UINT64_MAX - 0x4000) {
+	if (!sched || !init || !stext || !etext || top > UINT64_MAX - 0x4000)
 		skip_because("no schedule, _sinittext, _stext or _etext text "
 			     "symbol in kallsyms");
-	}
 	gone = top + 0x2000;
 	snprintf(cache, sizeof(cache), "%s/kcache", dir);
 	opts.debug_cache_dir = cache;
