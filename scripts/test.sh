@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, checks the formatting, builds, and runs the whole
 # test suite twice: a normal build, then an AddressSanitizer + UBSan build.
+# After each run it lists the tests that skipped, with their reasons, and
+# fails on a skip that tests/skips.allow does not allow for that build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -9,7 +11,11 @@ if [ -f tests/tools/package.json ]; then
 	npm ci --prefix tests/tools --no-audit --no-fund --loglevel=error
 fi
 BUILD=build scripts/build.sh
-ctest --test-dir build --output-on-failure -j2
+ctest --test-dir build --output-on-failure -j2 --no-tests=error \
+	--output-junit junit.xml
+scripts/skips.py build/junit.xml normal
 BUILD=build-asan BUILD_TYPE=Debug scripts/build.sh -DEVPROF_SANITIZE=ON
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	ctest --test-dir build-asan --output-on-failure -j2
+	ctest --test-dir build-asan --output-on-failure -j2 --no-tests=error \
+	--output-junit junit.xml
+scripts/skips.py build-asan/junit.xml asan

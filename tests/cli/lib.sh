@@ -5,6 +5,7 @@ set -u
 TMP=$(mktemp -d /tmp/evprof-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 failures=0
+skips=0
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -15,8 +16,23 @@ ok() {
 	echo "ok: $*"
 }
 
-# within A B PCT: |A - B| <= PCT% of B
+# skip REASON: a check that cannot run here. The script goes on with its
+# other checks; finish then exits 77 (CTest: Skipped) unless one failed.
+skip() {
+	echo "SKIP: $*"
+	skips=$((skips + 1))
+}
+
+# within A B PCT: |A - B| <= PCT% of B; false, and says so, when one of them
+# is not a number (an empty value, a word from a failed parse).
 within() {
+	local v
+	for v in "$1" "$2" "$3"; do
+		if ! [[ $v =~ ^-?([0-9]+([.][0-9]*)?|[.][0-9]+)$ ]]; then
+			echo "within: '$v' is not a number" >&2
+			return 1
+		fi
+	done
 	awk -v a="$1" -v b="$2" -v p="$3" \
 		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'
 }
@@ -25,6 +41,10 @@ finish() {
 	if [ "$failures" -ne 0 ]; then
 		echo "$failures check(s) failed" >&2
 		exit 1
+	fi
+	if [ "$skips" -ne 0 ]; then
+		echo "$skips check(s) skipped, the others passed"
+		exit 77
 	fi
 	echo "all checks passed"
 	exit 0

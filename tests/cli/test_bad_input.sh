@@ -47,7 +47,7 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/tiny" 2>/dev/null; then
 	fi
 	umount "$TMP/tiny"
 else
-	echo "skip: cannot mount a tmpfs here (not root?)"
+	skip "ENOSPC: cannot mount a tmpfs here (not root?)"
 fi
 
 # 3. -F above half of kernel.perf_event_max_sample_rate: clamped there (at
@@ -84,6 +84,6 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 		ok "stat as nobody (paranoid $paranoid): $faults page faults"
 	fi
 else
-	echo "skip: not root or no setpriv: cannot become an unprivileged user"
+	skip "stat as nobody: not root or no setpriv: cannot become an unprivileged user"
 fi
 finish

@@ -16,7 +16,7 @@ for mode in auto task cpu; do
 	if [ "$mode" != cpu ] && grep -q "task exits cannot be sampled" "$TMP/err"; then
 		# No tracefs to be had (not root, no mount): the recorder says
 		# so, and task mode cannot keep what follows a last sample.
-		echo "skip $mode: $(grep "task exits" "$TMP/err")"
+		skip "$mode: $(grep "task exits" "$TMP/err")"
 		continue
 	fi
 	truth=$(sed -n 's/^tree faults=//p' "$TMP/err")
@@ -39,7 +39,7 @@ for mode in auto cpu; do
 		-- "$FIXTURES/wl_churn" 4000 1500 50 >/dev/null 2>"$TMP/err" ||
 		{ fail "continuous $mode: record failed: $(tail -3 "$TMP/err")"; continue; }
 	if [ "$mode" != cpu ] && grep -q "task exits cannot be sampled" "$TMP/err"; then
-		echo "skip continuous $mode: $(grep "task exits" "$TMP/err")"
+		skip "continuous $mode: $(grep "task exits" "$TMP/err")"
 		continue
 	fi
 	truth=$(sed -n 's/^tree faults=//p' "$TMP/err")

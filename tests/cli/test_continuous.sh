@@ -105,7 +105,7 @@ print(sum(1 for l in open(sys.argv[1])
 		ok "--push: $n windows sent, all parsed and accepted" ||
 		fail "--push: $n requests, $accepted accepted, '$sent' sent: $(tail -3 "$TMP/err")"
 else
-	echo "skip --push: no endpoint tools or no libcurl"
+	skip "--push: no endpoint tools or no libcurl"
 fi
 
 # 5. Refused: no directory nor push, -o, --off-cpu.

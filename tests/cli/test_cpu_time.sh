@@ -16,7 +16,7 @@
 # thread's clock does not).
 . "$(dirname "$0")/lib.sh"
 
-command -v taskset >/dev/null || { echo "skip: no taskset"; exit 77; }
+command -v taskset >/dev/null || { skip "no taskset"; finish; }
 hz=$(getconf CLK_TCK)
 freq=1000
 

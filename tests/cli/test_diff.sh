@@ -152,7 +152,7 @@ if command -v go >/dev/null 2>&1; then
 			fail "pprof $f: '$pp' points, want $((sign * 50)) +/- 2"
 	done
 else
-	echo "go is not installed (Debian golang-go): pprof checks skipped"
+	skip "pprof: go is not installed (Debian golang-go)"
 fi
 
 # 4. --normalize: NEW ran twice as long. Plain diff subtracts times (the

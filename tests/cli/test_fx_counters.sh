@@ -17,7 +17,7 @@ node "$TOOLS/fxquery.mjs" "$TMP/c.json.gz" >"$TMP/q"
 FXLOAD_TOTALS=1 bash "$TOOLS/fxload.sh" "$TMP/c.json.gz" >"$TMP/load" 2>&1
 status=$?
 [ "$status" -eq 77 ] && {
-	echo "SKIP: the profiler's loader is unavailable"
+	echo "SKIP: the profiler's loader is unavailable: $(tail -1 "$TMP/load")"
 	exit 77
 }
 [ "$status" -eq 0 ] || fail "loader: $(tail -5 "$TMP/load")"

@@ -9,8 +9,8 @@ TOOLS=$SRCDIR/tests/tools
 WL=$FIXTURES/wl_faults
 
 if ! command -v perf >/dev/null; then
-	echo "skip: Linux perf is not installed (scripts/deps.sh: linux-perf)"
-	exit 77
+	skip "Linux perf is not installed (scripts/deps.sh: linux-perf)"
+	finish
 fi
 
 q() { # FILE [--through FUNC]
@@ -285,7 +285,7 @@ if perf record --buildid-mmap -q -e page-faults -c 1 -g -o "$TMP/bm.data" \
 		fail "--buildid-mmap, other kernel: (offsets, absolute) '$rel' at '$kmap'"
 	fi
 else
-	ok "skip --buildid-mmap: this perf lacks it ($(head -1 "$TMP/bm.err"))"
+	skip "--buildid-mmap: this perf lacks it ($(head -1 "$TMP/bm.err"))"
 fi
 
 # 10. Options: an unknown format or weight, a missing file, help.

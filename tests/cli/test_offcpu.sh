@@ -21,7 +21,7 @@
 # As user nobody from a directory it can read: refused, and why.
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 0)
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || [ "$paranoid" -lt 2 ]; then
-	echo "skip nobody: needs root, setpriv and perf_event_paranoid >= 2"
+	skip "nobody: needs root, setpriv and perf_event_paranoid >= 2"
 else
 	nb=$(mktemp -d /tmp/evprof-nobody.XXXXXX)
 	chmod 1777 "$nb"
@@ -142,7 +142,7 @@ bash "$SRCDIR/tests/tools/fxload.sh" "$TMP/task.json.gz" "sleeper off-cpu" \
 	>"$TMP/load" 2>&1
 case $? in
 0) ok "the Firefox Profiler loads the off-CPU tracks" ;;
-77) echo "skip Firefox Profiler: $(tail -1 "$TMP/load")" ;;
+77) skip "Firefox Profiler: $(tail -1 "$TMP/load")" ;;
 *) fail "Firefox Profiler: $(tail -5 "$TMP/load")" ;;
 esac
 
@@ -167,7 +167,7 @@ total() { # THREAD WEIGHT: the loader's call tree total of that track, ms
 		sub(/^ +/, ""); if ($0 == n) s += t } END { printf "%.3f", s }' "$TMP/tot"
 }
 if [ "$status" -eq 77 ]; then
-	echo "skip loader totals: $(tail -1 "$TMP/tot")"
+	skip "loader totals: $(tail -1 "$TMP/tot")"
 elif [ "$status" -ne 0 ]; then
 	fail "loader totals: $(tail -5 "$TMP/tot")"
 else
@@ -222,7 +222,7 @@ fi
 	fail "task: waits changed through report -o: $(cat "$TMP/rerr")"
 
 # go tool pprof reads both new sample types.
-command -v go >/dev/null || { echo "skip: no go for go tool pprof"; finish; }
+command -v go >/dev/null || { skip "no go for go tool pprof"; finish; }
 for t in off-cpu preempted; do
 	if go tool pprof -symbolize=none -sample_index="$t" -top \
 		"$TMP/task.pb.gz" >"$TMP/pp" 2>&1 &&

@@ -162,7 +162,7 @@ if cc -O1 -o "$TMP/nodbg" "$TMP/nodbg.c"; then
 			fail "DEBUGINFOD_URLS set: libdebuginfod not loaded"
 	fi
 else
-	echo "skip no-debug program: no cc"
+	skip "no-debug program: no cc"
 fi
 
 finish

@@ -7,7 +7,7 @@
 # with addr2line on the unstripped build to one of wl_funcs' functions.
 . "$(dirname "$0")/lib.sh"
 
-command -v addr2line >/dev/null || { echo "skip: no addr2line"; exit 77; }
+command -v addr2line >/dev/null || { skip "no addr2line"; finish; }
 for pie in -pie -no-pie; do
 	bin="$TMP/wlf$pie"
 	cc -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -fPIE $pie \

@@ -21,6 +21,7 @@
 #include <evprof/event.h>
 #include <evprof/read.h>
 
+#include "cases.h"
 #include "group.h"
 #include "testutil.h"
 
@@ -293,7 +294,7 @@ static void test_vanished_pid(void **state)
 	assert_int_equal(count_fds(), before);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_online),
@@ -304,5 +305,5 @@ int main(void)
 	    cmocka_unit_test(test_vanished_pid),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

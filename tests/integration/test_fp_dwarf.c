@@ -28,6 +28,8 @@
 
 #include <evprof/evprof.h>
 
+#include "cases.h"
+
 #define STACK_COPY 16384
 #define MAX_FRAMES 512
 
@@ -226,12 +228,12 @@ static void check(const char *what, char *const argv[], const char *own)
 	int err;
 
 	if (access(argv[0], X_OK)) {
-		printf("skip %s: %s not installed\n", what, argv[0]);
+		printf("SKIP: %s: %s not installed\n", what, argv[0]);
 		skip();
 	}
 	err = record(argv, &all, &type);
 	if (err == -EACCES || err == -EPERM) {
-		printf("skip %s: perf events not permitted\n", what);
+		printf("SKIP: %s: perf events not permitted\n", what);
 		skip();
 	}
 	assert_int_equal(err, 0);
@@ -381,7 +383,7 @@ static int setup(void **state)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_xz),
@@ -391,8 +393,8 @@ int main(void)
 	};
 
 	if (!evprof_session__unwind_regs()) {
-		printf("skip: DWARF unwinding is x86-64 only\n");
+		printf("SKIP: DWARF unwinding is x86-64 only\n");
 		return 77;
 	}
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return run_cases(argc, argv, tests, setup, NULL);
 }

@@ -22,6 +22,7 @@
 #include <evprof/event.h>
 #include <evprof/read.h>
 
+#include "cases.h"
 #include "testutil.h"
 
 #define NPAGES 2000
@@ -283,7 +284,7 @@ static void test_attr_set_bit(void **state)
 	assert_memory_equal(raw, &a, sizeof(a));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_page_faults_by_id),
@@ -293,5 +294,5 @@ int main(void)
 	    cmocka_unit_test(test_attr_set_bit),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

@@ -21,6 +21,8 @@
 
 #include <evprof/event.h>
 
+#include "cases.h"
+
 #define NTHREADS 4
 
 static bool kernel_at_least(int maj, int min)
@@ -238,7 +240,7 @@ static void test_advice(void **state)
 	assert_int_equal(strlen(small), sizeof(small) - 1);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_threads_share_one_answer),
@@ -250,5 +252,5 @@ int main(void)
 	    cmocka_unit_test(test_advice),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

@@ -36,6 +36,8 @@
 
 #include <evprof/ring.h>
 
+#include "cases.h"
+
 #define PERIOD_NS    100000ULL /* 10 kHz of the child's CPU time */
 #define RING_PAGES   8
 #define SAMPLE_SZ    24
@@ -201,7 +203,7 @@ static void test_slow_reader_keeps_samples(void **state)
 	close(fd);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_slow_reader_keeps_samples),
@@ -212,12 +214,12 @@ int main(void)
 	sample_attr(&attr);
 	fd = perf_open(&attr, 0);
 	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
-		printf("skip: perf_event_open of cpu-clock sampling refused "
+		printf("SKIP: perf_event_open of cpu-clock sampling refused "
 		       "(%s): perf_event_paranoid or CAP_PERFMON\n",
 		       strerror(errno));
 		return 77;
 	}
 	if (fd >= 0)
 		close(fd);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

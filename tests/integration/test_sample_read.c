@@ -31,6 +31,8 @@
 #include <evprof/record.h>
 #include <evprof/ring.h>
 
+#include "cases.h"
+
 #define NWORKERS	2
 #define PAGES_PER_PHASE 1000	   /* each worker: two phases, two CPUs */
 #define SPIN_NS		100000000L /* CPU time spun after each phase */
@@ -261,7 +263,7 @@ static void test_inherit_sample_read(void **state)
 	(void)state;
 	if (!evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes) {
 		print_message(
-		    "skip: %s\n",
+		    "SKIP: %s\n",
 		    evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->why);
 		exit(77);
 	}
@@ -379,11 +381,11 @@ static void test_inherit_sample_read(void **state)
 	evprof_group_set__close(set);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_inherit_sample_read),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

@@ -21,14 +21,17 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/auxv.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <linux/bpf.h>
 
 #include <evprof/proc.h>
 #include <evprof/symbols.h>
 
+#include "cases.h"
 #include "kallsyms.h"
 
 static char dir[] = "/tmp/evprof-symtest-XXXXXX";
@@ -85,7 +88,7 @@ static int setup(void **state)
 		   ">/dev/null && command -v objcopy >/dev/null && command -v "
 		   "readelf >/dev/null")) {
 		print_message(
-		    "skip: cc, addr2line, objcopy or readelf missing\n");
+		    "SKIP: cc, addr2line, objcopy or readelf missing\n");
 		exit(77);
 	}
 	if (find_src()) {
@@ -765,10 +768,9 @@ static void test_deleted_binary(void **state)
 	kill(map.pid, SIGTERM);
 	pclose(p);
 	if (!res.image_found && geteuid() != 0) {
-		print_message("map_files needs CAP_SYS_ADMIN\n");
 		evprof_symbolizer__free(s);
 		free(r.maps);
-		skip();
+		skip_because("map_files needs CAP_SYS_ADMIN");
 	}
 	assert_true(res.image_found);
 	assert_non_null(res.name);
@@ -791,7 +793,7 @@ static void test_cxx(void **state)
 
 	(void)state;
 	if (!have_cxx)
-		skip();
+		skip_because("no c++ compiler");
 	s = evprof_symbolizer__new(NULL);
 	assert_non_null(s);
 	run_fixture("cxx", &r);
@@ -1067,17 +1069,15 @@ static void test_kernel_live(void **state)
 	(void)state;
 	f = fopen("/proc/kallsyms", "r");
 	if (!f)
-		skip();
+		skip_because("no /proc/kallsyms");
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) ==
 			3 &&
 		    !strcmp(name, "schedule") && (type == 'T' || type == 't'))
 			sched = addr;
 	fclose(f);
-	if (!sched) {
-		print_message("kallsyms hides addresses (kptr_restrict)\n");
-		skip();
-	}
+	if (!sched)
+		skip_because("kallsyms hides addresses (kptr_restrict)");
 	s = evprof_symbolizer__new(NULL);
 	assert_non_null(s);
 	assert_int_equal(evprof_symbolizer__kernel(s, sched + 4, &res), 0);
@@ -1092,10 +1092,33 @@ static void test_kernel_live(void **state)
 }
 
 /*
+ * Loads a socket filter that returns 0, named evprof_mod: while its fd is
+ * open, the BPF JIT lists it in kallsyms as "bpf_prog_<tag>_evprof_mod
+ * [bpf]", a module symbol whatever modules the kernel has (none with
+ * CONFIG_MODULES=n). -1 where BPF or its JIT is not allowed here.
+ */
+static int load_bpf_prog(void)
+{
+	const struct bpf_insn insns[] = {
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0},
+	    {.code = BPF_JMP | BPF_EXIT},
+	};
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	a.insns = (uintptr_t)insns;
+	a.insn_cnt = 2;
+	a.license = (uintptr_t) "GPL";
+	strcpy(a.prog_name, "evprof_mod");
+	return (int)syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+}
+
+/*
  * Module symbols ("[MOD]" after the name in kallsyms), against the file
  * read here: each one's name (or an alias at its address) and "[MOD]".
- * Without modules (CONFIG_MODULES=n) the ftrace and bpf pseudo-modules
- * still list text symbols this way.
+ * Without modules the bpf pseudo-module lists a program of ours this way
+ * (and ftrace's, its trampolines, only while some are in use).
  */
 static void test_kernel_modules_live(void **state)
 {
@@ -1103,13 +1126,14 @@ static void test_kernel_modules_live(void **state)
 	struct evprof_symbolizer *s;
 	char line[512], name[256], mod[128], lib[132], type;
 	uint64_t addr;
-	int checked = 0;
+	int checked = 0, prog;
 	FILE *f;
 
 	(void)state;
+	prog = load_bpf_prog();
 	f = fopen("/proc/kallsyms", "r");
 	if (!f)
-		skip();
+		skip_because("no /proc/kallsyms");
 	s = evprof_symbolizer__new(NULL);
 	assert_non_null(s);
 	while (fgets(line, sizeof(line), f) && checked < 200) {
@@ -1136,10 +1160,11 @@ static void test_kernel_modules_live(void **state)
 	}
 	fclose(f);
 	evprof_symbolizer__free(s);
-	if (!checked) {
-		print_message("no module text symbols in /proc/kallsyms\n");
-		skip();
-	}
+	if (prog >= 0)
+		close(prog);
+	if (!checked)
+		skip_because("no module text symbols in /proc/kallsyms, and no "
+			     "BPF program of ours listed there");
 	print_message("%d module symbols checked\n", checked);
 }
 
@@ -1210,7 +1235,7 @@ static void test_kernel_copy(void **state)
 	(void)state;
 	f = fopen("/proc/kallsyms", "r");
 	if (!f)
-		skip();
+		skip_because("no /proc/kallsyms");
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) ==
 			3 &&
@@ -1227,11 +1252,9 @@ static void test_kernel_copy(void **state)
 		}
 	fclose(f);
 	/* The copy serves the image's text only between these two. */
-	if (!sched || !init || !stext || !etext || top > UINT64_MAX - 0x4000) {
-		print_message("no schedule, _sinittext, _stext or _etext "
-			      "text symbol in kallsyms\n");
-		skip();
-	}
+	if (!sched || !init || !stext || !etext || top > UINT64_MAX - 0x4000)
+		skip_because("no schedule, _sinittext, _stext or _etext text "
+			     "symbol in kallsyms");
 	gone = top + 0x2000;
 	snprintf(cache, sizeof(cache), "%s/kcache", dir);
 	opts.debug_cache_dir = cache;
@@ -1375,7 +1398,7 @@ static void test_vdso(void **state)
 
 	(void)state;
 	if (!getauxval(AT_SYSINFO_EHDR))
-		skip();
+		skip_because("no vDSO in this process");
 	assert_true(evprof_maps__read(0, vdso_cb, &m) > 0);
 	assert_true(m.start == getauxval(AT_SYSINFO_EHDR));
 	/* Truth: binutils' view of a copy of the vdso. */
@@ -1411,7 +1434,7 @@ static void test_vdso(void **state)
 	evprof_symbolizer__free(s);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pie),
@@ -1438,5 +1461,5 @@ int main(void)
 	    cmocka_unit_test(test_vdso),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return run_cases(argc, argv, tests, setup, teardown);
 }

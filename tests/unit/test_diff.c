@@ -23,6 +23,8 @@
 #include <evprof/diff.h>
 #include <evprof/profile.h>
 
+#include "cases.h"
+
 #define MS 1000000ULL
 
 struct side {
@@ -274,7 +276,7 @@ static void test_pprof(void **state)
 	evprof_profile__free(n.p);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_columns_and_functions),
@@ -282,5 +284,5 @@ int main(void)
 	    cmocka_unit_test(test_pprof),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "cases.h"
 #include "kallsyms.h"
 #include "ksymcache.h"
 
@@ -408,7 +409,7 @@ static void test_hidden(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_regular_file),
@@ -419,5 +420,5 @@ int main(void)
 	    cmocka_unit_test(test_hidden),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

@@ -23,6 +23,8 @@
 #include <evprof/page.h>
 #include <evprof/profile.h>
 
+#include "cases.h"
+
 /* A name that would end the page's script element if written raw. */
 #define ODD "</script><!--&x"
 
@@ -168,7 +170,7 @@ static void test_page_data(void **state)
 
 	(void)state;
 	if (!evprof_page__available())
-		skip();
+		skip_because("the page of evprof view is not built in");
 	p = build();
 	d = page_data(p, NULL, &html);
 	/* The odd name added no element end and no comment to the page. */
@@ -249,7 +251,7 @@ static void test_page_base_and_errors(void **state)
 
 	(void)state;
 	if (!evprof_page__available())
-		skip();
+		skip_because("the page of evprof view is not built in");
 	p = build();
 	base = build();
 	o.base = base;
@@ -355,7 +357,7 @@ static void test_folded(void **state)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_page_data),
@@ -363,5 +365,5 @@ int main(void)
 	    cmocka_unit_test(test_folded),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

@@ -28,6 +28,7 @@
 #include <evprof/perfdata.h>
 #include <evprof/profile.h>
 
+#include "cases.h"
 #include "perfdata_internal.h"
 #include "profile_model.h"
 
@@ -1216,10 +1217,8 @@ static void test_build_id_exact(void **state)
 	exe[n] = '\0';
 	dl_iterate_phdr(exe_note, &id);
 	if (id.n < 9 || id.n > 20) {
-		print_message(
-		    "skip: this test binary has no usable build id\n");
 		free(id.b);
-		return;
+		skip_because("this test binary has no usable build id");
 	}
 	assert_false(exe_differs(exe, id.b, (uint8_t)id.n));
 	assert_true(exe_differs(exe, id.b, 8));
@@ -1287,7 +1286,7 @@ static void test_unzip_bounded(void **state)
 	free(zbuf);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pipe_plain),
@@ -1307,5 +1306,5 @@ int main(void)
 	    cmocka_unit_test(test_build_id_exact),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include <evprof/pmu.h>
 
 #include "capture.h"
+#include "cases.h"
 #include "hosts.h"
 #include "pmu.h"
 
@@ -512,7 +513,7 @@ static void test_trial_software(void **state)
 	t = evprof__pmu_trial(NULL, a, 3, NULL, &err);
 	if (t == EVPROF_TRIAL_CANNOT &&
 	    (err == EACCES || err == EPERM || err == ENOSYS))
-		skip(); /* perf_event_open forbidden here (seccomp?) */
+		skip_because("perf_event_open is forbidden here (seccomp?)");
 	assert_int_equal(t, EVPROF_TRIAL_FITS);
 	assert_int_equal(err, 0);
 	/* A type no kernel has: cannot, with the open's errno. */
@@ -542,7 +543,8 @@ static void test_trial_hybrid(void **state)
 		    i ? PERF_COUNT_SW_PAGE_FAULTS : PERF_COUNT_SW_TASK_CLOCK;
 	}
 	if (evprof__pmu_trial(NULL, a, 2, NULL, &err) != EVPROF_TRIAL_FITS)
-		skip(); /* as test_trial_software says */
+		skip_because("software events do not open here (see "
+			     "test_trial_software)");
 	test_host_use(&adl, "adl");
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(evprof__pmu_trial(NULL, a, 2, pmus[i], &err),
@@ -561,7 +563,7 @@ static void test_real_host(void **state)
 
 	(void)state;
 	if (!d)
-		skip();
+		skip_because("no /sys/bus/event_source/devices");
 	while ((e = readdir(d)))
 		want += !strcmp(e->d_name, "cpu") ||
 			!strcmp(e->d_name, "cpu_core") ||
@@ -571,7 +573,7 @@ static void test_real_host(void **state)
 	assert_int_equal(evprof_core_pmus(p, 8), want);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_intel_fixed, setup, teardown),
@@ -594,5 +596,5 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_real_host, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

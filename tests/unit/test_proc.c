@@ -18,6 +18,8 @@
 
 #include <evprof/proc.h>
 
+#include "cases.h"
+
 #define MAX_MAPS 16
 
 struct saved {
@@ -327,7 +329,7 @@ static void test_zombie_process(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse_crafted),
@@ -339,5 +341,5 @@ int main(void)
 	    cmocka_unit_test(test_zombie_process),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

@@ -26,6 +26,8 @@
 
 #include <evprof/profile.h>
 
+#include "cases.h"
+
 #define START_MONO 5000000000ULL /* ns */
 #define START_WALL 1700000000123456789ULL
 #define US	   1000ULL
@@ -636,8 +638,6 @@ static bool have_node(void)
 	return system("node --version >/dev/null 2>&1") == 0;
 }
 
-static bool skipped_node;
-
 static int run_fxcheck(const char *file)
 {
 	char cmd[8192];
@@ -710,9 +710,9 @@ static void test_firefox(void **state)
 	free(json);
 
 	if (!have_node()) {
-		skipped_node = true;
 		evprof_profile__free(p);
-		skip();
+		skip_because("node is not installed: fxcheck.mjs cannot check "
+			     "the Firefox file");
 	}
 	assert_int_equal(run_fxcheck(path_in_tmp("p.json")), 0);
 	assert_int_equal(run_fxcheck(path_in_tmp("p.json.gz")), 0);
@@ -754,9 +754,9 @@ static void test_fxcheck_rejects(void **state)
 
 	(void)state;
 	if (!have_node()) {
-		skipped_node = true;
 		evprof_profile__free(p);
-		skip();
+		skip_because("node is not installed: fxcheck.mjs cannot check "
+			     "the Firefox file");
 	}
 	assert_int_equal(
 	    evprof_profile__write_firefox(p, path_in_tmp("b.json"), NULL), 0);
@@ -813,10 +813,10 @@ static void test_firefox_loader(void **state)
 	rc = run_fxload(path_in_tmp("l.json.gz"), &out);
 	if (rc == 77) {
 		printf("%s", out);
-		skipped_node = true;
 		free(out);
 		evprof_profile__free(p);
-		skip();
+		skip_because("the Firefox Profiler's loader is unavailable "
+			     "(node, or the npm install of profiler-cli)");
 	}
 	if (rc != 0)
 		print_error("%s", out);
@@ -926,7 +926,7 @@ static void find_srcdir(void)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_interning),
@@ -946,20 +946,13 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	failed = cmocka_run_group_tests(tests, NULL, NULL);
-	if (!failed || !getenv("EVPROF_KEEP_TMP")) {
+	failed = run_cases(argc, argv, tests, NULL, NULL);
+	if (!failed || failed == 77 || !getenv("EVPROF_KEEP_TMP")) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 		if (system(cmd))
 			fprintf(stderr, "could not remove %s\n", tmpdir);
 	} else {
 		fprintf(stderr, "outputs kept in %s\n", tmpdir);
-	}
-	if (!failed && skipped_node) {
-		fprintf(stderr,
-			"SKIP: node (or the npm install of profiler-cli) is "
-			"missing; the Firefox files were not checked by "
-			"fxcheck.mjs / the loader\n");
-		return 77;
 	}
 	return failed;
 }

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
+#include "cases.h"
 #include "push_body.h"
 
 static void test_names(void **state)
@@ -166,7 +167,7 @@ static void test_gzip_form(void **state)
 	free(form.b);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_names),
@@ -176,5 +177,5 @@ int main(void)
 	    cmocka_unit_test(test_gzip_form),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

@@ -23,6 +23,8 @@
 
 #include <evprof/push.h>
 
+#include "cases.h"
+
 /* Profile{sample_type: [{1, 2}], string_table: ["", "samples", "count"]} */
 static const unsigned char pprof1[] = {
     0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x32, 0x00, 0x32, 0x07, 's', 'a',
@@ -66,7 +68,7 @@ static void test_queue_drops_oldest(void **state)
 	o.timeout_ms = 60000;
 	pu = evprof_pusher__new(&o);
 	if (!pu && errno == EOPNOTSUPP)
-		skip(); /* built without libcurl */
+		skip_because("built without libcurl");
 	assert_non_null(pu);
 
 	/* The first window goes in flight: the server sees the connection. */
@@ -108,7 +110,7 @@ static void test_bad_opts(void **state)
 	o.labels = bad_label;
 	pu = evprof_pusher__new(&o);
 	if (!pu && errno == EOPNOTSUPP)
-		skip();
+		skip_because("built without libcurl");
 	assert_null(pu);
 	assert_int_equal(errno, EINVAL);
 	o.labels = NULL;
@@ -132,12 +134,12 @@ static void test_bad_opts(void **state)
 	evprof_pusher__free(pu);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_queue_drops_oldest),
 	    cmocka_unit_test(test_bad_opts),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

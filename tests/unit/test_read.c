@@ -12,6 +12,8 @@
 
 #include <evprof/read.h>
 
+#include "cases.h"
+
 #define ENA PERF_FORMAT_TOTAL_TIME_ENABLED
 #define RUN PERF_FORMAT_TOTAL_TIME_RUNNING
 #define FID PERF_FORMAT_ID
@@ -391,7 +393,7 @@ static void test_snapshot_scaled_overflow(void **state)
 	assert_int_equal(val, UINT64_MAX);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_read_size),
@@ -411,5 +413,5 @@ int main(void)
 	    cmocka_unit_test(test_snapshot_scaled_overflow),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

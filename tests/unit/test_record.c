@@ -13,6 +13,7 @@
 #include <evprof/read.h>
 #include <evprof/record.h>
 
+#include "cases.h"
 #include "recstream.h"
 
 #define BRANCH_HW_INDEX (1ULL << 17)
@@ -1225,7 +1226,7 @@ static void test_type_name_and_fmt(void **state)
 	assert_true(fmt.sample_id_all);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sample_all_bits),
@@ -1259,5 +1260,5 @@ int main(void)
 	    cmocka_unit_test(test_type_name_and_fmt),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

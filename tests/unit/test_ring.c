@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "cases.h"
 #include "ring.h"
 
 #define DATA_SIZE 256
@@ -401,7 +402,7 @@ static void test_bad_sizes_rejected(void **state)
 	evprof_ring__close(NULL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(test_wrapped_record, setup),
@@ -415,5 +416,5 @@ int main(void)
 	    cmocka_unit_test_setup(test_bad_sizes_rejected, setup),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

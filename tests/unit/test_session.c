@@ -23,6 +23,7 @@
 #include <evprof/session.h>
 #include <evprof/symbols.h>
 
+#include "cases.h"
 #include "recstream.h"
 #include "session_behind.h"
 #include "session_internal.h"
@@ -1621,7 +1622,7 @@ static void test_build_behind(void **state)
 	evprof_session__free(behind);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_new_rejects),
@@ -1645,5 +1646,5 @@ int main(void)
 	    cmocka_unit_test(test_build_behind),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

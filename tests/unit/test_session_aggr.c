@@ -17,6 +17,7 @@
 #include <evprof/profile.h>
 #include <evprof/session.h>
 
+#include "cases.h"
 #include "session_aggr.h"
 
 #define UCTX ((uint64_t)PERF_CONTEXT_USER)
@@ -191,11 +192,11 @@ static void test_aggregates(void **state)
 	evprof_session__free(s);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_aggregates),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

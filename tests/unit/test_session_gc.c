@@ -21,6 +21,7 @@
 #include <evprof/profile.h>
 #include <evprof/session.h>
 
+#include "cases.h"
 #include "recstream.h"
 #include "session_internal.h"
 #include "session_part.h"
@@ -600,7 +601,7 @@ static void test_forget_one_profile(void **state)
 	run(true, true);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_forget_per_cpu),
@@ -608,5 +609,5 @@ int main(void)
 	    cmocka_unit_test(test_forget_one_profile),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

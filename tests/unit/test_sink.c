@@ -23,6 +23,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
+#include "cases.h"
 #include "json.h"
 
 static char dir[] = "/tmp/evprof-sink-XXXXXX";
@@ -217,7 +218,7 @@ static void test_gzip_fail(void **state)
 	free(d);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_gzip_round_trip),
@@ -225,5 +226,5 @@ int main(void)
 	    cmocka_unit_test(test_gzip_fail),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return run_cases(argc, argv, tests, setup, teardown);
 }

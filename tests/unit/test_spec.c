@@ -28,6 +28,7 @@
 #endif
 
 #include "capture.h"
+#include "cases.h"
 #include "hosts.h"
 #include "spec_sysfs.h"
 
@@ -295,7 +296,7 @@ static void test_pmu_software(void **state)
 
 	(void)state;
 	if (!pmu_type("software", &type))
-		skip(); /* no sysfs: not a Linux we can test on */
+		skip_because("no software PMU in sysfs");
 	assert_int_equal(type, PERF_TYPE_SOFTWARE);
 	expect("software/config=2/", PERF_TYPE_SOFTWARE, 2, false);
 	expect("software/config=0x3,config1=7/", PERF_TYPE_SOFTWARE, 3, false);
@@ -568,9 +569,7 @@ static void test_tracepoint(void **state)
 
 	(void)state;
 	if (!root) {
-		print_message(
-		    "tracefs is not mounted and cannot be: skipped\n");
-		skip();
+		skip_because("tracefs is not mounted and cannot be");
 	}
 	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/id", root);
 	assert_true(read_text(path, buf, sizeof(buf)));
@@ -733,8 +732,7 @@ static void test_libpfm(void **state)
 	}
 #else
 	assert_null(strstr(msgs, "libpfm4"));
-	print_message("built without libpfm4: skipped\n");
-	skip();
+	skip_because("built without libpfm4");
 #endif
 }
 
@@ -833,7 +831,7 @@ static void test_list(void **state)
 	assert_int_equal(evprof_event_list__parse(NULL, "cycles"), -EINVAL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_hardware, setup, teardown),
@@ -854,5 +852,5 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_tracepoint, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 #include <evprof/profile.h>
 #include <evprof/session.h>
 
+#include "cases.h"
 #include "recstream.h"
 
 #define ST_BITS                                                                \
@@ -360,7 +361,7 @@ static void test_stack_copies_capped(void **state)
 
 	(void)state;
 	if (!o.fmt.sample_regs_user)
-		skip(); /* no unwinder on this architecture */
+		skip_because("no unwinder on this architecture");
 	s = evprof_session__new(&o);
 	assert_non_null(s);
 	for (int k = 0; k < 2; k++) {
@@ -393,7 +394,7 @@ static void test_stack_copies_capped(void **state)
 	evprof_session__free(s);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_interleaved_threads),
@@ -406,5 +407,5 @@ int main(void)
 	    cmocka_unit_test(test_stack_copies_capped),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 
 #include <evprof/profile.h>
 
+#include "cases.h"
 #include "profile_model.h"
 #include "profile_timeline.h"
 
@@ -688,7 +689,7 @@ static int teardown(void **state)
 	return system(cmd);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_store_sums),
@@ -701,5 +702,5 @@ int main(void)
 	    cmocka_unit_test(test_scratch_no_file),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return run_cases(argc, argv, tests, setup, teardown);
 }

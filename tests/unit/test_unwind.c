@@ -22,6 +22,7 @@
 
 #include <evprof/proc.h>
 
+#include "cases.h"
 #include "unwind.h"
 
 /*
@@ -116,7 +117,7 @@ static void test_own_stack(void **state)
 
 	(void)state;
 #if !defined(__x86_64__)
-	skip(); /* the unwinder is x86-64 only */
+	skip_because("the unwinder is x86-64 only");
 #endif
 	assert_non_null(sn.stack);
 	level1(&sn);
@@ -184,7 +185,7 @@ static void test_gone_file(void **state)
 
 	(void)state;
 #if !defined(__x86_64__)
-	skip(); /* the unwinder is x86-64 only */
+	skip_because("the unwinder is x86-64 only");
 #endif
 	assert_non_null(sn.stack);
 	level1(&sn);
@@ -202,7 +203,7 @@ static void test_gone_file(void **state)
 		for (i = 0; i < ms.nr; i++)
 			free((char *)ms.m[i].path);
 		free(sn.stack);
-		skip(); /* map_files needs CAP_SYS_ADMIN */
+		skip_because("map_files needs CAP_SYS_ADMIN");
 	}
 	assert_true(fd >= 0);
 	close(fd);
@@ -241,12 +242,12 @@ static void test_gone_file(void **state)
 	free(sn.stack);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_own_stack),
 	    cmocka_unit_test(test_gone_file),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "cases.h"
 #include "util.h"
 
 #define NKEYS 100000
@@ -402,7 +403,7 @@ static void test_mkdirs_owner(void **state)
 	assert_int_equal(system(path), 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_hashmap_u64_truth),
@@ -417,5 +418,5 @@ int main(void)
 	    cmocka_unit_test(test_mkdirs_owner),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }

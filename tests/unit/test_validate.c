@@ -15,6 +15,7 @@
 #include <evprof/event.h>
 
 #include "capture.h"
+#include "cases.h"
 #include "hosts.h"
 
 /* Counters come from the recorded Intel host, whatever runs the test. */
@@ -169,7 +170,7 @@ static void test_too_big_default(void **state)
 
 	(void)state;
 	if (counters >= 100)
-		skip(); /* a PMU this large is not one we can overflow here */
+		skip_because("a PMU this large is not one we can overflow");
 	for (size_t i = 0; i < 100; i++)
 		assert_int_equal(evprof_event_spec__parse(&specs[i], "cycles"),
 				 0);
@@ -202,7 +203,7 @@ static void test_hand_built(void **state)
 	    strstr(msgs, "needs 3 hardware counters but the PMU has 2"));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_counters_source, setup,
@@ -217,5 +218,5 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_hand_built, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases(argc, argv, tests, NULL, NULL);
 }
