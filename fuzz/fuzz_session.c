@@ -355,7 +355,7 @@ static void model_other(struct model *m, const struct pr_rec *r)
 		}
 		break;
 	case PERF_RECORD_EXIT:
-		tid_sum(m, r->t_tid);
+		tid_sum(m, r->t_tid); /* its total is checked, even if 0 */
 		if (m->per_cpu && has_cpu && (cs = cpu_state(m, r->cpu, true)))
 			cs->exit_tid = r->t_tid;
 		break;
