@@ -25,7 +25,7 @@ for mode in auto task cpu; do
 	if [ -n "$truth" ] && [ -n "$got" ] && within "$got" "$truth" 0.5; then
 		ok "$mode: $got page faults, rusage of the tree $truth"
 	else
-		fail "$mode: '$got' page faults, rusage of the tree '$truth'"
+		fail "$mode: '$got' page faults, rusage of the tree '$truth' ($(grep -o 'lost [0-9]* records' "$TMP/err"))"
 	fi
 done
 
@@ -64,7 +64,7 @@ for mode in auto cpu; do
 	if [ -n "$truth" ] && within "$got" "$truth" 0.5; then
 		ok "continuous $mode: $n windows sum to $got page faults, rusage of the tree $truth"
 	else
-		fail "continuous $mode: $n windows sum to '$got' page faults, rusage of the tree '$truth'"
+		fail "continuous $mode: $n windows sum to '$got' page faults, rusage of the tree '$truth' ($(grep -o 'lost [0-9]* records' "$TMP/err"))"
 	fi
 done
 finish

@@ -5,7 +5,8 @@
 # mode (task, cpu, the BPF engine) and evprof beside perf record -a sampling
 # page faults and context switches on every CPU. Each recording runs its
 # own wl_paced (three threads faulting for a set time, each counting its
-# own faults with getrusage); the two workloads' runs must overlap, once
+# own faults with getrusage), both let go once both say they run (perf
+# and evprof start them only once they record); the runs must overlap, once
 # spread over the CPUs and once both pinned to one CPU of this test's
 # affinity mask (six threads taking turns on one CPU's counters). Every
 # thread of every evprof recording: page faults within 0.5% of its own
@@ -43,24 +44,24 @@ fi
 cpu=$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')
 
 # run DIR KIND PIN: records wl_paced with KIND (an evprof mode, bpf or
-# perf), the workload under PIN; its status in DIR/rc
+# perf), the workload under PIN, going on a line in DIR/go; its status in
+# DIR/rc
 run() {
 	local d=$1 kind=$2 pin=$3 rc
-	mkdir -p "$d"
 	case $kind in
 	perf)
 		perf record -a -g -o "$d/perf.data" \
 			-e '{cpu-clock,page-faults,context-switches}:S' \
-			-- $pin "$PACED" "$secs" 3 >/dev/null 2>"$d/err"
+			-- $pin "$PACED" "$secs" 3 0 "$d/go" >/dev/null 2>"$d/err"
 		;;
 	bpf)
 		"$EVPROF" record --engine bpf -e cpu-clock,page-faults \
-			-o "$d/p.pb.gz" -- $pin "$PACED" "$secs" 3 \
+			-o "$d/p.pb.gz" -- $pin "$PACED" "$secs" 3 0 "$d/go" \
 			>/dev/null 2>"$d/err"
 		;;
 	*)
 		"$EVPROF" record --mode "$kind" -e cpu-clock,page-faults \
-			-o "$d/p.pb.gz" -- $pin "$PACED" "$secs" 3 \
+			-o "$d/p.pb.gz" -- $pin "$PACED" "$secs" 3 0 "$d/go" \
 			>/dev/null 2>"$d/err"
 		;;
 	esac
@@ -129,9 +130,21 @@ for pin in "" "taskset -c $cpu"; do
 		a=${p%:*} b=${p#*:}
 		label="$a + $b${pin:+ on CPU $cpu}"
 		rm -rf "$TMP/a" "$TMP/b"
+		mkdir "$TMP/a" "$TMP/b"
+		mkfifo "$TMP/a/go" "$TMP/b/go"
+		# Opened both ways: a line written waits for its reader.
+		exec 3<>"$TMP/a/go" 4<>"$TMP/b/go"
 		run "$TMP/a" "$a" "$pin" &
 		run "$TMP/b" "$b" "$pin" &
+		for _ in $(seq 300); do
+			[ "$(grep -l ready "$TMP/a/err" "$TMP/b/err" 2>/dev/null |
+				wc -l)" -eq 2 ] && break
+			sleep 0.1
+		done
+		echo go >&3
+		echo go >&4
 		wait
+		exec 3>&- 4>&-
 		both=$(overlap "$TMP/a/err" "$TMP/b/err")
 		if awk -v o="$both" -v s="$secs" 'BEGIN { exit !(o >= s / 2) }'; then
 			ok "$label: the workloads ran $both s at once"

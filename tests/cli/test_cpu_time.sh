@@ -46,7 +46,7 @@ for mode in cpu task; do
 				'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; then
 				ok "$mode cpu $c: $t CPU $got ms, its own $ownms ms (+-$tol, irq+steal ${st:-?} ns)"
 			else
-				fail "$mode cpu $c: $t CPU '$got' ms, its own '$ownms' ms (+-$tol, irq+steal ${st:-?} ns)"
+				fail "$mode cpu $c: $t CPU '$got' ms, its own '$ownms' ms (+-$tol, irq+steal ${st:-?} ns; $(grep -o 'lost [0-9]* records' "$out.err"))"
 			fi
 		done
 	done
