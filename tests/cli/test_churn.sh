@@ -29,7 +29,7 @@ for mode in auto task cpu; do
 	fi
 done
 
-# Windows of 1 s over a tree churning for 4.5 s of wall time (rounds of
+# Windows of 1 s over a tree churning for 6 s of wall time (rounds of
 # the above, whatever this host's speed): at least 3 windows, each full one
 # with page faults of its own; part builds forget the tasks that are done
 # (test_session_gc checks what they hold) while the windows, summed, keep
@@ -38,7 +38,7 @@ for mode in auto cpu; do
 	rm -rf "$TMP/w"
 	"$EVPROF" record --continuous --interval 1 --mode "$mode" \
 		--output-dir "$TMP/w" -e cpu-clock,page-faults \
-		-- "$FIXTURES/wl_churn" 300 100 50 4.5 >/dev/null 2>"$TMP/err" ||
+		-- "$FIXTURES/wl_churn" 300 100 50 6 >/dev/null 2>"$TMP/err" ||
 		{ fail "continuous $mode: record failed: $(tail -3 "$TMP/err")"; continue; }
 	if [ "$mode" != cpu ] && grep -q "task exits cannot be sampled" "$TMP/err"; then
 		echo "skip continuous $mode: $(grep "task exits" "$TMP/err")"
