@@ -120,7 +120,9 @@ for mode in task cpu; do
 	done
 	grep -q "^evprof: recording pid $paced$" "$TMP/err" ||
 		fail "$mode -p: evprof never said it records: $(tail -3 "$TMP/err")"
-	echo go >"$TMP/go"
+	# A writer waits for its reader: bounded, should wl_paced be gone.
+	timeout 30 sh -c 'echo go >"$1"' sh "$TMP/go" ||
+		fail "$mode -p: wl_paced never read its go"
 	wait "$paced" && ok "$mode -p: the process ran to its end" ||
 		fail "$mode -p: the attached process did not end well"
 	wait "$rec" || fail "$mode -p: record failed: $(tail -3 "$TMP/err")"
