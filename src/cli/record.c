@@ -529,6 +529,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (err)
 		goto out;
+	/* Attached or system-wide: from here on, it all counts. */
+	if (!argc)
+		cli_err("recording %s%s", pid_list ? "pid " : "",
+			pid_list ? pid_list : "every CPU");
 	if (continuous) {
 		cont.fmt = fmt < 0 ? OUT_PPROF : (enum out_format)fmt;
 		cont.weight = weight;
