@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The host facts the event module reads: where sysfs lists the PMUs and
- * the online and possible CPUs, where tracefs is, what CPUID answers, the hard-lockup detector's state, and the
- * trial open that tells whether a group of hardware events schedules. The real host by default; tests put
- * in recorded facts of other hosts (tests/fixtures/hosts/) so that what
- * they assert does not depend on the machine they run on.
+ * the online and possible CPUs, where tracefs is, what CPUID answers, the
+ * hard-lockup detector's state, and the trial open that tells whether a
+ * group of hardware events schedules. The real host by default; tests put
+ * in recorded facts of other hosts (tests/fixtures/hosts/) or made-up CPU
+ * lists so that what they assert does not depend on the machine they run
+ * on.
  */
 #ifndef EVPROF_LIB_HOST_H
 #define EVPROF_LIB_HOST_H
