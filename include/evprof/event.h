@@ -167,6 +167,13 @@ EVPROF_API int evprof_group__read(struct evprof_group *g, size_t i,
  */
 EVPROF_API int evprof_cpus_online(int *cpus, int max);
 
+/*
+ * Fills cpus[] with the possible CPUs (/sys/devices/system/cpu/possible),
+ * online or not, in ascending order; as evprof_cpus_online() otherwise.
+ * What is indexed by CPU number takes the last one + 1 entries.
+ */
+EVPROF_API int evprof_cpus_possible(int *cpus, int max);
+
 struct evprof_group_set;
 
 struct evprof_group_set_opts {

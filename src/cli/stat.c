@@ -362,21 +362,30 @@ static int add_pid_instances(struct stat *st, const pid_t *pids, size_t nr_pids)
 
 static int add_cpu_instances(struct stat *st)
 {
-	int cpus[4096];
-	int n = evprof_cpus_online(cpus, 4096);
+	int n = evprof_cpus_online(NULL, 0), got, err = 0;
+	int *cpus;
 
-	if (n < 0) {
-		cli_err("cannot list online CPUs: %s", evprof_strerror(n));
-		return n;
+	if (n <= 0) {
+		err = n < 0 ? n : -ENODEV;
+		cli_err("cannot list online CPUs: %s", evprof_strerror(err));
+		return err;
 	}
-	for (int i = 0; i < n && i < 4096; i++) {
+	cpus = calloc((size_t)n, sizeof(*cpus));
+	if (!cpus)
+		return -ENOMEM;
+	got = evprof_cpus_online(cpus, n);
+	if (got < 0)
+		cli_err("cannot list online CPUs: %s", evprof_strerror(got));
+	/* A CPU come online since the count is left out, as a set does. */
+	for (int i = 0; i < n && i < got && !err; i++) {
 		char label[32];
 
 		snprintf(label, sizeof(label), "CPU%d", cpus[i]);
 		if (add_instance(st, -1, cpus[i], label))
-			return -ENOMEM;
+			err = -ENOMEM;
 	}
-	return 0;
+	free(cpus);
+	return got < 0 ? got : err;
 }
 
 /* Reads instance ii of every group, adding into s[event * nslot + slot]. */

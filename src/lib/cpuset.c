@@ -4,14 +4,17 @@
  * attrs adjusted where the caller asks (a hybrid machine's core PMUs).
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <evprof/event.h>
 
 #include "group.h"
+#include "host.h"
 #include "util.h"
 
 struct set_entry {
@@ -24,18 +27,53 @@ struct evprof_group_set {
 	struct set_entry e[];
 };
 
-int evprof_cpus_online(int *cpus, int max)
+/* path: name (online, cpu3) in the host's sysfs CPU directory. */
+static void cpu_path(char *path, size_t len, const char *name)
 {
-	char buf[4096];
+	const char *root = evprof__host()->cpu_root;
+
+	snprintf(path, len, "%s/%s", root ? root : EVPROF_HOST_CPU_ROOT, name);
+}
+
+/*
+ * Reads list (online, possible) of the host's CPU directory into cpus[max].
+ * A sparse list of thousands of CPUs outgrows a page: read it whole.
+ */
+static int cpu_list(const char *list, int *cpus, int max)
+{
+	char path[PATH_MAX], *buf;
+	size_t len;
 	int n;
 
-	n = evprof__read_file("/sys/devices/system/cpu/online", buf,
-			      sizeof(buf));
+	if (!cpus && max)
+		return -EINVAL;
+	cpu_path(path, sizeof(path), list);
+	n = evprof__read_all(path, 1 << 20, &buf, &len);
 	if (n < 0)
 		return n;
-	if (max < 0)
-		max = 0;
-	return evprof__parse_cpu_list(buf, cpus, max);
+	n = evprof__parse_cpu_list(buf, cpus, max);
+	free(buf);
+	return n;
+}
+
+/* Whether the host's CPU directory has cpu<cpu>/. */
+static bool cpu_exists(int cpu)
+{
+	char name[32], path[PATH_MAX];
+
+	snprintf(name, sizeof(name), "cpu%d", cpu);
+	cpu_path(path, sizeof(path), name);
+	return access(path, F_OK) == 0;
+}
+
+int evprof_cpus_online(int *cpus, int max)
+{
+	return cpu_list("online", cpus, max < 0 ? 0 : max);
+}
+
+int evprof_cpus_possible(int *cpus, int max)
+{
+	return cpu_list("possible", cpus, max < 0 ? 0 : max);
 }
 
 /*
@@ -134,12 +172,16 @@ evprof__group_set_open(const struct perf_event_attr *attrs, size_t nr,
 		err = errno;
 		/*
 		 * ENODEV: the CPU went offline after we read the list.
+		 * EINVAL for a CPU without a directory: not one the kernel
+		 * has (beyond nr_cpu_ids), a list out of step with it; any
+		 * other EINVAL (attrs, a PMU bound to some CPUs) fails.
 		 * ESRCH is ambiguous: it may also mean the task exited. We
 		 * only skip the CPU when the task still exists; otherwise
 		 * this open cannot succeed on any CPU and the caller must
 		 * hear ESRCH.
 		 */
-		if (err == ENODEV || (err == ESRCH && pid_alive(pid))) {
+		if (err == ENODEV || (err == EINVAL && !cpu_exists(cpus[i])) ||
+		    (err == ESRCH && pid_alive(pid))) {
 			pr_debug("cpu %d skipped (offline?): %s\n", cpus[i],
 				 evprof_strerror(err));
 			skipped_err = err;

@@ -33,6 +33,7 @@ static bool real_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf,
 
 static const struct evprof_host real_host = {
     .pmu_root = "/sys/bus/event_source/devices",
+    .cpu_root = EVPROF_HOST_CPU_ROOT,
     .tracefs =
 	{
 	    "/sys/kernel/tracing",

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The host facts the event module reads: where sysfs lists the PMUs, where
- * tracefs is, what CPUID answers, the hard-lockup detector's state, and the
- * trial open that tells whether a group of hardware events schedules. The real host by default; tests put
- * in recorded facts of other hosts (tests/fixtures/hosts/) so that what
- * they assert does not depend on the machine they run on.
+ * The host facts the event module reads: where sysfs lists the PMUs and
+ * the online and possible CPUs, where tracefs is, what CPUID answers, the
+ * hard-lockup detector's state, and the trial open that tells whether a
+ * group of hardware events schedules. The real host by default; tests put
+ * in recorded facts of other hosts (tests/fixtures/hosts/) or made-up CPU
+ * lists so that what they assert does not depend on the machine they run
+ * on.
  */
 #ifndef EVPROF_LIB_HOST_H
 #define EVPROF_LIB_HOST_H
@@ -18,6 +20,7 @@
 
 #define EVPROF_HOST_TRACEFS_MAX 2
 #define EVPROF_HOST_KCONFIG_MAX 2
+#define EVPROF_HOST_CPU_ROOT	"/sys/devices/system/cpu"
 
 /* CPUID registers, in the order the instruction's outputs are named. */
 struct evprof_cpuid {
@@ -53,6 +56,11 @@ typedef enum evprof_trial (*evprof_trial_fn)(
 struct evprof_host {
 	/* sysfs PMU directory: <pmu>/type, <pmu>/format/, <pmu>/events/ */
 	const char *pmu_root;
+	/*
+	 * sysfs CPU directory: its online and possible lists ("0-3,8"); NULL:
+	 * the running kernel's (EVPROF_HOST_CPU_ROOT)
+	 */
+	const char *cpu_root;
 	/* tracefs mount points tried in order; NULL entries are skipped */
 	const char *tracefs[EVPROF_HOST_TRACEFS_MAX];
 	evprof_cpuid_fn cpuid;

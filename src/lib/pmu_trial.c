@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -162,21 +163,33 @@ static void *trial_thread(void *arg)
 	return NULL;
 }
 
-/* The CPUs core PMU pmu counts on (sysfs <pmu>/cpus); false: unknown. */
-static bool pmu_cpus(const char *pmu, cpu_set_t *set)
+/*
+ * The CPUs core PMU pmu counts on (sysfs <pmu>/cpus), in a set of *size
+ * bytes that holds the highest of them (CPU_SETSIZE is 1024); NULL:
+ * unknown. The caller frees it (CPU_FREE).
+ */
+static cpu_set_t *pmu_cpus(const char *pmu, size_t *size)
 {
 	struct evprof_core_pmu p = {.type = 0};
-	int cpus[CPU_SETSIZE], n;
+	cpu_set_t *set = NULL;
+	int *cpus = NULL, n, got;
 
 	snprintf(p.name, sizeof(p.name), "%s", pmu);
-	n = evprof_core_pmu__cpus(&p, cpus, CPU_SETSIZE);
-	if (n <= 0)
-		return false;
-	CPU_ZERO(set);
-	for (int i = 0; i < n && i < CPU_SETSIZE; i++)
-		if (cpus[i] < CPU_SETSIZE)
-			CPU_SET(cpus[i], set);
-	return true;
+	n = evprof_core_pmu__cpus(&p, NULL, 0);
+	if (n > 0)
+		cpus = calloc((size_t)n, sizeof(*cpus));
+	got = cpus ? evprof_core_pmu__cpus(&p, cpus, n) : -1;
+	if (got > n)
+		got = n; /* grown between the reads: the first n */
+	/* Ascending: the last is the highest. */
+	if (got > 0 && (set = CPU_ALLOC(cpus[got - 1] + 1))) {
+		*size = CPU_ALLOC_SIZE(cpus[got - 1] + 1);
+		CPU_ZERO_S(*size, set);
+		for (int i = 0; i < got; i++)
+			CPU_SET_S(cpus[i], *size, set);
+	}
+	free(cpus);
+	return set;
 }
 
 enum evprof_trial evprof__pmu_trial(void *ctx,
@@ -186,7 +199,8 @@ enum evprof_trial evprof__pmu_trial(void *ctx,
 	struct trial_run t = {.attrs = attrs, .nr = nr};
 	pthread_attr_t pa;
 	pthread_t th;
-	cpu_set_t set;
+	cpu_set_t *set;
+	size_t size = 0;
 	bool done = false;
 
 	(void)ctx;
@@ -197,14 +211,16 @@ enum evprof_trial evprof__pmu_trial(void *ctx,
 	 * those CPUs meets it. Where the binding fails (a cpuset without
 	 * them), the calling thread tries, and may never meet it.
 	 */
-	if (pmu_cpus(pmu, &set) && !pthread_attr_init(&pa)) {
-		if (!pthread_attr_setaffinity_np(&pa, sizeof(set), &set) &&
+	set = pmu_cpus(pmu, &size);
+	if (set && !pthread_attr_init(&pa)) {
+		if (!pthread_attr_setaffinity_np(&pa, size, set) &&
 		    !pthread_create(&th, &pa, trial_thread, &t)) {
 			pthread_join(th, NULL);
 			done = true;
 		}
 		pthread_attr_destroy(&pa);
 	}
+	CPU_FREE(set);
 	if (!done)
 		return trial_here(attrs, nr, true, err);
 	*err = t.err;

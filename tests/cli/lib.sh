@@ -49,3 +49,9 @@ finish() {
 	echo "all checks passed"
 	exit 0
 }
+
+# The first CPU this shell may run on ("0-3,8" from taskset): a test pins
+# within its affinity mask, never to a CPU a cpuset keeps it from.
+first_cpu() {
+	taskset -pc $$ | sed 's/.*: //; s/[-,].*//'
+}

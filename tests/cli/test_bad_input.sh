@@ -65,10 +65,13 @@ fi
 # 4. stat as an unprivileged user: user-space counting where the kernel
 #    allows nothing more (perf_event_paranoid >= 2), and it says so.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	# Both binaries where nobody can reach them: the build tree may sit
+	# under a 0700 home.
 	chmod 755 "$TMP"
-	cp "$EVPROF" "$TMP/evprof"
+	cp "$EVPROF" "$WL" "$TMP/"
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$TMP/evprof" stat -e task-clock,page-faults -- "$WL" 2000 0 1 \
+		"$TMP/evprof" stat -e task-clock,page-faults -- \
+		"$TMP/$(basename "$WL")" 2000 0 1 \
 		>"$TMP/out" 2>"$TMP/err"
 	status=$?
 	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)

@@ -31,10 +31,10 @@ thread_sum() { # FILE NAME EVENT
 }
 
 # 1. Per-thread page faults within 0.5% of rusage in both modes, also with
-#    every thread pinned to CPU 0 (threads take turns on one CPU's
+#    every thread pinned to one CPU (threads take turns on its
 #    counters: only the context-switch cuts keep them apart).
 for mode in task cpu; do
-	for pin in "" "taskset -c 0"; do
+	for pin in "" "taskset -c $(first_cpu)"; do
 		label="$mode${pin:+ pinned}"
 		"$EVPROF" record --mode "$mode" -e cpu-clock,page-faults \
 			-o "$TMP/m.json.gz" -- $pin "$WL" 8000 0 3 50 \

@@ -66,6 +66,19 @@ static uint64_t faults(struct evprof_group_set *set, bool *counted)
 	return sum;
 }
 
+/* The online CPUs, as many as there are; *n gets how many. */
+static int *online(int *n)
+{
+	int *cpus;
+
+	*n = evprof_cpus_online(NULL, 0);
+	assert_true(*n > 0);
+	cpus = calloc((size_t)*n, sizeof(*cpus));
+	assert_non_null(cpus);
+	assert_int_equal(evprof_cpus_online(cpus, *n), *n);
+	return cpus;
+}
+
 static void test_online(void **state)
 {
 	long onln = sysconf(_SC_NPROCESSORS_ONLN);
@@ -88,7 +101,7 @@ static void test_online(void **state)
 static void test_set_counts(void **state)
 {
 	long onln = sysconf(_SC_NPROCESSORS_ONLN);
-	int cpus[256], n = evprof_cpus_online(cpus, 256);
+	int n, *cpus = online(&n);
 	struct perf_event_attr a[3];
 	struct evprof_group_set *set;
 	uint64_t before, after;
@@ -99,7 +112,7 @@ static void test_set_counts(void **state)
 	set = evprof_group_set__open(a, 3, 0, NULL);
 	assert_non_null(set);
 	assert_int_equal(evprof_group_set__nr(set), onln);
-	for (int i = 0; i < n && i < 256; i++) {
+	for (int i = 0; i < n; i++) {
 		assert_int_equal(evprof_group_set__cpu(set, (size_t)i),
 				 cpus[i]);
 		assert_int_equal(
@@ -119,6 +132,7 @@ static void test_set_counts(void **state)
 	assert_true(after - before >= 1000 && after - before <= 1000 + SLACK);
 	evprof_group_set__close(set);
 	evprof_group_set__close(NULL);
+	free(cpus);
 }
 
 static void test_deferred_enable(void **state)
@@ -153,12 +167,11 @@ static void test_deferred_enable(void **state)
 static void test_rollback(void **state)
 {
 	struct evprof_group_set_opts opts = {.sz = sizeof(opts)};
-	int cpus[256], fcpu = -1, fmember = -1, before;
+	int n, *cpus = online(&n), fcpu = -1, fmember = -1, before;
 	bool hw = evprof_probe(EVPROF_FEAT_HW_PMU)->yes;
 	struct perf_event_attr a[3];
 
 	(void)state;
-	assert_true(evprof_cpus_online(cpus, 256) > 0);
 	three(a);
 	if (!hw) {
 		a[2].type = PERF_TYPE_HARDWARE;
@@ -175,12 +188,13 @@ static void test_rollback(void **state)
 	assert_int_equal(fcpu, cpus[0]);
 	assert_int_equal(fmember, 2);
 	assert_int_equal(count_fds(), before);
+	free(cpus);
 }
 
 /* What the per-CPU attrs callback saw, and the CPU it breaks the group on. */
 struct per_cpu {
-	int seen[256];
-	int nr;
+	int *seen; /* one per online CPU */
+	int nr, max;
 	int break_cpu;
 };
 
@@ -196,7 +210,7 @@ static void per_cpu_attrs(void *ctx, int cpu, struct perf_event_attr *a,
 
 	assert_int_equal(nr, 3);
 	assert_int_equal(a[2].config, PERF_COUNT_SW_CONTEXT_SWITCHES);
-	if (p->nr < 256)
+	if (p->nr < p->max)
 		p->seen[p->nr++] = cpu;
 	a[2].config = cpu == p->break_cpu ? 1000 : a[2].config;
 }
@@ -204,14 +218,14 @@ static void per_cpu_attrs(void *ctx, int cpu, struct perf_event_attr *a,
 static void test_per_cpu_attrs(void **state)
 {
 	struct evprof_group_set_opts opts = {.sz = sizeof(opts)};
-	int cpus[256], n = evprof_cpus_online(cpus, 256), fcpu = -1,
-		       fmember = -1, before;
-	struct per_cpu p = {.break_cpu = -1};
+	int n, *cpus = online(&n), fcpu = -1, fmember = -1, before;
+	int *seen = calloc((size_t)n, sizeof(*seen));
+	struct per_cpu p = {.seen = seen, .max = n, .break_cpu = -1};
 	struct perf_event_attr a[3], orig[3];
 	struct evprof_group_set *set;
 
 	(void)state;
-	assert_true(n > 0 && n <= 256);
+	assert_non_null(seen);
 	three(a);
 	memcpy(orig, a, sizeof(a));
 	set = evprof__group_set_open(a, 3, 0, NULL, per_cpu_attrs, &p);
@@ -223,7 +237,7 @@ static void test_per_cpu_attrs(void **state)
 	assert_memory_equal(a, orig, sizeof(a));
 
 	/* Broken on the last CPU: fails there, everything closed. */
-	p = (struct per_cpu){.break_cpu = cpus[n - 1]};
+	p = (struct per_cpu){.seen = seen, .max = n, .break_cpu = cpus[n - 1]};
 	opts.failed_cpu = &fcpu;
 	opts.failed_member = &fmember;
 	before = count_fds();
@@ -235,6 +249,8 @@ static void test_per_cpu_attrs(void **state)
 	assert_int_equal(fmember, 2);
 	assert_int_equal(count_fds(), before);
 	assert_memory_equal(a, orig, sizeof(a));
+	free(seen);
+	free(cpus);
 }
 
 static int nskipped;
