@@ -8,16 +8,21 @@
 # only where evprof itself may run would see none of them.
 . "$(dirname "$0")/lib.sh"
 
-command -v taskset >/dev/null || { echo "skip: no taskset"; exit 77; }
+command -v taskset >/dev/null || { skip "no taskset"; finish; }
 set -- $(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
 	awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) print c }')
 if [ $# -lt 2 ]; then
-	echo "skip: one CPU in this test's affinity mask: none to run the workload apart"
-	exit 77
+	skip "one CPU in this test's affinity mask: none to run the workload apart"
+	finish
 fi
 here=$1 there=$2
 engines="ring"
-"$EVPROF" info | grep -q "^  bpf  *yes" && engines="ring bpf"
+why=$("$EVPROF" info | sed -n 's/^  bpf  *no  *//p')
+if [ -n "$why" ]; then
+	skip "the BPF engine is not available here: $why"
+else
+	engines="ring bpf"
+fi
 
 for engine in $engines; do
 	label="$engine engine, evprof on CPU $here, workload on CPU $there"

@@ -27,6 +27,7 @@
 #include <evprof/profile.h>
 #include <evprof/session.h>
 
+#include "cases.h"
 #include "host.h"
 #include "recstream.h"
 #include "testutil.h"
@@ -382,7 +383,7 @@ static void test_session_cpus(void **state)
 	evprof__host_set(NULL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lists),
@@ -390,5 +391,5 @@ int main(void)
 	    cmocka_unit_test(test_session_cpus),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return run_cases(argc, argv, tests, setup, teardown);
 }
