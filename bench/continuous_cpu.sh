@@ -103,6 +103,7 @@ for r in $(seq "$rounds"); do
 done
 echo "load average after: $(bench_load);" \
 	"machine without the bench: $(bench_background 3)"
+bench_rounds
 echo "95% CI of each median: coverage $(bench_coverage "$rounds")"
 printf "%-10s %9s %-26s %-24s %8s %8s %9s %8s %s\n" case bare_cpu/s \
 	"cost cpu_s/min [95% CI]" "cost cpu_% [95% CI]" own_cpu% maxrss_kB \

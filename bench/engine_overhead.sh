@@ -74,6 +74,7 @@ for r in $(seq "$rounds"); do
 done
 echo "load average after: $(bench_load);" \
 	"machine without the bench: $(bench_background 3)"
+bench_rounds
 echo "$rounds rounds; 95% CI of each median: coverage $(bench_coverage "$rounds")"
 printf "%-14s %9s %-6s %-28s %-28s %8s %s\n" workload bare_busy config \
 	"busy_overhead_s [95% CI]" "wall_overhead_s [95% CI]" steal_s \

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the benches (sourced, not run): the machine's busy CPU around
 # each run, rounds in rotating order, medians with distribution-free 95%
 # confidence intervals, a bootstrap test of spread, and the closing lines
@@ -14,6 +15,10 @@
 #
 # BENCH_LOCK=FILE: each round holds an flock on FILE, so that measurements
 # sharing a machine do not run at the same time (builds still may).
+# BENCH_QUIET=RATE: each round waits (BENCH_QUIET_WAIT seconds at most,
+# 30) until the machine's busy CPU over a second is at most RATE CPU-s/s.
+# Every round's background, a second before and after it, is kept and
+# printed (bench_rounds): rounds on a busy machine are shown, not hidden.
 
 bench_fail() {
 	echo "bench: $*" >&2
@@ -28,18 +33,36 @@ bench_init() {
 	trap 'eval "$bench_on_exit"; rm -rf "$out"' EXIT
 	bench_hz=$(getconf CLK_TCK)
 	: >"$out/runs"
+	: >"$out/rounds"
 	if [ -n "${BENCH_LOCK:-}" ]; then
 		exec {bench_lock_fd}>>"$BENCH_LOCK" ||
 			bench_fail "cannot open BENCH_LOCK=$BENCH_LOCK"
 	fi
 }
 
-# bench_round_begin / bench_round_end: hold BENCH_LOCK over one round.
+# bench_round_begin / bench_round_end: hold BENCH_LOCK over one round,
+# wait for BENCH_QUIET, note the machine's background before and after.
 bench_round_begin() {
+	local t0=$SECONDS bg
 	[ -z "${bench_lock_fd:-}" ] || flock "$bench_lock_fd"
+	while :; do
+		bg=$(bench_background 1 | cut -d' ' -f2)
+		[ -n "${BENCH_QUIET:-}" ] || break
+		awk -v b="$bg" -v q="$BENCH_QUIET" 'BEGIN { exit !(b <= q) }' &&
+			break
+		[ $((SECONDS - t0)) -lt "${BENCH_QUIET_WAIT:-30}" ] || break
+	done
+	printf "%s" "$bg" >>"$out/rounds"
 }
 bench_round_end() {
+	echo "/$(bench_background 1 | cut -d' ' -f2)" >>"$out/rounds"
 	[ -z "${bench_lock_fd:-}" ] || flock -u "$bench_lock_fd"
+}
+
+# bench_rounds: each round's background busy CPU-s/s, before/after it.
+bench_rounds() {
+	echo "background of each round, CPU-s/s before/after:" \
+		"$(tr '\n' ' ' <"$out/rounds")"
 }
 
 # bench_cpu: sets bench_busy and bench_steal, in ticks, from /proc/stat

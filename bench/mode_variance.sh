@@ -95,6 +95,7 @@ measure() { # LABEL
 		printf "%-9s spread: " "${p/:/-}"
 		bench_cv_ratio "$out/times" "${p%:*}" "${p#*:}"
 	done
+	bench_rounds
 	echo "load average at the end: $(bench_load)"
 }
 

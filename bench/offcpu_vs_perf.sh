@@ -80,6 +80,7 @@ for r in $(seq "$rounds"); do
 done
 echo "load average after: $(bench_load);" \
 	"machine without the bench: $(bench_background 3)"
+bench_rounds
 echo "$rounds rounds of $passes passes; 95% CI of each median: coverage" \
 	"$(bench_coverage "$rounds")"
 base=$(cut -d' ' -f1 "$out/baseline" | bench_median)

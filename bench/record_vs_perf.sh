@@ -72,6 +72,7 @@ for r in $(seq "$rounds"); do
 done
 echo "load average after: $(bench_load);" \
 	"machine without the bench: $(bench_background 3)"
+bench_rounds
 echo "$rounds rounds; 95% CI of each median: coverage $(bench_coverage "$rounds")"
 base=$(cut -d' ' -f1 "$out/baseline" | bench_median)
 printf "%-16s %7s %8s %7s %-26s %7s %s\n" config work_s slowdown total_s \
