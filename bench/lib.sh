@@ -31,6 +31,9 @@ bench_init() {
 	out=$(mktemp -d /tmp/evprof-bench.XXXXXX)
 	bench_on_exit=
 	trap 'eval "$bench_on_exit"; rm -rf "$out"' EXIT
+	# a stopped bench cleans up too
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 	bench_hz=$(getconf CLK_TCK)
 	: >"$out/runs"
 	: >"$out/rounds"
