@@ -31,12 +31,23 @@ run() {
 	spin) cmd=("$out/spin" 2 1000000000000) ;;
 	faulting) cmd=("$loop" "$2" 2) ;;
 	esac
+	local rc=0 samples rss
 	/usr/bin/time -f "maxrss_kb=%M" "$evprof" record -F "$hz" \
 		-e cpu-clock,page-faults -o "$out/p.json.gz" -o "$out/p.pb.gz" \
-		--duration "$2" -- "${cmd[@]}" >/dev/null 2>"$out/err" || true
-	printf "%s %s %s\n" "$2" \
-		"$(sed -n 's/.*evprof: \([0-9]*\) samples of.*/\1/p' "$out/err")" \
-		"$(sed -n 's/^maxrss_kb=\([0-9]*\).*/\1/p' "$out/err")"
+		--duration "$2" -- "${cmd[@]}" >/dev/null 2>"$out/err" || rc=$?
+	# 143: the workload ended by --duration's SIGTERM, as meant
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 143 ]; then
+		tail -3 "$out/err" >&2
+		echo "flat_memory: $1 for $2 s: exit status $rc" >&2
+		exit 1
+	fi
+	samples=$(sed -n 's/^evprof: \([0-9]*\) samples of .*; lost .*/\1/p' "$out/err")
+	rss=$(sed -n 's/^maxrss_kb=\([0-9]*\).*/\1/p' "$out/err")
+	[ -n "$samples" ] && [ -n "$rss" ] || {
+		echo "flat_memory: no closing line or max RSS: $(tail -2 "$out/err")" >&2
+		exit 1
+	}
+	printf "%s %s %s\n" "$2" "$samples" "$rss"
 }
 
 for w in $workloads; do

@@ -27,7 +27,11 @@ echo "evprof record -F $hz -e cpu-clock,page-faults, $threads busy threads" \
 	1000000000000000 >/dev/null 2>"$out/err" &
 pid=$!
 sleep 1
-rec=$(pgrep -P "$pid" || true)
+# GNU time's child: evprof
+rec=$(pgrep -P "$pid") || {
+	echo "hour_memory: evprof is not running: $(tail -2 "$out/err")" >&2
+	exit 1
+}
 printf "%8s %10s\n" seconds rss_kB
 for ((t = step; t <= secs; t += step)); do
 	sleep "$step"
@@ -35,7 +39,14 @@ for ((t = step; t <= secs; t += step)); do
 	printf "%8d %10s\n" "$t" \
 		"$(awk '/^VmRSS/ { print $2 }' "/proc/$rec/status")"
 done
-wait "$pid" || true
+rc=0
+wait "$pid" || rc=$?
+# 143: the workload ended by --duration's SIGTERM, as meant
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 143 ]; then
+	tail -3 "$out/err" >&2
+	echo "hour_memory: exit status $rc" >&2
+	exit 1
+fi
 echo "peak RSS: $(sed -n 's/^maxrss_kb=//p' "$out/time") kB;" \
 	"$(sed -n 's/.*evprof: \([0-9]* samples of.*\)/\1/p' "$out/err")"
 ls -l "$out"/p.* | awk '{ print "  " $NF ": " $5 " bytes" }'

@@ -3,41 +3,55 @@
 # compared with per-task recording (--mode task) and no recording at all?
 # A fixed-work benchmark (cpu_work: 2 threads, ITER spin iterations) runs
 # ROUNDS times in each of three configurations, interleaved (the order
-# rotates every round), on an idle machine and then beside an unrelated
-# busy process. Per configuration: median wall time, slowdown against
-# bare, coefficient of variation; per pair: the mean difference with its
-# 95% confidence interval (Welch).
-# Usage: bench/mode_variance.sh [ROUNDS [ITER]]   (needs build/evprof)
+# rotates every round), on the machine as it is and then beside an
+# unrelated busy process. Per configuration: median wall time, slowdown
+# against bare, coefficient of variation (CV); per pair: the mean
+# difference with its 95% confidence interval (Welch), and the ratio of
+# the two CVs with its 95% percentile-bootstrap interval (bench/lib.sh):
+# the test of spread. An interval that contains 1 does not show the
+# spreads equal: it bounds how much larger or smaller the spread can be
+# given ROUNDS rounds.
+# Usage: bench/mode_variance.sh [ROUNDS [ITER]] (needs build/evprof;
+# QUICK=1: 6 rounds of a tenth of the work; BENCH_LOCK=FILE holds an flock
+# on FILE over each round).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 rounds=${1:-10}
 iter=${2:-8000000000}
+[ -z "${QUICK:-}" ] || rounds=6 iter=$((iter / 10))
+[ "$rounds" -ge 6 ] || bench_fail "at least 6 rounds"
 evprof=${EVPROF:-build/evprof}
-out=$(mktemp -d /tmp/evprof-bench.XXXXXX)
+[ -x "$evprof" ] || bench_fail "no $evprof: build first (scripts/build.sh)"
+bench_init
 busy=
-trap 'rm -rf "$out"; [ -z "$busy" ] || kill "$busy" 2>/dev/null' EXIT
+bench_on_exit='[ -z "$busy" ] || kill "$busy"'
 cc -O1 -fno-omit-frame-pointer -pthread -o "$out/work" bench/cpu_work.c
 
-run() { # CONFIG: appends "CONFIG work_s" to $out/times
-	local cmd=("$out/work" 2 "$iter")
-	case $1 in
+run() { # ROUND CONFIG: appends "CONFIG work_s" to $out/times
+	local cmd=("$out/work" 2 "$iter") secs
+	case $2 in
 	task | cpu)
-		cmd=("$evprof" record --mode "$1" -e cpu-clock,page-faults
+		cmd=("$evprof" record --mode "$2" -e cpu-clock,page-faults
 			-o "$out/p.pb.gz" -- "${cmd[@]}") ;;
 	esac
-	"${cmd[@]}" >/dev/null 2>"$out/err"
-	echo "$1 $(sed -n 's/^work_s=//p' "$out/err")" >>"$out/times"
+	bench_run "$1" "$2" "${cmd[@]}"
+	secs=$(sed -n 's/^work_s=//p' "$out/stderr")
+	[ -n "$secs" ] || bench_fail "$2: the workload printed no work_s"
+	echo "$2 $secs" >>"$out/times"
 }
 
 measure() { # LABEL
 	: >"$out/times"
-	local configs=(bare task cpu)
+	echo "== $1: $rounds rounds, work_s of cpu_work 2 $iter;" \
+		"load average $(bench_load)"
 	for r in $(seq "$rounds"); do
-		for k in 0 1 2; do
-			run "${configs[$(((r + k) % 3))]}"
+		bench_round_begin
+		for c in $(bench_rotate "$r" bare task cpu); do
+			run "$r" "$c"
 		done
+		bench_round_end
 	done
-	echo "== $1: $rounds rounds, work_s of cpu_work 2 $iter"
 	awk '
 	function median(c,   n, i, j, t, a) {
 		n = cnt[c]
@@ -77,9 +91,15 @@ measure() { # LABEL
 			       " (no detectable difference)" : ""
 		}
 	}' "$out/times"
+	for p in task:bare cpu:bare cpu:task; do
+		printf "%-9s spread: " "${p/:/-}"
+		bench_cv_ratio "$out/times" "${p%:*}" "${p#*:}"
+	done
+	bench_rounds
+	echo "load average at the end: $(bench_load)"
 }
 
-measure "idle machine"
+measure "the machine as it is ($(bench_background 3) without the bench)"
 sh -c 'while :; do :; done' &
 busy=$!
 measure "beside a busy process (one spinning shell)"

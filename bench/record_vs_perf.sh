@@ -1,51 +1,96 @@
 #!/usr/bin/env bash
 # evprof record against perf record on the same fixed CPU-bound workload,
-# side by side in one run: workload slowdown, samples and lost samples,
-# time spent after the workload ended (writing the output), peak memory.
-# Usage: bench/record_vs_perf.sh [REPEATS] (needs build/evprof and perf).
+# side by side in one run: ROUNDS rounds (at least 6), each running every
+# config once in an order that rotates every round. Per config: the
+# workload's own wall time (work_s, median, and the slowdown against the
+# bare run's median), the whole command's (total_s: total - work is set-up
+# plus writing the output), the overhead in the whole machine's busy CPU
+# against the bare run of the same round (bench/lib.sh; median and 95%
+# confidence interval), samples, and what each run lost (evprof: records
+# and samples from its closing line; perf: LOST and LOST_SAMPLES records
+# from perf report --stats).
+# Usage: bench/record_vs_perf.sh [ROUNDS] (needs build/evprof and perf;
+# EVPROF=path overrides build/evprof, ITER the spin iterations, QUICK=1 a
+# tenth of the work; BENCH_LOCK=FILE holds an flock on FILE each round).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-reps=${1:-3}
+. bench/lib.sh
+rounds=${1:-7}
+[ "$rounds" -ge 6 ] || bench_fail "at least 6 rounds"
 evprof=${EVPROF:-build/evprof}
-out=$(mktemp -d /tmp/evprof-bench.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+[ -x "$evprof" ] || bench_fail "no $evprof: build first (scripts/build.sh)"
+command -v perf >/dev/null || bench_fail "no perf"
+iter=${ITER:-400000000}
+[ -z "${QUICK:-}" ] || iter=$((iter / 10))
+bench_init
 cc -O1 -fno-omit-frame-pointer -pthread -o "$out/work" bench/cpu_work.c
 FREQ=1000
 EVENTS=cpu-clock,page-faults,context-switches
+work=("$out/work" 2 "$iter")
 
-# run NAME CMD...: prints NAME work_s total_s maxrss_kb samples lost
-run() {
-	local name=$1
-	shift
-	/usr/bin/time -f "maxrss_kb=%M total_s=%e" "$@" >"$out/stdout" 2>"$out/stderr" || true
-	local work total rss samples lost
-	work=$(sed -n 's/^work_s=//p' "$out/stderr")
-	total=$(sed -n 's/.*total_s=//p' "$out/stderr")
-	rss=$(sed -n 's/^maxrss_kb=\([0-9]*\).*/\1/p' "$out/stderr")
-	case $name in
-	evprof*)
-		# The closing line; another "evprof: N samples" line may come first.
-		samples=$(sed -n 's/.*evprof: \([0-9]*\) samples of.*/\1/p' "$out/stderr" | tail -1)
-		lost=$(sed -n 's/.*records (.*), \([0-9]*\) samples;.*/\1/p' "$out/stderr")
+# one ROUND CONFIG: one measured run; appends "work_s samples lost" to
+# $out/CONFIG.
+one() {
+	local r=$1 c=$2 samples=- lost=- secs
+	case $c in
+	baseline) bench_run "$r" "$c" "${work[@]}" ;;
+	evprof-firefox | evprof-folded)
+		local o=$out/p.json.gz
+		[ "$c" = evprof-firefox ] || o=$out/p.folded
+		bench_run "$r" "$c" "$evprof" record -e "$EVENTS" -F $FREQ \
+			-o "$o" -- "${work[@]}"
+		lost=$(bench_evprof_lost "$out/stderr")
+		lost=${lost/ /+}
+		samples=$(sed -n 's/^evprof: \([0-9]*\) samples of .*; lost .*/\1/p' "$out/stderr")
 		;;
-	perf*)
-		samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$out/stderr")
-		lost=$(grep -c "lost" "$out/stderr" || true)
+	perf-g | perf-g-leader-S)
+		local ev=$EVENTS
+		[ "$c" = perf-g ] || ev="{$EVENTS}:S"
+		bench_run "$r" "$c" perf record -g -F $FREQ -e "$ev" \
+			-o "$out/$c.data" -- "${work[@]}"
+		lost=$(bench_perf_lost "$out/$c.data")
+		# "(N samples)" only when there were any
+		samples=$(sed -n '/^\[ perf record: Captured and wrote /{
+			s/.* (\([0-9]*\) samples) \]$/\1/p; t; s/.*/0/p; }' "$out/stderr")
 		;;
-	*) samples=-; lost=- ;;
 	esac
-	printf "%-22s %8s %8s %10s %8s %6s\n" "$name" "$work" "$total" "${rss:--}" "${samples:--}" "${lost:--}"
+	secs=$(sed -n 's/^work_s=//p' "$out/stderr")
+	[ -n "$secs" ] || bench_fail "$c: the workload printed no work_s"
+	[ -n "$samples" ] || bench_fail "$c: no sample count in its output"
+	echo "$secs $samples $lost" >>"$out/$c"
 }
 
-printf "%-22s %8s %8s %10s %8s %6s\n" config work_s total_s maxrss_kB samples lost
-for i in $(seq "$reps"); do
-	run baseline "$out/work"
-	run "evprof-firefox" "$evprof" record -e "$EVENTS" -F $FREQ -o "$out/p.json.gz" -- "$out/work"
-	run "evprof-folded" "$evprof" record -e "$EVENTS" -F $FREQ -o "$out/p.folded" -- "$out/work"
-	run "perf-g" perf record -g -F $FREQ -e "$EVENTS" -o "$out/perf.data" -- "$out/work"
-	run "perf-g-leader-S" perf record -g -F $FREQ -e "{$EVENTS}:S" -o "$out/perf2.data" -- "$out/work"
+configs=(baseline evprof-firefox evprof-folded perf-g perf-g-leader-S)
+echo "load average before: $(bench_load);" \
+	"machine without the bench: $(bench_background 3)"
+for r in $(seq "$rounds"); do
+	bench_round_begin
+	for c in $(bench_rotate "$r" "${configs[@]}"); do
+		one "$r" "$c"
+	done
+	bench_round_end
+done
+echo "load average after: $(bench_load);" \
+	"machine without the bench: $(bench_background 3)"
+bench_rounds
+echo "$rounds rounds; 95% CI of each median: coverage $(bench_coverage "$rounds")"
+base=$(cut -d' ' -f1 "$out/baseline" | bench_median)
+printf "%-16s %7s %8s %7s %-26s %7s %s\n" config work_s slowdown total_s \
+	"busy_overhead_s [95% CI]" samples "lost each run"
+for c in "${configs[@]}"; do
+	m=$(cut -d' ' -f1 "$out/$c" | bench_median)
+	over=- samples=-
+	if [ "$c" != baseline ]; then
+		over=$(bench_diffs baseline "$c" | bench_mci)
+		samples=$(cut -d' ' -f2 "$out/$c" | bench_median)
+	fi
+	printf "%-16s %7s %7.3fx %7s %-26s %7s %s\n" "$c" "$m" \
+		"$(awk -v a="$m" -v b="$base" 'BEGIN { print a / b }')" \
+		"$(bench_values "$c" wall | bench_median)" "$over" \
+		"$samples" \
+		"$(cut -d' ' -f3 "$out/$c" | tr '\n' ' ')"
 done
 echo
 echo "work_s: the workload's own wall time (slowdown = config / baseline);"
 echo "total_s - work_s: set-up plus writing the output after the workload ends."
-ls -l "$out"/p.json.gz "$out"/p.folded "$out"/perf.data 2>/dev/null | awk '{ print $5, $9 }'
+ls -l "$out"/p.json.gz "$out"/p.folded "$out"/perf-g.data | awk '{ print $5, $9 }'
