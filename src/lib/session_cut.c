@@ -227,9 +227,12 @@ int evprof__cut_forget(struct sess_cut *c, const struct sess_store *st,
 			to[i] = NO_SAMPLE;
 			continue;
 		}
-		/* Each state's values follow it down, in order. */
-		memmove(c->vals.a + w * st->nr_slots, c->vals.a + ts->vals,
-			st->nr_slots * sizeof(uint64_t));
+		/* Each state's values follow it down, in order (none, and
+		 * no array, where only the sampler's time is kept). */
+		if (st->nr_slots)
+			memmove(c->vals.a + w * st->nr_slots,
+				c->vals.a + ts->vals,
+				st->nr_slots * sizeof(uint64_t));
 		ts->vals = (uint32_t)(w * st->nr_slots);
 		c->ts.a[w] = *ts;
 		to[i] = (uint32_t)w++;
