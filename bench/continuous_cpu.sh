@@ -79,8 +79,7 @@ one() {
 
 echo "evprof record -a --continuous -F 19 --interval $interval" \
 	"--engine $engine; $rounds rounds of ${secs} s a case and config"
-echo "load average before: $(bench_load);" \
-	"machine without the bench: $(bench_background 3)"
+bench_machine before
 for r in $(seq "$rounds"); do
 	bench_round_begin
 	for c in $cases; do
@@ -101,8 +100,7 @@ for r in $(seq "$rounds"); do
 	done
 	bench_round_end
 done
-echo "load average after: $(bench_load);" \
-	"machine without the bench: $(bench_background 3)"
+bench_machine after
 bench_rounds
 echo "95% CI of each median: coverage $(bench_coverage "$rounds")"
 printf "%-10s %9s %-26s %-24s %8s %8s %9s %8s %s\n" case bare_cpu/s \

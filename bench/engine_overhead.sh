@@ -59,8 +59,7 @@ one() {
 }
 
 configs=(bare ring bpf perf)
-echo "load average before: $(bench_load);" \
-	"machine without the bench: $(bench_background 3)"
+bench_machine before
 for r in $(seq "$rounds"); do
 	bench_round_begin
 	for w in $workloads; do
@@ -72,8 +71,7 @@ for r in $(seq "$rounds"); do
 	done
 	bench_round_end
 done
-echo "load average after: $(bench_load);" \
-	"machine without the bench: $(bench_background 3)"
+bench_machine after
 bench_rounds
 echo "$rounds rounds; 95% CI of each median: coverage $(bench_coverage "$rounds")"
 printf "%-14s %9s %-6s %-28s %-28s %8s %s\n" workload bare_busy config \

@@ -119,6 +119,27 @@ bench_load() {
 	cut -d' ' -f1-3 /proc/loadavg
 }
 
+# bench_machine WHEN: the line that says how busy the machine is WHEN
+# (before, after) the bench.
+bench_machine() {
+	echo "load average $1: $(bench_load);" \
+		"machine without the bench: $(bench_background 3)"
+}
+
+# bench_each_round ROUNDS FN CONFIG...: ROUNDS rounds, each calling
+# FN ROUND CONFIG for every config in an order that rotates by round.
+bench_each_round() {
+	local rounds=$1 fn=$2 r c
+	shift 2
+	for r in $(seq "$rounds"); do
+		bench_round_begin
+		for c in $(bench_rotate "$r" "$@"); do
+			"$fn" "$r" "$c"
+		done
+		bench_round_end
+	done
+}
+
 # bench_rotate ROUND ITEM...: the items, starting at ROUND modulo their
 # count: each round starts with another one.
 bench_rotate() {

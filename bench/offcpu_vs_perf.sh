@@ -69,17 +69,9 @@ one() {
 
 configs=(baseline evprof-task evprof-task-off-cpu evprof-cpu
 	evprof-cpu-off-cpu perf-sched-switch-g)
-echo "load average before: $(bench_load);" \
-	"machine without the bench: $(bench_background 3)"
-for r in $(seq "$rounds"); do
-	bench_round_begin
-	for c in $(bench_rotate "$r" "${configs[@]}"); do
-		one "$r" "$c"
-	done
-	bench_round_end
-done
-echo "load average after: $(bench_load);" \
-	"machine without the bench: $(bench_background 3)"
+bench_machine before
+bench_each_round "$rounds" one "${configs[@]}"
+bench_machine after
 bench_rounds
 echo "$rounds rounds of $passes passes; 95% CI of each median: coverage" \
 	"$(bench_coverage "$rounds")"

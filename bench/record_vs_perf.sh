@@ -61,17 +61,9 @@ one() {
 }
 
 configs=(baseline evprof-firefox evprof-folded perf-g perf-g-leader-S)
-echo "load average before: $(bench_load);" \
-	"machine without the bench: $(bench_background 3)"
-for r in $(seq "$rounds"); do
-	bench_round_begin
-	for c in $(bench_rotate "$r" "${configs[@]}"); do
-		one "$r" "$c"
-	done
-	bench_round_end
-done
-echo "load average after: $(bench_load);" \
-	"machine without the bench: $(bench_background 3)"
+bench_machine before
+bench_each_round "$rounds" one "${configs[@]}"
+bench_machine after
 bench_rounds
 echo "$rounds rounds; 95% CI of each median: coverage $(bench_coverage "$rounds")"
 base=$(cut -d' ' -f1 "$out/baseline" | bench_median)
