@@ -94,20 +94,33 @@ for mode in task cpu; do
 			fail "$mode: Firefox: $f off-CPU '$got' ms, truth '$truth' ms"
 		fi
 	done
-	# Per thread: on-CPU + voluntary + preempted == lifetime.
+	# Per thread: on-CPU + voluntary + preempted == lifetime, within 0.5%.
+	# In cpu mode a wake from idle takes only the CPU time from its
+	# switch-in record on: the thread's own clock also counts the switch
+	# path before it, so there the sum may fall short by up to the CPU time
+	# the thread spent inside its blocking calls (incall, which it measured;
+	# seen: 4.9 of a sleeper's 9.2 ms in 400 waits, under ASan in CI). And
+	# a thread's life begins at its first instruction, evprof's at its
+	# clone: the sum may exceed it by the time between (born, measured).
 	"$EVPROF" report "$out.pb.gz" --per-thread >"$out.rep" 2>&1
 	for t in sleeper reader spinner; do
 		life=$(sed -n "s/^thread $t .* life=\([0-9]*\) .*/\1/p" "$out.err")
+		incall=$(sed -n "s/^thread $t .* incall=\([0-9]*\) .*/\1/p" "$out.err")
+		born=$(sed -n "s/^thread $t .* born=\([0-9]*\)$/\1/p" "$out.err")
 		line=$(grep -A1 "^== thread $t " "$out.rep" | tail -1)
 		sum=$(echo "$line" | awk '{ for (i = 1; i <= NF; i++) {
 			split($i, kv, "="); if (kv[1] ~ /-ms$/) s += kv[2] } }
 			END { printf "%.3f", s }')
 		vol=$(echo "$line" | sed -n 's/.* off-cpu-ms=\([0-9.]*\).*/\1/p')
 		lifems=$(awk -v l="$life" 'BEGIN { printf "%.3f", l / 1e6 }')
-		if [ -n "$life" ] && within "$sum" "$lifems" 0.5; then
-			ok "$mode: $t on + off CPU $sum ms, lifetime $lifems ms"
+		short=0
+		[ "$mode" = cpu ] && short=$(awk -v c="$incall" 'BEGIN { printf "%.3f", c / 1e6 }')
+		if [ -n "$life" ] && [ -n "$incall" ] && [ -n "$born" ] &&
+			awk -v s="$sum" -v l="$lifems" -v k="$short" -v b="$born" 'BEGIN {
+				t = l * 0.005; exit !(s <= l + t + b / 1e6 && s >= l - t - k) }'; then
+			ok "$mode: $t on + off CPU $sum ms, lifetime $lifems ms (in calls $short ms, born $born ns)"
 		else
-			fail "$mode: $t on + off CPU '$sum' ms, lifetime '$lifems' ms ($line)"
+			fail "$mode: $t on + off CPU '$sum' ms, lifetime '$lifems' ms, in calls '$incall' ns, born '$born' ns ($line)"
 		fi
 		if [ "$t" = spinner ]; then
 			if awk -v v="$vol" 'BEGIN { exit !(v < 1) }'; then
