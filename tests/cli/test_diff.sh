@@ -156,8 +156,11 @@ else
 fi
 
 # 4. --normalize: NEW ran twice as long. Plain diff subtracts times (the
-# workload's own figures within 3%); normalized, BASE is scaled to NEW's
-# total and the difference is 50% of it; the shares do not depend on it.
+# workload's own figures within 3% + 3 ms, and the interrupt and steal time
+# each run measured inside spin_a: perf's clock counts it, the thread's
+# does not; seen 11 ms under ASan in CI); normalized, BASE is scaled to
+# NEW's total and the difference is 50% of it; the shares do not depend on
+# it.
 "$EVPROF" diff -n 0 "$TMP/base.pb.gz" "$TMP/long.pb.gz" >"$TMP/plain" 2>"$TMP/e" ||
 	fail "diff long"
 "$EVPROF" diff -N -n 0 "$TMP/base.pb.gz" "$TMP/long.pb.gz" >"$TMP/norm" 2>/dev/null ||
@@ -165,9 +168,14 @@ fi
 ns() { sed -n "s/.*$2_ns=\([0-9]*\).*/\1/p" "$TMP/$1.truth"; }
 want=$(awk -v a="$(ns long spin_a)" -v b="$(ns base spin_a)" 'BEGIN { print (a - b) / 1e6 }')
 got=$(col "$TMP/plain" 2 spin_a cpu-ms:diff)
-near "$got" "$want" "$(awk -v w="$want" 'BEGIN { print (w < 0 ? -w : w) * 0.03 + 3 }')" &&
-	ok "plain spin_a total cpu change $got ms (workload: $want)" ||
-	fail "plain spin_a change '$got' ms, workload $want"
+stolen=$(awk -v a="$(ns long stolen_a)" -v b="$(ns base stolen_a)" \
+	'BEGIN { if (a != "" && b != "") print (a + b) / 1e6 }')
+if [ -n "$stolen" ] && near "$got" "$want" "$(awk -v w="$want" -v s="$stolen" \
+	'BEGIN { print (w < 0 ? -w : w) * 0.03 + 3 + s }')"; then
+	ok "plain spin_a total cpu change $got ms (workload: $want, interrupts and steal $stolen ms)"
+else
+	fail "plain spin_a change '$got' ms, workload $want, interrupts and steal '$stolen' ms"
+fi
 tot=$(sed -n 's/.* cpu-ms=\([0-9.]*\)->\([0-9.]*\).*/\1 \2/p' "$TMP/norm")
 near "${tot% *}" "${tot#* }" 0.01 && ok "normalized totals equal: $tot" ||
 	fail "normalized totals: $tot"
