@@ -10,7 +10,7 @@ pkgs=(build-essential cmake pkg-config libelf-dev libdw-dev zlib1g-dev
 # libisal-dev: gzip outputs compressed on worker threads (ISA-L).
 # libcurl: evprof record --push; openssl and curl: its tests.
 # clang, libbpf-dev, bpftool: the BPF engine (optional: without them the
-# build leaves it out, see EVPROF_BPF).
+# build leaves it out, see EVPROF_WITH_BPF).
 # chromium: the page of evprof view is tested in it (headless).
 # Node runs the Firefox Profiler's loader in the tests and builds the page
 # (npm ci in web/); a node installed

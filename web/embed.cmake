@@ -16,7 +16,7 @@ if(NOT EXISTS ${stamp} OR ${WEB}/package-lock.json IS_NEWER_THAN ${stamp})
     WORKING_DIRECTORY ${WEB} RESULT_VARIABLE rc)
   if(rc)
     message(FATAL_ERROR "page: 'npm ci' in ${WEB} failed (it needs the npm "
-      "registry once). Configure with -DEVPROF_PAGE=OFF to build without "
+      "registry once). Configure with -DEVPROF_WITH_PAGE=OFF to build without "
       "the page (evprof view and .html outputs then say they are disabled).")
   endif()
 endif()

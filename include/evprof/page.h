@@ -46,7 +46,7 @@ struct evprof_page_opts {
 
 /*
  * Whether this libevprof carries the page's scripts: false when it was
- * built without node/npm (or with EVPROF_PAGE=OFF); the writers below then
+ * built without node/npm (or with EVPROF_WITH_PAGE=OFF); the writers below then
  * return -ENOTSUP.
  */
 EVPROF_API bool evprof_page__available(void);

@@ -107,7 +107,7 @@ static int dir_writable(const char *dir)
 
 const char cli_page_missing[] =
     "this evprof was built without its page (no node and npm at build "
-    "time, or EVPROF_PAGE=OFF): evprof view and .html outputs are disabled";
+    "time, or EVPROF_WITH_PAGE=OFF): evprof view and .html outputs are disabled";
 
 int out_check(const char *path, bool *in_dir)
 {

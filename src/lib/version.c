@@ -6,14 +6,8 @@
 #include <evprof/common.h>
 
 #include "dso.h"
+#include "revision.h" /* the build writes it at every build */
 #include "spec_pfm.h"
-
-#ifndef EVPROF_VERSION
-#define EVPROF_VERSION "unknown"
-#endif
-#ifndef EVPROF_REVISION
-#define EVPROF_REVISION "unknown"
-#endif
 
 const struct evprof_build_info *evprof_version(void)
 {

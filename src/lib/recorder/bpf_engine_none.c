@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The BPF engine when evprof is built without it (EVPROF_BPF=OFF). */
+/* The BPF engine when evprof is built without it (EVPROF_WITH_BPF=OFF). */
 #include <errno.h>
 #include <stdio.h>
 
