@@ -11,7 +11,7 @@
 
 #include <evprof/event.h>
 
-#include "host.h"
+#include "events/host.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "srcline.h"
-#include "symcache.h"
+#include "symbols/srcline.h"
+#include "symbols/symcache.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host.h"
+#include "events/host.h"
 
 #define HOST_CPUID_MAX 16
 

@@ -5,9 +5,9 @@
 
 #include <evprof/common.h>
 
-#include "dso.h"
+#include "symbols/dso.h"
 #include "revision.h" /* the build writes it at every build */
-#include "spec_pfm.h"
+#include "events/spec_pfm.h"
 
 const struct evprof_build_info *evprof_version(void)
 {

@@ -28,7 +28,7 @@
 #include <evprof/session.h>
 
 #include "cases.h"
-#include "host.h"
+#include "events/host.h"
 #include "recstream.h"
 #include "testutil.h"
 

@@ -22,7 +22,7 @@
 #include <evprof/read.h>
 
 #include "cases.h"
-#include "group.h"
+#include "perf/group.h"
 #include "testutil.h"
 
 #define SLACK 32

@@ -32,7 +32,7 @@
 #include <evprof/symbols.h>
 
 #include "cases.h"
-#include "kallsyms.h"
+#include "symbols/kallsyms.h"
 
 static char dir[] = "/tmp/evprof-symtest-XXXXXX";
 static char src[PATH_MAX];

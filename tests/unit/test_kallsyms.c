@@ -22,8 +22,8 @@
 #include <cmocka.h>
 
 #include "cases.h"
-#include "kallsyms.h"
-#include "ksymcache.h"
+#include "symbols/kallsyms.h"
+#include "symbols/ksymcache.h"
 
 /*
  * Modules after the image, as the kernel lists them; lines out of address

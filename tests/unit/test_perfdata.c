@@ -29,8 +29,8 @@
 #include <evprof/profile.h>
 
 #include "cases.h"
-#include "perfdata_internal.h"
-#include "profile_model.h"
+#include "perfdata/internal.h"
+#include "profile/model.h"
 
 #define PLAIN_ST                                                               \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                 \

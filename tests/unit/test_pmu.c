@@ -22,7 +22,7 @@
 #include "capture.h"
 #include "cases.h"
 #include "hosts.h"
-#include "pmu.h"
+#include "events/pmu.h"
 
 /* One per host: the library caches PMU names per sysfs directory. */
 static struct test_host intel, client, adl, zen2, zen3, zen4, arm64, nopmu;

@@ -19,7 +19,7 @@
 #include <zlib.h>
 
 #include "cases.h"
-#include "push_body.h"
+#include "push/body.h"
 
 static void test_names(void **state)
 {

@@ -25,9 +25,9 @@
 #include "capture.h"
 #include "cases.h"
 #include "hosts.h"
-#include "recorder_open.h"
+#include "recorder/open.h"
 #ifdef EVPROF_HAVE_BPF
-#include "bpf_engine.h"
+#include "recorder/bpf_engine.h"
 #endif
 
 /* One per host: the library caches PMU names per sysfs directory. */

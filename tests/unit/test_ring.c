@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "cases.h"
-#include "ring.h"
+#include "perf/ring.h"
 
 #define DATA_SIZE 256
 

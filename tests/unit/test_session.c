@@ -25,8 +25,8 @@
 
 #include "cases.h"
 #include "recstream.h"
-#include "session_behind.h"
-#include "session_internal.h"
+#include "session/behind.h"
+#include "session/internal.h"
 
 #define ST_BITS                                                                \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |           \

@@ -18,7 +18,7 @@
 #include <evprof/session.h>
 
 #include "cases.h"
-#include "session_aggr.h"
+#include "session/aggr.h"
 
 #define UCTX ((uint64_t)PERF_CONTEXT_USER)
 #define KCTX ((uint64_t)PERF_CONTEXT_KERNEL)

@@ -23,8 +23,8 @@
 
 #include "cases.h"
 #include "recstream.h"
-#include "session_internal.h"
-#include "session_part.h"
+#include "session/internal.h"
+#include "session/part.h"
 
 #define ST_BITS                                                                \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |           \

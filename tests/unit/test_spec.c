@@ -30,7 +30,7 @@
 #include "capture.h"
 #include "cases.h"
 #include "hosts.h"
-#include "spec_sysfs.h"
+#include "events/spec_sysfs.h"
 
 #define PMUS "/sys/bus/event_source/devices"
 

@@ -22,8 +22,8 @@
 #include <evprof/profile.h>
 
 #include "cases.h"
-#include "profile_model.h"
-#include "profile_timeline.h"
+#include "profile/model.h"
+#include "profile/timeline.h"
 
 #define NR_THREADS 3
 #define NR_STACKS  6

@@ -23,7 +23,7 @@
 #include <evprof/proc.h>
 
 #include "cases.h"
-#include "unwind.h"
+#include "symbols/unwind.h"
 
 /*
  * No frame pointers in the captured frames: only their CFI unwinds them,

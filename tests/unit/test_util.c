@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "cases.h"
-#include "util.h"
+#include "base/util.h"
 
 #define NKEYS 100000
 

@@ -13,9 +13,9 @@
 
 #include <evprof/event.h>
 
-#include "group.h"
+#include "perf/group.h"
 #include "host.h"
-#include "util.h"
+#include "base/util.h"
 
 struct set_entry {
 	int cpu;

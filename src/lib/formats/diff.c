@@ -15,8 +15,8 @@
 #include <evprof/diff.h>
 
 #include "pprof.h"
-#include "profile_funcs.h"
-#include "profile_internal.h"
+#include "profile/funcs.h"
+#include "profile/internal.h"
 
 #define MAX_COLS                                                               \
 	(COL_COUNTERS + EVPROF_PROFILE_MAX_COUNTERS +                          \

@@ -13,7 +13,7 @@
 
 #include <evprof/profile.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /*
  * Read len bytes (uncompressed) of a pprof profile / a Firefox Profiler

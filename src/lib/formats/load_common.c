@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "load_common.h"
-#include "profile_model.h"
+#include "profile/model.h"
 
 int evprof__load_process(struct evprof_profile *p, int pid, const char *name)
 {

@@ -13,7 +13,7 @@
 
 #include "load.h"
 #include "load_common.h"
-#include "profile_model.h"
+#include "profile/model.h"
 
 #define MALFORMED (-EVPROF_ERR_MALFORMED)
 

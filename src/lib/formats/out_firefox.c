@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "out_firefox.h"
-#include "profile_timeline.h"
+#include "profile/timeline.h"
 
 #define FXP_VERSION	       66
 #define FXP_GECKO_META_VERSION 24

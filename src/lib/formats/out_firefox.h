@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "json.h"
-#include "profile_internal.h"
+#include "base/json.h"
+#include "profile/internal.h"
 
 struct sym_key;
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "profile_internal.h"
+#include "base/json.h"
+#include "profile/internal.h"
 
 struct line {
 	size_t off; /* text in the arena, NUL-terminated */

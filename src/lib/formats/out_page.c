@@ -30,9 +30,9 @@
 
 #include <evprof/page.h>
 
-#include "json.h"
+#include "base/json.h"
 #include "page_assets.h"
-#include "profile_internal.h"
+#include "profile/internal.h"
 
 struct page_data {
 	const struct evprof_profile *p;

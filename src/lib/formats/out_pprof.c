@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "profile_internal.h"
+#include "base/json.h"
+#include "profile/internal.h"
 #include "pprof.h"
 
 /* Growable message buffer; allocation failure latches. */

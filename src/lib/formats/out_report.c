@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_funcs.h"
-#include "profile_internal.h"
+#include "profile/funcs.h"
+#include "profile/internal.h"
 
 /* A ratio column: num / den * scale, from self values. */
 struct ratio {

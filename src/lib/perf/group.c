@@ -17,7 +17,7 @@
 
 #include "attr.h"
 #include "group.h"
-#include "util.h"
+#include "base/util.h"
 
 struct group_member {
 	int fd;

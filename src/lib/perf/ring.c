@@ -14,7 +14,7 @@
 #include <evprof/ring.h>
 
 #include "ring.h"
-#include "util.h"
+#include "base/util.h"
 
 struct evprof_ring {
 	int fd;	   /* -1 for memory rings */

@@ -8,7 +8,7 @@
 
 #include <evprof/ring.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /*
  * Largest record: header.size is a u16. A record that wraps around the

@@ -21,8 +21,8 @@
 #include <evprof/session.h>
 #include <evprof/symbols.h>
 
-#include "perfdata_internal.h"
-#include "session_behind.h"
+#include "internal.h"
+#include "session/behind.h"
 
 #ifndef PERF_RECORD_MISC_MMAP_DATA
 #define PERF_RECORD_MISC_MMAP_DATA (1 << 13)

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile_intern.h"
-#include "profile_internal.h"
-#include "profile_store.h"
-#include "profile_timeline.h"
+#include "intern.h"
+#include "internal.h"
+#include "store.h"
+#include "timeline.h"
 
 #define SPILL_ROWS_DEFAULT 65536
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "evprof/push.h"
-#include "push_body.h"
+#include "body.h"
 
 #ifdef EVPROF_HAVE_CURL
 #include <curl/curl.h>

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "bpf_engine.h"
-#include "recorder_open.h"
+#include "open.h"
 
 /* Timeline rows held in memory before they spill (about 0.5 MB). */
 #define SPILL_ROWS 8192

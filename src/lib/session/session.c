@@ -17,8 +17,8 @@
 #include <evprof/read.h>
 #include <evprof/session.h>
 
-#include "session_internal.h"
-#include "session_part.h"
+#include "internal.h"
+#include "part.h"
 
 #ifndef PERF_RECORD_MISC_MMAP_DATA
 #define PERF_RECORD_MISC_MMAP_DATA (1 << 13)

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #define EVPROF__DEBUGCACHE_MAX (2ull << 30)
 

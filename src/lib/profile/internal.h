@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private header of profile.c: what the writers (out_*.c) ask of a profile
+ * beyond its layout (profile_model.h), which they read directly.
+ */
+#ifndef EVPROF_LIB_PROFILE_INTERNAL_H
+#define EVPROF_LIB_PROFILE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/* Index of the registered counter name, or -ENOENT. */
+EVPROF_HIDDEN int evprof__profile_counter(const struct evprof_profile *p,
+					  const char *name);
+
+/*
+ * The store column named name: "samples", "cpu", a counter or a weight
+ * type. Returns it or -ENOENT.
+ */
+EVPROF_HIDDEN int evprof__profile_column(const struct evprof_profile *p,
+					 const char *name);
+
+#endif /* EVPROF_LIB_PROFILE_INTERNAL_H */

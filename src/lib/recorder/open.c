@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: MIT
+/* Opening a recording: see recorder_open.h and include/evprof/recorder.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <evprof/proc.h>
+
+#include "open.h"
+
+/* Reports a fallback step through the callback and keeps it. */
+void evprof__recorder_note(struct evprof_recorder *r, const char *fmt, ...)
+{
+	char buf[512], **n;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (r->note_fn)
+		r->note_fn(buf, r->note_ctx);
+	n = realloc(r->notes, (r->nr_notes + 1) * sizeof(*n));
+	if (!n)
+		return;
+	r->notes = n;
+	r->notes[r->nr_notes] = strdup(buf);
+	if (r->notes[r->nr_notes])
+		r->nr_notes++;
+}
+
+/* The sampler's callchain bits beyond PERF_SAMPLE_CALLCHAIN. */
+static void set_call_graph(const struct evprof_recorder *r,
+			   struct perf_event_attr *a)
+{
+	if (r->dwarf_stack) {
+		/* The kernel part from the kernel, the user part unwound. */
+		a->sample_type |=
+		    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = evprof_session__unwind_regs();
+		a->sample_stack_user = r->dwarf_stack;
+		a->exclude_callchain_user = 1;
+	}
+	if (r->defer) {
+		evprof_attr__set_bit(a, EVPROF_ATTR_BIT_DEFER_CALLCHAIN, true);
+		/* The records come on the side-band event: this one. */
+		evprof_attr__set_bit(a, EVPROF_ATTR_BIT_DEFER_OUTPUT, true);
+	}
+}
+
+/* What every member shares: format, clock, inherit, privilege. */
+static void common_attr(const struct evprof_recorder *r,
+			struct perf_event_attr *a, uint64_t sample_type)
+{
+	a->sample_type = sample_type;
+	/* Inherited counters report per thread only with TID (6.12). */
+	a->inherit = !r->per_cpu;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC; /* one clock for the group */
+}
+
+static bool is_cpu_clock(const struct evprof_event_spec *s)
+{
+	return s->attr.type == PERF_TYPE_SOFTWARE &&
+	       s->attr.config == PERF_COUNT_SW_CPU_CLOCK;
+}
+
+/*
+ * Fills attrs: sampler, the hidden clock, the extras, then the hidden cut.
+ * Leaders open disabled: enable_on_exec for a command in task mode, else
+ * enabled at start.
+ */
+size_t evprof__recorder_build_attrs(struct evprof_recorder *r,
+				    struct perf_event_attr *attrs)
+{
+	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+		      PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+		      PERF_SAMPLE_READ;
+	size_t n = 0;
+
+	/*
+	 * A software event with PERF_SAMPLE_PERIOD and a fixed period samples
+	 * every single event, each with its own period (perf_swevent_event(),
+	 * Linux 6.18 as since 2.6.33): ask for the period only when the
+	 * kernel picks it (-F).
+	 */
+	if (!r->period)
+		st |= PERF_SAMPLE_PERIOD;
+	if (r->callchain)
+		st |= PERF_SAMPLE_CALLCHAIN;
+	for (size_t i = 0; i < r->nr; i++) {
+		struct perf_event_attr *a = &attrs[n++];
+
+		*a = r->events[i].attr;
+		common_attr(r, a, st);
+		if (r->exclude_kernel) {
+			a->exclude_kernel = 1;
+			a->exclude_hv = 1;
+		}
+		if (i > 0) {
+			a->sample_period = 0; /* counting only */
+			a->freq = 0;
+			a->disabled = 0;
+			continue;
+		}
+		if (r->period) {
+			a->sample_period = r->period;
+		} else {
+			a->freq = 1;
+			a->sample_freq = r->freq;
+		}
+		a->disabled = 1;
+		/*
+		 * A per-CPU cpu-clock ticks in idle too, where the scheduler
+		 * tick may be stopped: the kernel counts its interrupts per
+		 * tick and, past perf_event_max_sample_rate / HZ without one,
+		 * throttles the group, the cut member with it (Linux 6.16),
+		 * until the next tick: every switch-out in between loses its
+		 * cut (off-CPU intervals, seen 16 of 200 on a sleeping
+		 * thread). Idle samples are dropped anyway, and with the cut
+		 * member each idle stretch ends in a cut that carries the
+		 * CPU's reads.
+		 */
+		a->exclude_idle = r->per_cpu && r->cut_member &&
+				  !r->include_idle &&
+				  is_cpu_clock(&r->events[i]);
+		a->enable_on_exec = r->child > 0 && !r->per_cpu;
+		a->mmap = a->mmap2 = a->comm = a->comm_exec = 1;
+		a->task = 1;
+		/*
+		 * Switch records: when each off-CPU interval ends; per CPU,
+		 * where each thread's stretch begins when the task before it
+		 * was never sampled (the cut's reads alone would give that
+		 * task's time to it).
+		 */
+		a->context_switch = r->off_cpu || (r->per_cpu && r->cut_member);
+		set_call_graph(r, a);
+		a->watermark = 1;
+		a->wakeup_watermark =
+		    (uint32_t)((r->ring_pages < RING_PAGES_SMALL
+				    ? r->ring_pages
+				    : RING_PAGES_SMALL) *
+			       4096 / 4);
+		if (r->cpu_time_member) {
+			struct perf_event_attr *t = &attrs[n++];
+
+			*t = (struct perf_event_attr){
+			    .size = sizeof(*t),
+			    .type = PERF_TYPE_SOFTWARE,
+			    /* Per CPU: the CPU's time. */
+			    .config = r->per_cpu ? PERF_COUNT_SW_CPU_CLOCK
+						 : PERF_COUNT_SW_TASK_CLOCK,
+			};
+			common_attr(r, t, st);
+			t->exclude_kernel = a->exclude_kernel;
+			t->exclude_hv = a->exclude_hv;
+		}
+	}
+	if (r->cut_member) {
+		struct perf_event_attr *c = &attrs[n++];
+
+		/* Counts in the kernel's switch path: never exclude_kernel. */
+		*c = (struct perf_event_attr){
+		    .size = sizeof(*c),
+		    .type = PERF_TYPE_SOFTWARE,
+		    .config = PERF_COUNT_SW_CONTEXT_SWITCHES,
+		    .sample_period = 1,
+		};
+		common_attr(r, c, st);
+		/*
+		 * Its samples are parsed with the sampler's format. Without
+		 * --off-cpu the session keeps a cut's stack only for a
+		 * thread that has no sample of its own, whose user part is
+		 * what tells it apart: no kernel walk (always the switch
+		 * path, about a third of what a switch costs with the cut,
+		 * measured on the switch bench) and no stack copy.
+		 */
+		set_call_graph(r, c);
+		evprof_attr__set_bit(c, EVPROF_ATTR_BIT_DEFER_OUTPUT, false);
+		if (!r->off_cpu) {
+			c->sample_stack_user = 0;
+			c->exclude_callchain_kernel = 1;
+		}
+	}
+	if (r->exit_member) {
+		struct perf_event_attr *x = &attrs[n++];
+
+		/*
+		 * Fires in do_exit() before the task's events are torn down
+		 * (perf_event_exit_task): its read holds all the task
+		 * counted, also a task too short to be sampled or switched.
+		 */
+		*x = r->exit_attr;
+		x->sample_period = 1;
+		common_attr(r, x, st);
+		set_call_graph(r, x);
+		evprof_attr__set_bit(x, EVPROF_ATTR_BIT_DEFER_OUTPUT, false);
+		x->sample_stack_user = 0;
+	}
+	r->nr_members = n;
+	return n;
+}
+
+long evprof__recorder_event_of(const struct evprof_recorder *r, size_t m)
+{
+	size_t last = r->nr_members - 1;
+
+	if (m == 0)
+		return 0;
+	if (r->exit_member && m == last)
+		return MEMBER_EXIT;
+	if (r->cut_member && m == last - r->exit_member)
+		return MEMBER_CUT;
+	if (r->cpu_time_member)
+		return m == 1 ? MEMBER_CLOCK : (long)m - 1;
+	return (long)m;
+}
+
+static const char *member_name(const struct evprof_recorder *r, long e)
+{
+	if (e == MEMBER_CUT)
+		return "context-switches";
+	if (e == MEMBER_EXIT)
+		return "sched:sched_process_exit";
+	if (e == MEMBER_CLOCK)
+		return r->per_cpu ? "cpu-clock" : "task-clock";
+	return r->events[e].name;
+}
+
+static void drop_event(struct evprof_recorder *r, size_t e)
+{
+	memmove(&r->events[e], &r->events[e + 1],
+		(r->nr - e - 1) * sizeof(r->events[0]));
+	r->nr--;
+}
+
+/* What a recording without the exit member loses. */
+static const char *exit_loss(const struct evprof_recorder *r)
+{
+	return r->per_cpu ? "what a task counts after its last switch-out goes "
+			    "to the next thread on its CPU"
+			  : "what a task counts after its last sample is lost";
+}
+
+/*
+ * Takes one step down the fallback ladder after member m failed to open
+ * with err. Returns false when there is no step left.
+ */
+static bool fall_back(struct evprof_recorder *r, long e, int err,
+		      const struct evprof_event_spec *all, size_t all_nr)
+{
+	char advice[512];
+
+	evprof_open_advice(err, member_name(r, e), advice, sizeof(advice));
+	if (err == EINVAL && r->defer && e == 0) {
+		/* The probe said yes, the real group says no. */
+		r->defer = false;
+		evprof__recorder_note(
+		    r,
+		    "deferred user callchains refused (%s): user stacks "
+		    "inline",
+		    advice);
+	} else if (e == MEMBER_EXIT) {
+		r->exit_member = false;
+		evprof__recorder_note(r,
+				      "task exits cannot be sampled (%s): %s",
+				      advice, exit_loss(r));
+	} else if (e == MEMBER_CUT && r->off_cpu) {
+		/* No interval without its start: refuse, do not fall back. */
+		pr_warn("--off-cpu samples every context switch, in the "
+			"kernel: %s\n",
+			advice);
+		return false;
+	} else if (e == MEMBER_CUT) {
+		r->cut_member = false;
+		evprof__recorder_note(
+		    r, "context switches cannot be sampled (%s): %s", advice,
+		    r->per_cpu ? "a CPU's counts go to the thread it samples "
+				 "next, not exactly to the thread that ran"
+			       : "counts after a thread's last sample are "
+				 "lost");
+	} else if ((err == EACCES || err == EPERM) && !r->exclude_kernel) {
+		r->exclude_kernel = true;
+		evprof__recorder_note(
+		    r,
+		    "kernel samples are not allowed (%s): recording user "
+		    "space only",
+		    advice);
+	} else if (e == MEMBER_CLOCK && evprof_open_unsupported(err)) {
+		r->cpu_time_member = false;
+		evprof__recorder_note(
+		    r,
+		    "%s cannot be counted (%s): CPU time per sample is "
+		    "unknown",
+		    member_name(r, e), advice);
+	} else if (e > 0 && evprof_open_unsupported(err)) {
+		evprof__recorder_note(
+		    r,
+		    "%s cannot be counted with %s (%s): recording without "
+		    "it",
+		    r->events[e].name, r->events[0].name, advice);
+		drop_event(r, (size_t)e);
+	} else if (e == 0 && evprof_open_unsupported(err) &&
+		   !is_cpu_clock(&r->events[0])) {
+		evprof__recorder_note(
+		    r,
+		    "%s cannot sample (%s): sampling cpu-clock, keeping "
+		    "every extra event that opens",
+		    r->events[0].name, advice);
+		memcpy(r->events, all, all_nr * sizeof(*all));
+		r->nr = all_nr;
+		return evprof_event_spec__parse(&r->events[0], "cpu-clock") ==
+		       0;
+	} else {
+		pr_warn("cannot open %s: %s\n", member_name(r, e), advice);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Opens the groups on pid (-1: per CPU), walking the fallback ladder.
+ * Returns the set, or NULL with errno set (ESRCH quietly when pid is gone
+ * and quiet_gone).
+ */
+static struct evprof_group_set *open_groups(struct evprof_recorder *r,
+					    pid_t pid, bool quiet_gone)
+{
+	struct evprof_event_spec all[MAX_EVENTS + 1];
+	size_t all_nr = r->nr;
+
+	memcpy(all, r->events, all_nr * sizeof(all[0]));
+	for (;;) {
+		struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
+		int failed_member = -1, failed_cpu = -1, err;
+		struct evprof_group_set_opts o = {
+		    .sz = sizeof(o),
+		    .failed_member = &failed_member,
+		    .failed_cpu = &failed_cpu,
+		};
+		size_t n = evprof__recorder_build_attrs(r, attrs);
+		struct evprof_group_set *set;
+		long e;
+
+		set = evprof__recorder_open_set(r, attrs, n, pid, &o);
+		if (set)
+			return set;
+		err = errno;
+		if (err == ESRCH && quiet_gone)
+			return NULL;
+		e = failed_member < 0
+			? 0
+			: evprof__recorder_event_of(r, (size_t)failed_member);
+		if (!fall_back(r, e, err, all, all_nr)) {
+			errno = err;
+			return NULL;
+		}
+	}
+}
+
+static int add_set(struct evprof_recorder *r, struct evprof_group_set *set)
+{
+	struct evprof_group_set **sets =
+	    realloc(r->sets, (r->nr_sets + 1) * sizeof(*sets));
+
+	if (!sets) {
+		evprof_group_set__close(set);
+		return -ENOMEM;
+	}
+	r->sets = sets;
+	r->sets[r->nr_sets++] = set;
+	return 0;
+}
+
+static bool seen_tid(const pid_t *tids, size_t n, pid_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* Opens groups on one attached thread: the first walks the ladder. */
+static int open_thread(struct evprof_recorder *r, pid_t tid)
+{
+	struct evprof_group_set *set;
+
+	if (r->nr_sets) {
+		struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
+		struct evprof_group_set_opts o = {.sz = sizeof(o)};
+
+		set = evprof__recorder_open_set(
+		    r, attrs, evprof__recorder_build_attrs(r, attrs), tid, &o);
+	} else {
+		set = open_groups(r, tid, true);
+	}
+	if (!set && errno == ESRCH)
+		return 0; /* it exited meanwhile */
+	if (!set) {
+		int err = errno;
+
+		if (r->nr_sets)
+			pr_warn("cannot open the events on thread %d: %s\n",
+				tid, strerror(err));
+		return -err;
+	}
+	return add_set(r, set) < 0 ? -ENOMEM : 1;
+}
+
+/*
+ * Task mode on running processes: groups with inherit on every thread
+ * (their later threads and children inherit them). Threads created while
+ * we open are caught by scanning /proc again until nothing is new.
+ */
+static int open_threads(struct evprof_recorder *r)
+{
+	pid_t *done = NULL;
+	size_t nr_done = 0;
+	bool again = true;
+	int ret = 0;
+
+	while (again && !ret) {
+		again = false;
+		for (size_t p = 0; p < r->nr_pids && !ret; p++) {
+			int *tids = NULL;
+			int n = evprof_proc__read_tids(r->pids[p], &tids);
+
+			for (int i = 0; i < n && !ret; i++) {
+				pid_t *d;
+				int opened;
+
+				if (seen_tid(done, nr_done, tids[i]))
+					continue;
+				d = realloc(done, (nr_done + 1) * sizeof(*d));
+				if (!d) {
+					ret = -ENOMEM;
+					break;
+				}
+				done = d;
+				done[nr_done++] = tids[i];
+				opened = open_thread(r, tids[i]);
+				if (opened < 0)
+					ret = opened;
+				again |= opened > 0;
+			}
+			free(tids);
+		}
+	}
+	free(done);
+	if (!ret && !r->nr_sets) {
+		pr_warn("no thread of the given processes is left\n");
+		ret = -ESRCH;
+	}
+	return ret;
+}
+
+/* The ring of the CPU a group was opened on (rings follow sets[0]). */
+static struct evprof_ring *ring_of_cpu(const struct evprof_recorder *r, int cpu)
+{
+	for (size_t i = 0; i < r->nr_rings; i++)
+		if (evprof_group_set__cpu(r->sets[0], i) == cpu)
+			return r->rings[i];
+	return NULL;
+}
+
+/*
+ * Maps the rings of sets[0]'s leaders; without a size asked for, the
+ * default falls back to RING_PAGES_SMALL where the locked-memory limit
+ * (kernel.perf_event_mlock_kb, then RLIMIT_MEMLOCK without CAP_IPC_LOCK)
+ * refuses it. Returns 0 or -errno.
+ */
+static int map_rings(struct evprof_recorder *r)
+{
+	for (size_t i = 0; i < r->nr_rings; i++) {
+		struct evprof_group *g = evprof_group_set__group(r->sets[0], i);
+
+		r->rings[i] =
+		    evprof_ring__open(evprof_group__fd(g, 0), r->ring_pages);
+		if (!r->rings[i] && errno == EPERM && !r->ring_pages_asked &&
+		    r->ring_pages > RING_PAGES_SMALL) {
+			for (size_t k = 0; k < i; k++) {
+				evprof_ring__close(r->rings[k]);
+				r->rings[k] = NULL;
+			}
+			r->ring_pages = RING_PAGES_SMALL;
+			evprof__recorder_note(
+			    r,
+			    "%d KiB rings are over the locked-memory limit: "
+			    "%d KiB per CPU",
+			    RING_PAGES_DEFAULT * 4, RING_PAGES_SMALL * 4);
+			return map_rings(r);
+		}
+		if (!r->rings[i]) {
+			int err = errno;
+
+			pr_warn(
+			    "cannot map the ring buffer of CPU %d: %s%s\n",
+			    evprof_group_set__cpu(r->sets[0], i), strerror(err),
+			    err == EPERM ? " (raise kernel.perf_event_mlock_kb)"
+					 : "");
+			return -err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Maps one ring per CPU on the leaders of sets[0]; every other leader and
+ * every cut member sends its records into the ring of its CPU.
+ */
+int evprof__recorder_open_rings(struct evprof_recorder *r)
+{
+	int ret;
+
+	r->nr_rings = evprof_group_set__nr(r->sets[0]);
+	r->rings = calloc(r->nr_rings, sizeof(*r->rings));
+	if (!r->rings)
+		return -ENOMEM;
+	ret = map_rings(r);
+	if (ret)
+		return ret;
+	for (size_t k = 0; k < r->nr_sets; k++) {
+		for (size_t i = 0; i < evprof_group_set__nr(r->sets[k]); i++) {
+			struct evprof_group *g =
+			    evprof_group_set__group(r->sets[k], i);
+			int cpu = evprof_group_set__cpu(r->sets[k], i);
+			struct evprof_ring *ring = ring_of_cpu(r, cpu);
+			int err = ring ? 0 : -ENODEV; /* a CPU came online */
+
+			if (!err && k > 0)
+				err = evprof_ring__add_fd(
+				    ring, evprof_group__fd(g, 0));
+			/* The hidden samplers are the last members. */
+			for (size_t m =
+				 r->nr_members - r->cut_member - r->exit_member;
+			     !err && m < r->nr_members; m++)
+				err = evprof_ring__add_fd(
+				    ring, evprof_group__fd(g, m));
+			if (err) {
+				pr_warn("cannot send CPU %d's records to its "
+					"ring: %s\n",
+					cpu, strerror(-err));
+				return err;
+			}
+		}
+	}
+	return 0;
+}
+
+static int declare_ids(struct evprof_recorder *r)
+{
+	for (size_t k = 0; k < r->nr_sets; k++) {
+		for (size_t i = 0; i < evprof_group_set__nr(r->sets[k]); i++) {
+			struct evprof_group *g =
+			    evprof_group_set__group(r->sets[k], i);
+
+			for (size_t m = 0; m < evprof_group__nr(g); m++) {
+				long e = evprof__recorder_event_of(r, m);
+				int role = e == 0 ? EVPROF_SESSION_SAMPLER
+					   : e == MEMBER_CLOCK
+					       ? EVPROF_SESSION_CPU_TIME
+					   : e == MEMBER_CUT && r->off_cpu
+					       ? EVPROF_SESSION_SWITCH_OUT
+					   : e == MEMBER_CUT || e == MEMBER_EXIT
+					       ? EVPROF_SESSION_CUT
+					       : (int)e - 1;
+				int err = evprof_session__set_id(
+				    r->session, evprof_group__id(g, m), role);
+
+				if (err)
+					return err;
+			}
+		}
+	}
+	return 0;
+}
+
+void evprof__recorder_session_opts(const struct evprof_recorder *r,
+				   const char **counters,
+				   struct evprof_session_opts *so)
+{
+	bool launched = r->child > 0;
+
+	*so = (struct evprof_session_opts){
+	    .sz = sizeof(*so),
+	    .counters = counters,
+	    .nr_counters = r->nr - 1,
+	    /* System-wide keeps everything, else the targets' trees. */
+	    .pids = r->system_wide ? NULL
+		    : launched	   ? &r->child
+				   : r->pids,
+	    .nr_pids = r->system_wide ? 0
+		       : launched     ? 1
+				      : r->nr_pids,
+	};
+	for (size_t i = 1; i < r->nr; i++)
+		counters[i - 1] = r->events[i].name;
+}
+
+int evprof__recorder_new_session(struct evprof_recorder *r)
+{
+	const char *counters[MAX_EVENTS];
+	struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
+	struct evprof_session_opts so;
+
+	evprof__recorder_session_opts(r, counters, &so);
+	so.exclude_idle = r->per_cpu && !r->include_idle;
+	so.per_cpu = r->per_cpu;
+	evprof__recorder_build_attrs(r, attrs);
+	attrs[0].read_format =
+	    evprof_group__read_format(evprof_group_set__group(r->sets[0], 0));
+	evprof_record_fmt__from_attr(&so.fmt, &attrs[0]);
+	r->session = evprof_session__new(&so);
+	if (!r->session)
+		return -errno;
+	return declare_ids(r);
+}
+
+/*
+ * The sched_process_exit tracepoint, whose id lives in tracefs: mounted
+ * here when it is not and we may (as perf does). Without it, a note.
+ */
+bool evprof__recorder_find_exit(struct evprof_recorder *r)
+{
+	struct evprof_event_spec spec;
+	int err = evprof_event_spec__parse(&spec, "sched:sched_process_exit");
+
+	if (err && !access("/sys/kernel/tracing", F_OK) &&
+	    !mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		err =
+		    evprof_event_spec__parse(&spec, "sched:sched_process_exit");
+	if (err) {
+		evprof__recorder_note(
+		    r,
+		    "task exits cannot be sampled (sched:sched_process_exit: "
+		    "%s; tracefs is needed): %s",
+		    evprof_strerror(err), exit_loss(r));
+		return false;
+	}
+	r->exit_attr = spec.attr;
+	return true;
+}
+
+int evprof__recorder_open_target(struct evprof_recorder *r)
+{
+	struct evprof_group_set *set;
+	int err = evprof__recorder_map_pmus(r);
+
+	if (err)
+		return err;
+	if (!r->per_cpu && r->child < 0)
+		return open_threads(r);
+	set = open_groups(r, r->per_cpu ? -1 : r->child, false);
+	return set ? add_set(r, set) : -errno;
+}

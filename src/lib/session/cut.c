@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Sessions, context-switch cuts: a member sampling every switch-out reads
+ * the group at the end of each thread's stretch on a CPU. Its deltas are
+ * not a profile sample; they are held per thread and ride on the thread's
+ * next sample, or on its latest one when no other comes (the stretch after
+ * a thread's last sample, up to its exit). With per-CPU groups this is what
+ * makes attribution exact: without the cut, what thread X counted would go
+ * to whichever thread the CPU samples next.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <evprof/profile.h>
+
+#include "cut.h"
+
+#define MAX_CPUS                                                               \
+	65536 /* bounds what an untrusted record can make us allocate */
+
+void evprof__cut_free(struct sess_cut *c)
+{
+	EVPROF_VEC_FREE(&c->ts);
+	evprof__hashmap_free(c->by_tid);
+	EVPROF_VEC_FREE(&c->vals);
+	EVPROF_VEC_FREE(&c->cpus);
+}
+
+static struct tstate *find(const struct sess_cut *c, uint32_t tid)
+{
+	long i;
+
+	if (!c->by_tid || !evprof__hashmap_find(c->by_tid, (long)tid, &i))
+		return NULL;
+	return &c->ts.a[i];
+}
+
+struct tstate *evprof__tstate_get(struct sess_cut *c,
+				  const struct sess_store *st, uint32_t tid)
+{
+	struct tstate *e = find(c, tid);
+
+	if (e)
+		return e;
+	if (!c->by_tid) {
+		c->by_tid = evprof__hashmap_new(
+		    evprof__hashmap_u64_hash, evprof__hashmap_u64_equal, NULL);
+		if (!c->by_tid)
+			return NULL;
+	}
+	if (c->vals.n + st->nr_slots > UINT32_MAX ||
+	    EVPROF_VEC_RESERVE(&c->vals, c->vals.n + st->nr_slots) ||
+	    EVPROF_VEC_RESERVE(&c->ts, c->ts.n + 1) ||
+	    evprof__hashmap_add(c->by_tid, (long)tid, (long)c->ts.n))
+		return NULL;
+	e = &c->ts.a[c->ts.n++];
+	*e = (struct tstate){
+	    .tid = tid, .vals = (uint32_t)c->vals.n, .last = NO_SAMPLE};
+	c->vals.n += st->nr_slots;
+	return e;
+}
+
+/*
+ * dst[i] += src[i] for every slot of src_has; a slot new to *dst_has
+ * starts at 0.
+ */
+static void add_slots(uint64_t *dst, uint64_t *dst_has, const uint64_t *src,
+		      uint64_t src_has, size_t nr_slots)
+{
+	for (size_t i = 0; i < nr_slots; i++) {
+		if (!(src_has & (1ULL << i)))
+			continue;
+		dst[i] = (*dst_has & (1ULL << i) ? dst[i] : 0) + src[i];
+	}
+	*dst_has |= src_has;
+}
+
+static void add_cpu(uint64_t *dst, bool *dst_has, uint64_t src, bool src_has)
+{
+	if (!src_has)
+		return;
+	*dst = *dst_has ? *dst + src : src;
+	*dst_has = true;
+}
+
+static void clear_pending(struct tstate *ts)
+{
+	ts->has = 0;
+	ts->has_cpu = false;
+	ts->pending = false;
+}
+
+void evprof__cut_hold(struct sess_cut *c, const struct sess_store *st,
+		      struct tstate *ts, const uint64_t *vals, uint64_t has,
+		      uint64_t cpu, bool has_cpu)
+{
+	add_slots(c->vals.a + ts->vals, &ts->has, vals, has, st->nr_slots);
+	add_cpu(&ts->cpu, &ts->has_cpu, cpu, has_cpu);
+	ts->pending = true;
+}
+
+void evprof__cut_take(struct sess_cut *c, const struct sess_store *st,
+		      struct tstate *ts, uint64_t *vals, uint64_t *has,
+		      uint64_t *cpu, bool *has_cpu)
+{
+	if (!ts->pending)
+		return;
+	add_slots(vals, has, c->vals.a + ts->vals, ts->has, st->nr_slots);
+	add_cpu(cpu, has_cpu, ts->cpu, ts->has_cpu);
+	clear_pending(ts);
+}
+
+/* Adds ts's pending deltas to its latest sample, in place. */
+static void add_to_last(struct sess_cut *c, struct sess_store *st,
+			struct tstate *ts)
+{
+	struct ssample *x = evprof__sstore_samplep(st, ts->last);
+	uint64_t *d = st->deltas.a + x->deltas;
+	const uint64_t *pend = c->vals.a + ts->vals;
+	int n = 0;
+
+	for (size_t i = 0; i < st->nr_slots; i++) {
+		if (!(x->has & (1ULL << i)))
+			continue;
+		if (ts->has & (1ULL << i))
+			d[n] += pend[i];
+		n++;
+	}
+	if (ts->has_cpu) {
+		x->cpu_delta =
+		    x->flags & SS_HAS_CPU ? x->cpu_delta + ts->cpu : ts->cpu;
+		x->flags |= SS_HAS_CPU;
+	}
+}
+
+/* A sample at the thread's last cut, on the stack of its first. */
+static int add_sample(struct sess_cut *c, struct sess_store *st,
+		      struct tstate *ts)
+{
+	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS], has = 0, cpu = 0;
+	bool has_cpu = false;
+
+	if (evprof__sstore_sample_reserve(st))
+		return -ENOMEM;
+	evprof__cut_take(c, st, ts, vals, &has, &cpu, &has_cpu);
+	ts->last = (uint32_t)st->samples.n;
+	evprof__sstore_sample(st,
+			      &(struct ssample){
+				  .time = ts->time,
+				  .cpu_delta = cpu,
+				  .has = has,
+				  .pid = ts->pid,
+				  .tid = ts->tid,
+				  .chain = ts->chain,
+				  .flags = has_cpu ? SS_HAS_CPU : 0,
+			      },
+			      vals);
+	return 0;
+}
+
+static int flush_one(struct sess_cut *c, struct sess_store *st,
+		     struct tstate *ts)
+{
+	if (!ts->pending)
+		return 0;
+	if (ts->last == NO_SAMPLE)
+		return add_sample(c, st, ts);
+	/*
+	 * Deltas are packed by the sample's slots: a slot the latest sample
+	 * lacks (its cuts read ids its samples did not) needs a sample of its
+	 * own, on the same stack.
+	 */
+	if (ts->has & ~evprof__sstore_samplep(st, ts->last)->has) {
+		ts->chain = evprof__sstore_samplep(st, ts->last)->chain;
+		return add_sample(c, st, ts);
+	}
+	add_to_last(c, st, ts);
+	clear_pending(ts);
+	return 0;
+}
+
+int evprof__cut_fork(struct sess_cut *c, struct sess_store *st, uint32_t tid,
+		     uint64_t time)
+{
+	struct tstate *ts = find(c, tid);
+	int err;
+
+	/* Records of the new task may have come first from another ring. */
+	if (!ts || ts->time >= time)
+		return 0;
+	/* Without memory the old task's tail is dropped, not misfiled. */
+	err = flush_one(c, st, ts);
+	if (err)
+		clear_pending(ts);
+	ts->has_chain = false;
+	ts->last = NO_SAMPLE;
+	return err;
+}
+
+int evprof__cut_flush_tid(struct sess_cut *c, struct sess_store *st,
+			  uint32_t tid, uint64_t until)
+{
+	struct tstate *ts = find(c, tid);
+
+	if (!ts || ts->time > until)
+		return 0;
+	return flush_one(c, st, ts);
+}
+
+int evprof__cut_forget(struct sess_cut *c, const struct sess_store *st,
+		       evprof__gone_fn gone, void *ctx)
+{
+	struct evprof_hashmap_entry *cur, *tmp;
+	size_t n = c->ts.n, w = 0, bkt;
+	uint32_t *to;
+
+	if (!c->by_tid)
+		return 0;
+	to = malloc((n ? n : 1) * sizeof(*to));
+	if (!to)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct tstate *ts = &c->ts.a[i];
+
+		if (!ts->pending && gone(ts->tid, ts->time, ctx)) {
+			to[i] = NO_SAMPLE;
+			continue;
+		}
+		/* Each state's values follow it down, in order (none, and
+		 * no array, where only the sampler's time is kept). */
+		if (st->nr_slots)
+			memmove(c->vals.a + w * st->nr_slots,
+				c->vals.a + ts->vals,
+				st->nr_slots * sizeof(uint64_t));
+		ts->vals = (uint32_t)(w * st->nr_slots);
+		c->ts.a[w] = *ts;
+		to[i] = (uint32_t)w++;
+	}
+	EVPROF_HASHMAP_FOR_EACH_SAFE(c->by_tid, cur, tmp, bkt)
+	{
+		if (to[cur->value] == NO_SAMPLE)
+			evprof__hashmap_delete(c->by_tid, cur->key, NULL, NULL);
+		else
+			cur->value = to[cur->value];
+	}
+	c->ts.n = w;
+	c->vals.n = w * st->nr_slots;
+	free(to);
+	return 0;
+}
+
+int evprof__cut_cpu(struct sess_cut *c, uint32_t cpu, struct cpu_state **cs)
+{
+	*cs = NULL;
+	if (cpu >= MAX_CPUS)
+		return 0;
+	if (cpu >= c->cpus.n) {
+		if (EVPROF_VEC_RESERVE(&c->cpus, (size_t)cpu + 1))
+			return -ENOMEM;
+		while (c->cpus.n <= cpu)
+			c->cpus.a[c->cpus.n++] =
+			    (struct cpu_state){.exit_tid = UINT32_MAX};
+	}
+	*cs = &c->cpus.a[cpu];
+	return 0;
+}
+
+int evprof__cut_exit(struct sess_cut *c, uint32_t cpu, uint32_t tid)
+{
+	struct cpu_state *cs;
+	int err = evprof__cut_cpu(c, cpu, &cs);
+
+	if (cs)
+		cs->exit_tid = tid;
+	return err;
+}
+
+uint32_t evprof__cut_dead_tid(const struct sess_cut *c, uint32_t cpu)
+{
+	return cpu < c->cpus.n ? c->cpus.a[cpu].exit_tid : UINT32_MAX;
+}
+
+int evprof__cut_switch_in(struct sess_cut *c, uint32_t cpu, uint32_t tid,
+			  uint32_t prev_tid, uint64_t time)
+{
+	struct cpu_state *cs;
+	int err = evprof__cut_cpu(c, cpu, &cs);
+
+	if (!cs)
+		return err;
+	/*
+	 * prev's switch-out read comes before this record in the CPU's ring
+	 * (prepare_task_switch() samples it, finish_task_switch() writes
+	 * this): a read of prev last means nothing ran unseen.
+	 */
+	cs->gap = !cs->read || cs->read_tid != prev_tid;
+	cs->in_tid = tid;
+	cs->in_time = time;
+	return 0;
+}
+
+uint64_t evprof__cut_cpu_read(struct cpu_state *cs, uint32_t sample_tid,
+			      uint32_t tid, uint64_t time, uint64_t *cpu_ns)
+{
+	uint64_t unseen = 0;
+
+	/* Another thread reading first: a record was lost, nothing known. */
+	if (cs->gap && cs->in_tid == tid) {
+		uint64_t own = time > cs->in_time ? time - cs->in_time : 0;
+
+		if (*cpu_ns > own) {
+			unseen = *cpu_ns - own;
+			*cpu_ns = own;
+		}
+	}
+	cs->gap = false;
+	cs->read = true;
+	cs->read_tid = sample_tid;
+	return unseen;
+}
+
+int evprof__cut_flush(struct sess_cut *c, struct sess_store *st)
+{
+	for (size_t i = 0; i < c->ts.n; i++) {
+		int err = flush_one(c, st, &c->ts.a[i]);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Session cuts: deltas of context-switch samples (EVPROF_SESSION_CUT) held
+ * per thread until its next sample, or put on its latest one at the end.
+ * Above the storage, whose samples it extends.
+ */
+#ifndef EVPROF_LIB_SESSION_CUT_H
+#define EVPROF_LIB_SESSION_CUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* What a thread counted since its last sample, up to its last cut. */
+struct tstate {
+	uint64_t time; /* of its latest sample or cut */
+	uint64_t has;  /* pending slots (bit i: vals[vals + i]) */
+	uint64_t cpu;  /* pending CPU ns, valid with has_cpu */
+	uint32_t tid, pid;
+	uint32_t vals;	/* offset in sess_cut.vals */
+	uint32_t last;	/* its latest stored sample, or NO_SAMPLE */
+	uint32_t chain; /* stack of its first cut, while last is NO_SAMPLE */
+	bool has_chain, has_cpu, pending;
+};
+
+/*
+ * Who ran on a CPU, from its records (per-CPU mode). A stretch no read
+ * ends (a task whose switch-out the kernel does not sample: the idle task
+ * of some CPUs, some tasks of a VM's host agent on Linux 6.18) would go
+ * whole into the next read: the next task's switch-in record tells where
+ * it began.
+ */
+struct cpu_state {
+	uint64_t in_time;  /* of in_tid's switch-in, valid with gap */
+	uint32_t exit_tid; /* whose EXIT came last */
+	uint32_t read_tid; /* sample tid of the latest read, valid with read */
+	uint32_t in_tid;   /* switched in after an unseen stretch */
+	bool read, gap;
+};
+
+struct sess_cut {
+	/* interval state held between context-switch cuts, per tid */
+	EVPROF_VEC(struct tstate) ts;
+	struct evprof_hashmap *by_tid; /* tid -> index in ts */
+	EVPROF_VEC(uint64_t) vals;     /* nr_slots per tstate */
+	EVPROF_VEC(struct cpu_state) cpus;
+};
+
+EVPROF_HIDDEN void evprof__cut_free(struct sess_cut *c);
+
+/*
+ * tid's state, made when new; valid until the next call. Returns NULL on
+ * -ENOMEM.
+ */
+EVPROF_HIDDEN struct tstate *evprof__tstate_get(struct sess_cut *c,
+						const struct sess_store *st,
+						uint32_t tid);
+/* Adds a cut's deltas (vals by slot, has bits) to ts's pending ones. */
+EVPROF_HIDDEN void evprof__cut_hold(struct sess_cut *c,
+				    const struct sess_store *st,
+				    struct tstate *ts, const uint64_t *vals,
+				    uint64_t has, uint64_t cpu, bool has_cpu);
+/* Moves ts's pending deltas into a sample's (vals by slot, *has bits). */
+EVPROF_HIDDEN void evprof__cut_take(struct sess_cut *c,
+				    const struct sess_store *st,
+				    struct tstate *ts, uint64_t *vals,
+				    uint64_t *has, uint64_t *cpu,
+				    bool *has_cpu);
+/*
+ * A FORK at time makes tid a new task: the old one's pending deltas go to
+ * its samples. Returns 0, or -ENOMEM when they had to be dropped.
+ */
+EVPROF_HIDDEN int evprof__cut_fork(struct sess_cut *c, struct sess_store *st,
+				   uint32_t tid, uint64_t time);
+/*
+ * Sets *cs to cpu's state, made when new, valid until the next call; NULL
+ * for a CPU number past any machine's (an untrusted record). Returns 0 or
+ * -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__cut_cpu(struct sess_cut *c, uint32_t cpu,
+				  struct cpu_state **cs);
+/*
+ * Per CPU, an EXIT record comes before the task's last switch-out, which
+ * Linux 6.18 reports with tid -1 (the thread is unhashed by then). Returns
+ * 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__cut_exit(struct sess_cut *c, uint32_t cpu,
+				   uint32_t tid);
+/* The tid a per-CPU record of tid -1 on cpu stands for. */
+EVPROF_HIDDEN uint32_t evprof__cut_dead_tid(const struct sess_cut *c,
+					    uint32_t cpu);
+/*
+ * A switch-in of tid at time on cpu, after prev_tid (PERF_RECORD_SWITCH_
+ * CPU_WIDE). When the CPU's latest read was not prev_tid's, or it had
+ * none, what ran before time was never read: tid's first read must not
+ * take it. Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__cut_switch_in(struct sess_cut *c, uint32_t cpu,
+					uint32_t tid, uint32_t prev_tid,
+					uint64_t time);
+/*
+ * A read of cpu at time, by a sample of sample_tid (tid once resolved),
+ * whose CPU time delta is *cpu_ns. After an unseen stretch, the part of
+ * *cpu_ns before tid's switch-in is taken out: returns it (0 for none).
+ * Per-CPU clocks count wall time, so that part is the time from the
+ * previous read to the switch-in; the other counters of the stretch cannot
+ * be split and stay with tid.
+ */
+EVPROF_HIDDEN uint64_t evprof__cut_cpu_read(struct cpu_state *cs,
+					    uint32_t sample_tid, uint32_t tid,
+					    uint64_t time, uint64_t *cpu_ns);
+/*
+ * Puts tid's pending deltas on its latest sample (or a new one at its last
+ * cut) now, as at the end, when its last cut is at or before until: its
+ * task exited, and they go out in the part where it ended. Returns 0 or
+ * -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__cut_flush_tid(struct sess_cut *c,
+					struct sess_store *st, uint32_t tid,
+					uint64_t until);
+/*
+ * Callback of the forgetting functions: whether tid, of a state last
+ * changed at time, names a task gone for good.
+ */
+typedef bool (*evprof__gone_fn)(uint32_t tid, uint64_t time, void *ctx);
+/*
+ * Forgets the states of the threads gone() says are gone and that hold no
+ * pending delta. Indices in ts change. Returns 0 or -ENOMEM (nothing
+ * changed).
+ */
+EVPROF_HIDDEN int evprof__cut_forget(struct sess_cut *c,
+				     const struct sess_store *st,
+				     evprof__gone_fn gone, void *ctx);
+/*
+ * Puts every pending delta on its thread's latest sample, or on a new
+ * sample at its last cut. Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__cut_flush(struct sess_cut *c, struct sess_store *st);
+
+#endif /* EVPROF_LIB_SESSION_CUT_H */
