@@ -6,7 +6,6 @@
 #endif
 
 #include "host.h"
-#include "pmu.h"
 
 static bool real_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf,
 		       struct evprof_cpuid *out)
@@ -43,11 +42,12 @@ static const struct evprof_host real_host = {
     .cpuid_ctx = NULL,
     .nmi_watchdog = "/proc/sys/kernel/nmi_watchdog",
     .kconfig = {"/boot/config-", "/proc/config.gz"},
-    .trial = evprof__pmu_trial,
+    .trial = NULL,
     .trial_ctx = NULL,
 };
 
 static const struct evprof_host *current_host = &real_host;
+static unsigned long generation;
 
 const struct evprof_host *evprof__host(void)
 {
@@ -58,6 +58,10 @@ void evprof__host_set(const struct evprof_host *host)
 {
 	__atomic_store_n(&current_host, host ? host : &real_host,
 			 __ATOMIC_RELEASE);
-	/* Trials answered for the old host's PMU. */
-	evprof__pmu_trial_forget();
+	__atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
+}
+
+unsigned long evprof__host_generation(void)
+{
+	return __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
 }

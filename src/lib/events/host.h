@@ -72,6 +72,7 @@ struct evprof_host {
 	 * '-' gets the running kernel's release appended (/boot/config-).
 	 */
 	const char *kconfig[EVPROF_HOST_KCONFIG_MAX];
+	/* NULL: the real trial open (pmu_trial.c) */
 	evprof_trial_fn trial;
 	void *trial_ctx;
 };
@@ -85,5 +86,8 @@ EVPROF_HIDDEN const struct evprof_host *evprof__host(void);
  * uses the library.
  */
 EVPROF_HIDDEN void evprof__host_set(const struct evprof_host *host);
+
+/* Counts evprof__host_set() calls: what was learnt of an older host is stale. */
+EVPROF_HIDDEN unsigned long evprof__host_generation(void);
 
 #endif /* EVPROF_LIB_HOST_H */

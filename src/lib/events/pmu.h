@@ -53,9 +53,6 @@ EVPROF_HIDDEN enum evprof_trial
 evprof__pmu_trial_cached(const struct perf_event_attr *attrs, size_t nr,
 			 const char *pmu, int *err);
 
-/* Drops the cached trials: the host changed (evprof__host_set()). */
-EVPROF_HIDDEN void evprof__pmu_trial_forget(void);
-
 /* The core PMUs a hybrid machine's recording opens groups on, at most. */
 #define EVPROF__PMU_MAP_MAX 4
 

@@ -239,6 +239,7 @@ struct shape {
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shape cache[CACHE_MAX];
 static size_t nr_cache;
+static unsigned long cache_host; /* evprof__host_generation() it holds */
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -273,9 +274,15 @@ enum evprof_trial evprof__pmu_trial_cached(const struct perf_event_attr *attrs,
 {
 	const struct evprof_host *host = evprof__host();
 	uint64_t key = shape_key(attrs, nr, pmu);
+	unsigned long gen = evprof__host_generation();
 	enum evprof_trial v;
 
 	pthread_mutex_lock(&cache_lock);
+	if (cache_host != gen) {
+		/* Trials answered for another host's PMU. */
+		nr_cache = 0;
+		cache_host = gen;
+	}
 	for (size_t i = 0; i < nr_cache; i++) {
 		if (cache[i].key == key) {
 			*err = cache[i].err;
@@ -286,17 +293,13 @@ enum evprof_trial evprof__pmu_trial_cached(const struct perf_event_attr *attrs,
 	}
 	pthread_mutex_unlock(&cache_lock);
 	/* Outside the lock: a trial takes a while; two may race, harmless. */
-	v = host->trial(host->trial_ctx, attrs, nr, pmu, err);
+	if (host->trial)
+		v = host->trial(host->trial_ctx, attrs, nr, pmu, err);
+	else
+		v = evprof__pmu_trial(NULL, attrs, nr, pmu, err);
 	pthread_mutex_lock(&cache_lock);
-	if (nr_cache < CACHE_MAX)
+	if (cache_host == gen && nr_cache < CACHE_MAX)
 		cache[nr_cache++] = (struct shape){key, v, *err};
 	pthread_mutex_unlock(&cache_lock);
 	return v;
-}
-
-void evprof__pmu_trial_forget(void)
-{
-	pthread_mutex_lock(&cache_lock);
-	nr_cache = 0;
-	pthread_mutex_unlock(&cache_lock);
 }
