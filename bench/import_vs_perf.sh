@@ -8,9 +8,12 @@
 # perf; EVPROF=path overrides build/evprof, ITER the spin iterations;
 # the file and outputs go to TMPDIR, /tmp by default: a tmpfs there keeps
 # disk waits out of both tools' wall times; KEEP=1 leaves them there,
-# DATA=FILE imports FILE instead of a new recording).
+# DATA=FILE imports FILE instead of a new recording; EVPROF_OLD=path adds
+# that build's imports, old-evprof-*, to every repeat, and the difference
+# between the two builds with its interval).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 reps=${1:-5}
 freq=${2:-4000}
 evprof=${EVPROF:-build/evprof}
@@ -58,6 +61,10 @@ rss() {
 
 configs="evprof-import-firefox evprof-import-folded evprof-import-no-inline"
 configs="$configs perf-script perf-report-stdio"
+if [ -n "${EVPROF_OLD:-}" ]; then
+	[ -x "$EVPROF_OLD" ] || { echo "EVPROF_OLD=$EVPROF_OLD is not executable" >&2; exit 1; }
+	configs="$configs old-evprof-import-firefox old-evprof-import-folded"
+fi
 # each FN: FN NAME CMD... for every config, in turn. The outputs are
 # removed between runs: replacing the last one would time its deletion too
 # (a synchronous discard on a filesystem mounted with -o discard), which
@@ -72,10 +79,25 @@ each() {
 	"$1" perf-script perf script -i "$out/perf.data"
 	"$1" perf-report-stdio perf report --stdio -i "$out/perf.data"
 }
+# each_old FN: the same for EVPROF_OLD's imports, before the others in
+# every second repeat so that neither build always runs on a warmer cache.
+each_old() {
+	[ -n "${EVPROF_OLD:-}" ] || return 0
+	rm -f "$out/p.json.gz" "$out/p.folded"
+	"$1" old-evprof-import-firefox "$EVPROF_OLD" import -o "$out/p.json.gz" "$out/perf.data"
+	"$1" old-evprof-import-folded "$EVPROF_OLD" import -o "$out/p.folded" "$out/perf.data"
+}
 for i in $(seq "$reps"); do
-	each run
+	if ((i % 2)); then
+		each run
+		each_old run
+	else
+		each_old run
+		each run
+	fi
 done
 each rss
+each_old rss
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1fx", (b > 0 ? a / b : 0) }'; }
@@ -98,4 +120,23 @@ for c in evprof-import-firefox evprof-import-folded evprof-import-no-inline; do
 		"$(ratio "$ps" "$(cut -d' ' -f1 "$out/$c" | median)")" \
 		"$(ratio "$pc" "$(cut -d' ' -f2 "$out/$c" | median)")"
 done
+# Each config's median with the 95% interval of bench/lib.sh.
+echo "median [95% CI], coverage $(bench_coverage "$reps"):"
+for c in $configs; do
+	printf "%-28s wall_s %-26s cpu_s %s\n" "$c" \
+		"$(cut -d' ' -f1 "$out/$c" | bench_mci)" \
+		"$(cut -d' ' -f2 "$out/$c" | bench_mci)"
+done
+if [ -n "${EVPROF_OLD:-}" ]; then
+	echo "this build minus EVPROF_OLD, repeat by repeat: median [95% CI]"
+	for c in evprof-import-firefox evprof-import-folded; do
+		for f in 1 2; do
+			paste -d' ' <(cut -d' ' -f$f "$out/$c") \
+				<(cut -d' ' -f$f "$out/old-$c") |
+				awk '{ print $1 - $2 }' | bench_mci >"$out/d$f"
+		done
+		printf "%-28s wall_s %-26s cpu_s %s\n" "$c" "$(cat "$out/d1")" \
+			"$(cat "$out/d2")"
+	done
+fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $reps repeats"

@@ -11,7 +11,9 @@
 # from perf report --stats).
 # Usage: bench/record_vs_perf.sh [ROUNDS] (needs build/evprof and perf;
 # EVPROF=path overrides build/evprof, ITER the spin iterations, QUICK=1 a
-# tenth of the work; BENCH_LOCK=FILE holds an flock on FILE each round).
+# tenth of the work; BENCH_LOCK=FILE holds an flock on FILE each round;
+# EVPROF_OLD=path adds that build's runs, old-evprof-*, to every round, and
+# the difference between the two builds with its interval).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -34,10 +36,11 @@ one() {
 	local r=$1 c=$2 samples=- lost=- secs
 	case $c in
 	baseline) bench_run "$r" "$c" "${work[@]}" ;;
-	evprof-firefox | evprof-folded)
-		local o=$out/p.json.gz
-		[ "$c" = evprof-firefox ] || o=$out/p.folded
-		bench_run "$r" "$c" "$evprof" record -e "$EVENTS" -F $FREQ \
+	evprof-firefox | evprof-folded | old-evprof-firefox | old-evprof-folded)
+		local o=$out/p.json.gz bin=$evprof
+		[ "${c%firefox}" != "$c" ] || o=$out/p.folded
+		[ "${c#old-}" = "$c" ] || bin=$EVPROF_OLD
+		bench_run "$r" "$c" "$bin" record -e "$EVENTS" -F $FREQ \
 			-o "$o" -- "${work[@]}"
 		lost=$(bench_evprof_lost "$out/stderr")
 		lost=${lost/ /+}
@@ -61,6 +64,10 @@ one() {
 }
 
 configs=(baseline evprof-firefox evprof-folded perf-g perf-g-leader-S)
+if [ -n "${EVPROF_OLD:-}" ]; then
+	[ -x "$EVPROF_OLD" ] || bench_fail "EVPROF_OLD=$EVPROF_OLD is not executable"
+	configs+=(old-evprof-firefox old-evprof-folded)
+fi
 bench_machine before
 bench_each_round "$rounds" one "${configs[@]}"
 bench_machine after
@@ -82,6 +89,15 @@ for c in "${configs[@]}"; do
 		"$samples" \
 		"$(cut -d' ' -f3 "$out/$c" | tr '\n' ' ')"
 done
+if [ -n "${EVPROF_OLD:-}" ]; then
+	echo
+	echo "this build minus EVPROF_OLD, round by round: median [95% CI]"
+	for c in evprof-firefox evprof-folded; do
+		printf "%-16s busy_s %-26s wall_s %s\n" "$c" \
+			"$(bench_diffs "old-$c" "$c" | bench_mci)" \
+			"$(bench_diffs "old-$c" "$c" wall | bench_mci)"
+	done
+fi
 echo
 echo "work_s: the workload's own wall time (slowdown = config / baseline);"
 echo "total_s - work_s: set-up plus writing the output after the workload ends."
