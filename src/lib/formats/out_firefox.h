@@ -46,8 +46,8 @@ struct fx_ctx {
 };
 
 /*
- * A column made apart from the document, "[...]" in a scratch file
- * (evprof__timeline_scratch()), so that the columns of one pass over rows
+ * A column made apart from the document (out_firefox_cols.c), "[...]" in a
+ * scratch file (evprof__timeline_scratch()), so that the columns of one pass over rows
  * can be written one after the other: open it, write values into j, end
  * it, evprof__json_copy() f into the document, close it (whatever
  * happened). open and end return 0 or -errno. Of the n columns open at
