@@ -17,8 +17,8 @@
  * counter "<thread> <counter> (count)", marked evprofCounter (our reader
  * skips it: its values are the thread's samplyEventDeltas), weighing each
  * sample that moved the counter by its delta, so the call tree ranks
- * stacks by that event. The process's counter tracks are
- * out_firefox_counters.c.
+ * stacks by that event. The tables the threads share are
+ * out_firefox_tables.c, the process's counter tracks out_firefox_counters.c.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
@@ -26,110 +26,11 @@
 #include <string.h>
 
 #include "out_firefox.h"
-#include "profile/timeline.h"
 
 #define FXP_VERSION	       66
 #define FXP_GECKO_META_VERSION 24
 
-enum { CAT_OTHER, CAT_USER, CAT_KERNEL };
-
-struct sym_key {
-	int32_t lib;
-	uint64_t address;
-	uint32_t name;
-};
-
-/* ---- tables derived at write time ---------------------------------------- */
-
-static int build_sources(struct fx_ctx *c)
-{
-	const struct evprof_profile *p = c->p;
-	size_t i;
-
-	c->source_of = malloc((p->nr_strs + 1) * sizeof(*c->source_of));
-	c->sources = malloc((p->nr_funcs + 1) * sizeof(*c->sources));
-	if (!c->source_of || !c->sources)
-		return -ENOMEM;
-	for (i = 0; i < p->nr_strs; i++)
-		c->source_of[i] = -1;
-	for (i = 0; i < p->nr_funcs; i++) {
-		int32_t f = p->funcs[i].file;
-
-		if (f >= 0 && c->source_of[f] < 0) {
-			c->source_of[f] = (int32_t)c->nr_sources;
-			c->sources[c->nr_sources++] = (uint32_t)f;
-		}
-	}
-	return 0;
-}
-
-/* Symbol map keys: a frame index, or PROBE for c->probe. */
-#define PROBE (-1L)
-
-static struct sym_key sym_key(const struct fx_ctx *c, long key)
-{
-	const struct evprof__frame *f;
-
-	if (key == PROBE)
-		return *c->probe;
-	f = &c->p->frames[key];
-	return (struct sym_key){f->lib, f->symbol_address,
-				c->p->funcs[f->func].name};
-}
-
-static size_t sym_hash(long key, void *ctx)
-{
-	struct sym_key k = sym_key(ctx, key);
-	uint64_t id[2] = {(uint64_t)(uint32_t)k.lib << 32 | k.name, k.address};
-
-	return evprof__hash_mem(EVPROF_HASH_INIT, id, sizeof(id));
-}
-
-static bool sym_eq(long a, long b, void *ctx)
-{
-	struct sym_key x = sym_key(ctx, a), y = sym_key(ctx, b);
-
-	return x.lib == y.lib && x.address == y.address && x.name == y.name;
-}
-
-/* One native symbol per (lib, symbol address, name) among known symbols. */
-static int build_symbols(struct fx_ctx *c)
-{
-	const struct evprof_profile *p = c->p;
-	struct evprof_hashmap *set = evprof__hashmap_new(sym_hash, sym_eq, c);
-	size_t i;
-	int err = 0;
-
-	c->sym_of = malloc((p->nr_frames + 1) * sizeof(*c->sym_of));
-	c->syms = malloc((p->nr_frames + 1) * sizeof(*c->syms));
-	if (!set || !c->sym_of || !c->syms) {
-		evprof__hashmap_free(set);
-		return -ENOMEM;
-	}
-	for (i = 0; i < p->nr_frames; i++) {
-		const struct evprof__frame *f = &p->frames[i];
-		struct sym_key k = {f->lib, f->symbol_address,
-				    p->funcs[f->func].name};
-		long idx;
-
-		c->sym_of[i] = -1;
-		if (f->lib < 0 || !f->symbol_size)
-			continue;
-		c->probe = &k;
-		if (!evprof__hashmap_find(set, PROBE, &idx)) {
-			/* Keyed by this, the symbol's first frame. */
-			idx = (long)c->nr_syms;
-			if (evprof__hashmap_add(set, (long)i, idx)) {
-				err = -ENOMEM;
-				break;
-			}
-			c->syms[c->nr_syms++] = (uint32_t)i;
-		}
-		c->sym_of[i] = (int32_t)idx;
-	}
-	evprof__hashmap_free(set);
-	return err;
-}
+/* ---- threads' order, end times ------------------------------------------- */
 
 static int cmp_thread(const void *a, const void *b, void *ctx)
 {
@@ -369,250 +270,6 @@ static void write_libs(struct fx_ctx *c)
 	evprof__json_arr_end(j);
 }
 
-/* ---- shared tables ----------------------------------------------------------
- */
-
-static void key_len(struct evprof__json *j, size_t n)
-{
-	evprof__json_key(j, "length");
-	evprof__json_u64(j, n);
-}
-
-/* "key": [v, v, ...] with n copies of a constant token. */
-static void const_col(struct evprof__json *j, const char *key, size_t n,
-		      const char *tok)
-{
-	size_t i;
-
-	evprof__json_key(j, key);
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_raw(j, tok);
-	evprof__json_arr_end(j);
-}
-
-static void write_stack_table(struct fx_ctx *c)
-{
-	const struct evprof_profile *p = c->p;
-	struct evprof__json *j = &c->j;
-	size_t i;
-
-	evprof__json_key(j, "stackTable");
-	evprof__json_obj(j);
-	key_len(j, p->nr_stacks);
-	evprof__json_key(j, "frame");
-	evprof__json_arr(j);
-	for (i = 0; i < p->nr_stacks; i++)
-		evprof__json_u64(j, (uint64_t)p->stacks[i].frame);
-	evprof__json_arr_end(j);
-	/* Interning puts parents before children, so offsets are > 0. */
-	evprof__json_key(j, "prefixOffset");
-	evprof__json_arr(j);
-	for (i = 0; i < p->nr_stacks; i++)
-		evprof__json_u64(j, p->stacks[i].parent < 0
-					? 0
-					: i - (size_t)p->stacks[i].parent);
-	evprof__json_arr_end(j);
-	evprof__json_obj_end(j);
-}
-
-static void write_frame_table(struct fx_ctx *c)
-{
-	const struct evprof_profile *p = c->p;
-	struct evprof__json *j = &c->j;
-	size_t i, n = p->nr_frames;
-
-	evprof__json_key(j, "frameTable");
-	evprof__json_obj(j);
-	key_len(j, n);
-	evprof__json_key(j, "address");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++) {
-		if (p->frames[i].lib >= 0)
-			evprof__json_u64(j, p->frames[i].address);
-		else
-			evprof__json_raw(j, "-1");
-	}
-	evprof__json_arr_end(j);
-	evprof__json_key(j, "inlineDepth");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_u64(j, p->frames[i].inline_depth);
-	evprof__json_arr_end(j);
-	evprof__json_key(j, "category");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_u64(j,
-				 p->frames[i].kernel ? CAT_KERNEL : CAT_USER);
-	evprof__json_arr_end(j);
-	const_col(j, "subcategory", n, "0");
-	evprof__json_key(j, "func");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_u64(j, p->frames[i].func);
-	evprof__json_arr_end(j);
-	evprof__json_key(j, "nativeSymbol");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++) {
-		if (c->sym_of[i] >= 0)
-			evprof__json_u64(j, (uint64_t)c->sym_of[i]);
-		else
-			evprof__json_null(j);
-	}
-	evprof__json_arr_end(j);
-	const_col(j, "innerWindowID", n, "0");
-	evprof__json_key(j, "line");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++) {
-		if (p->frames[i].line)
-			evprof__json_u64(j, p->frames[i].line);
-		else
-			evprof__json_null(j);
-	}
-	evprof__json_arr_end(j);
-	const_col(j, "column", n, "null");
-	const_col(j, "originalLocation", n, "null");
-	evprof__json_obj_end(j);
-}
-
-static void write_func_table(struct fx_ctx *c)
-{
-	const struct evprof_profile *p = c->p;
-	struct evprof__json *j = &c->j;
-	size_t i, n = p->nr_funcs;
-
-	evprof__json_key(j, "funcTable");
-	evprof__json_obj(j);
-	key_len(j, n);
-	evprof__json_key(j, "name");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_u64(j, p->funcs[i].name);
-	evprof__json_arr_end(j);
-	const_col(j, "isJS", n, "false");
-	const_col(j, "relevantForJS", n, "false");
-	/* Resource i is lib i. */
-	evprof__json_key(j, "resource");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_i64(j, p->funcs[i].lib);
-	evprof__json_arr_end(j);
-	evprof__json_key(j, "source");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++) {
-		if (p->funcs[i].file >= 0)
-			evprof__json_u64(
-			    j, (uint64_t)c->source_of[p->funcs[i].file]);
-		else
-			evprof__json_null(j);
-	}
-	evprof__json_arr_end(j);
-	/* The function's first line, where DWARF names it. */
-	evprof__json_key(j, "lineNumber");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++) {
-		if (p->funcs[i].start_line)
-			evprof__json_u64(j, p->funcs[i].start_line);
-		else
-			evprof__json_null(j);
-	}
-	evprof__json_arr_end(j);
-	const_col(j, "columnNumber", n, "null");
-	const_col(j, "originalLocation", n, "null");
-	evprof__json_obj_end(j);
-}
-
-static void write_other_tables(struct fx_ctx *c)
-{
-	const struct evprof_profile *p = c->p;
-	struct evprof__json *j = &c->j;
-	size_t i, n = p->nr_libs;
-
-	evprof__json_key(j, "resourceTable");
-	evprof__json_obj(j);
-	key_len(j, n);
-	evprof__json_key(j, "lib");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_u64(j, i);
-	evprof__json_arr_end(j);
-	evprof__json_key(j, "name");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_u64(j, p->libs[i].name);
-	evprof__json_arr_end(j);
-	const_col(j, "host", n, "null");
-	const_col(j, "type", n, "1"); /* library */
-	evprof__json_obj_end(j);
-
-	n = c->nr_syms;
-	evprof__json_key(j, "nativeSymbols");
-	evprof__json_obj(j);
-	key_len(j, n);
-	evprof__json_key(j, "libIndex");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_u64(j, (uint64_t)p->frames[c->syms[i]].lib);
-	evprof__json_arr_end(j);
-	evprof__json_key(j, "address");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_u64(j, p->frames[c->syms[i]].symbol_address);
-	evprof__json_arr_end(j);
-	evprof__json_key(j, "name");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_u64(j, p->funcs[p->frames[c->syms[i]].func].name);
-	evprof__json_arr_end(j);
-	evprof__json_key(j, "functionSize");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_u64(j, p->frames[c->syms[i]].symbol_size);
-	evprof__json_arr_end(j);
-	evprof__json_obj_end(j);
-
-	n = c->nr_sources;
-	evprof__json_key(j, "sources");
-	evprof__json_obj(j);
-	key_len(j, n);
-	const_col(j, "id", n, "null");
-	evprof__json_key(j, "filename");
-	evprof__json_arr(j);
-	for (i = 0; i < n; i++)
-		evprof__json_u64(j, c->sources[i]);
-	evprof__json_arr_end(j);
-	const_col(j, "startLine", n, "1");
-	const_col(j, "startColumn", n, "1");
-	const_col(j, "sourceMapURL", n, "null");
-	const_col(j, "content", n, "null");
-	evprof__json_obj_end(j);
-
-	evprof__json_key(j, "sourceLocationTable");
-	evprof__json_raw(
-	    j, "{\"length\":0,\"source\":[],\"line\":[],\"column\":[]}");
-}
-
-static void write_shared(struct fx_ctx *c)
-{
-	const struct evprof_profile *p = c->p;
-	struct evprof__json *j = &c->j;
-	size_t i;
-
-	evprof__json_key(j, "shared");
-	evprof__json_obj(j);
-	evprof__json_key(j, "stringArray");
-	evprof__json_arr(j);
-	for (i = 0; i < p->nr_strs; i++)
-		evprof__json_str(j, evprof__pstr(p, (uint32_t)i));
-	evprof__fx_write_wait_names(c);
-	evprof__json_arr_end(j);
-	write_stack_table(c);
-	write_frame_table(c);
-	write_func_table(c);
-	write_other_tables(c);
-	evprof__json_obj_end(j);
-}
-
 /* ---- threads
  * ------------------------------------------------------------------ */
 
@@ -661,40 +318,6 @@ static void put_cell(const struct fx_ctx *c, const struct fx_job *job,
 			evprof__json_null(j);
 		break;
 	}
-}
-
-int evprof__fx_col_open(const struct fx_ctx *c, struct fx_col *o, size_t n)
-{
-	int err;
-
-	*o = (struct fx_col){0};
-	o->f = evprof__timeline_scratch(c->p, FX_COLS_MEM / n);
-	if (!o->f)
-		return -errno;
-	err = evprof__sink_open_file(&o->s, o->f);
-	if (err)
-		return err;
-	o->open = true;
-	evprof__json_init(&o->j, &o->s);
-	evprof__json_arr(&o->j);
-	return 0;
-}
-
-int evprof__fx_col_end(struct fx_col *o)
-{
-	evprof__json_arr_end(&o->j);
-	o->open = false;
-	return evprof__sink_close(&o->s, true);
-}
-
-void evprof__fx_col_close(struct fx_col *o)
-{
-	if (o->open)
-		evprof__sink_close(&o->s, false);
-	if (o->f)
-		fclose(o->f);
-	o->open = false;
-	o->f = NULL;
 }
 
 /*
@@ -785,7 +408,8 @@ static int write_samples(struct fx_ctx *c, const struct fx_job *job,
 
 	evprof__json_key(j, "samples");
 	evprof__json_obj(j);
-	key_len(j, m->rows);
+	evprof__json_key(j, "length");
+	evprof__json_u64(j, m->rows);
 	evprof__json_key(j, "weightType");
 	evprof__json_str(j, job->wtype < 0 ? "samples" : "tracing-ms");
 	for (size_t k = 0; !err && k < n; k++) {
@@ -943,7 +567,7 @@ static int write_profile(struct fx_ctx *c)
 	evprof__json_obj(j);
 	write_meta(c);
 	write_libs(c);
-	write_shared(c);
+	evprof__fx_write_shared(c);
 	evprof__json_key(j, "threads");
 	evprof__json_arr(j);
 	for (i = 0; !err && i < c->nr_jobs && c->jobs[i].thr >= 0; i++) {
@@ -985,9 +609,7 @@ int evprof_profile__write_firefox(const struct evprof_profile *p,
 		if (c.weight_counter < 0)
 			return -ENOENT;
 	}
-	err = build_sources(&c);
-	if (!err)
-		err = build_symbols(&c);
+	err = evprof__fx_build_tables(&c);
 	if (!err)
 		err = build_threads(&c);
 	if (!err)

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private header of the Firefox Profiler writer: out_firefox.c writes the
- * profile's tables and threads, out_firefox_counters.c its counters (the
- * counter tracks the UI draws) from the same sample rows.
+ * Private header of the Firefox Profiler writer. out_firefox.c writes the
+ * document: meta, libs, the threads' tracks; out_firefox_tables.c the
+ * tables the threads share; out_firefox_counters.c the counters (the
+ * counter tracks the UI draws) from the same sample rows; out_firefox_waits.c
+ * the waits' markers. Below them out_firefox_ahead.c makes the pieces'
+ * columns ahead, out_firefox_cols.c holds a column, out_firefox_rows.c reads
+ * a track's rows. Each file calls only files after it in this list, never
+ * back: out_firefox, counters, tables, waits, ahead, cols, rows.
  */
 #ifndef EVPROF_LIB_OUT_FIREFOX_H
 #define EVPROF_LIB_OUT_FIREFOX_H
@@ -46,8 +51,8 @@ struct fx_ctx {
 };
 
 /*
- * A column made apart from the document, "[...]" in a scratch file
- * (evprof__timeline_scratch()), so that the columns of one pass over rows
+ * A column made apart from the document (out_firefox_cols.c), "[...]" in a
+ * scratch file (evprof__timeline_scratch()), so that the columns of one pass over rows
  * can be written one after the other: open it, write values into j, end
  * it, evprof__json_copy() f into the document, close it (whatever
  * happened). open and end return 0 or -errno. Of the n columns open at
@@ -101,8 +106,19 @@ EVPROF_HIDDEN struct fx_made *evprof__fx_ahead_take(struct fx_ahead *a,
 EVPROF_HIDDEN void evprof__fx_ahead_release(struct fx_ahead *a, size_t i);
 EVPROF_HIDDEN void evprof__fx_ahead_stop(struct fx_ahead *a);
 
-/* Categories of meta.categories; the waits' markers are FX_CAT_WAIT. */
-#define FX_CAT_WAIT 3
+/*
+ * Categories of meta.categories, in the order out_firefox.c writes them:
+ * frames are user or kernel, the waits' markers FX_CAT_WAIT.
+ */
+enum { FX_CAT_OTHER, FX_CAT_USER, FX_CAT_KERNEL, FX_CAT_WAIT };
+
+/*
+ * Derives the shared tables' sources and native symbols into c (the
+ * caller frees them, whatever is returned). Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__fx_build_tables(struct fx_ctx *c);
+/* Writes "shared": the tables all threads share, their strings first. */
+EVPROF_HIDDEN void evprof__fx_write_shared(struct fx_ctx *c);
 
 /* Nanoseconds since the time origin, written as ms. */
 static inline void evprof__fx_ms(struct fx_ctx *c, uint64_t t_ns)
