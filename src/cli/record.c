@@ -541,7 +541,7 @@ int cmd_record(int argc, char **argv)
 		if (cont_init(&cont, r))
 			goto out;
 		status = record_loop(r, duration, cont_tick, &cont);
-		ret = argc ? evprof_exit_code(status) : 0;
+		ret = argc ? cli_exit_code(status) : 0;
 		if (cont_finish(&cont))
 			ret = ret ? ret : 1;
 		/* Lost records and samples are said for windows too. */
@@ -550,7 +550,7 @@ int cmd_record(int argc, char **argv)
 	}
 	status = record_loop(r, duration, NULL, NULL);
 	clock_gettime(CLOCK_REALTIME, &t1);
-	ret = argc ? evprof_exit_code(status) : 0;
+	ret = argc ? cli_exit_code(status) : 0;
 
 	prof = evprof_recorder__profile(r, NULL);
 	if (!prof) {

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "os/launch.h"
+
 #include "bpf_engine.h"
 #include "open.h"
 
@@ -189,7 +191,7 @@ static int open_pidfds(struct evprof_recorder *r)
 		r->pfd[i].fd = evprof_ring__fd(r->rings[i]);
 	for (size_t i = 0; i < nr_procs; i++) {
 		pid_t pid = r->child > 0 ? r->child : r->pids[i];
-		int fd = evprof_pidfd_open(pid);
+		int fd = evprof__pidfd_open(pid);
 
 		/* A process already gone reads as exited: fd -1. */
 		r->pfd[r->nr_rings + i].fd = fd < 0 ? -1 : fd;
