@@ -5,7 +5,12 @@
  * Errors: functions returning int give 0 (or a count) on success and a
  * negative number on failure: either -errno, or -EVPROF_ERR_* for failures
  * that are not errno values. evprof_strerror() names both. Constructors
- * return NULL and set errno (positive). Destructors accept NULL.
+ * return NULL and set errno (positive).
+ *
+ * Destructors: whatever made an object (evprof_<object>__new, __open,
+ * __parse, __load ...), evprof_<object>__free() releases it and everything
+ * it holds (memory, fds, mappings), returns void and accepts NULL. One name
+ * for all, never __close, __delete or __destroy.
  *
  * Messages: the library never writes to stderr itself; it hands messages to
  * the print callback (none by default).

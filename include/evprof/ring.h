@@ -35,7 +35,7 @@ struct evprof_ring_stats {
 EVPROF_API struct evprof_ring *evprof_ring__open(int fd, size_t data_pages);
 
 /* Unmaps and frees. Does not close fd. Accepts NULL. */
-EVPROF_API void evprof_ring__close(struct evprof_ring *ring);
+EVPROF_API void evprof_ring__free(struct evprof_ring *ring);
 
 /*
  * Sends fd's records into ring's buffer (PERF_EVENT_IOC_SET_OUTPUT); both
@@ -51,7 +51,7 @@ EVPROF_API int evprof_ring__fd(const struct evprof_ring *ring);
  * header.size. *rec points into the mapping, or, for a record that wraps
  * around the end of the buffer, into a copy the ring owns; either way the
  * bytes stay valid until the next call of evprof_ring__next() or
- * evprof_ring__close() on this ring, and no longer: copy what must live on.
+ * evprof_ring__free() on this ring, and no longer: copy what must live on.
  *
  * Each call first gives the space of the record handed out by the previous
  * call back to the kernel (data_tail), so a reader slower than the sampler

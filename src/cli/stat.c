@@ -294,7 +294,7 @@ static void close_all(struct stat *st)
 {
 	for (size_t gi = 0; st->grp && gi < st->nr_grp; gi++) {
 		for (size_t ii = 0; ii < st->ninst; ii++)
-			evprof_group__close(st->grp[gi].inst[ii]);
+			evprof_group__free(st->grp[gi].inst[ii]);
 		free(st->grp[gi].inst);
 		free(st->grp[gi].member);
 	}

@@ -68,6 +68,10 @@ while read -r name loc; do
 	*) err "$loc: EVPROF_API declares '$name': public functions start" \
 		"with evprof_ (STYLE: names and headers)" ;;
 	esac
+	case $name in
+	*__close | *__delete | *__destroy) err "$loc: '$name': destructors" \
+		"are named evprof_<object>__free (include/evprof/common.h)" ;;
+	esac
 done <"$tmp/hdr"
 for name in $(awk '{ print $1 }' "$tmp/hdr" | uniq -d); do
 	err "$name is declared EVPROF_API more than once:" $(hdr_of "$name")

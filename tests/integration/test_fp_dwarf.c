@@ -119,8 +119,8 @@ static int record(char *const argv[], struct recs *out, uint64_t *fmt_type)
 		usleep(10000);
 	}
 	for (size_t i = 0; i < nr; i++)
-		evprof_ring__close(rings[i]);
-	evprof_group_set__close(set);
+		evprof_ring__free(rings[i]);
+	evprof_group_set__free(set);
 	evprof_launch__free(l);
 	*fmt_type = a.sample_type;
 	return 0;

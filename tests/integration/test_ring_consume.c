@@ -199,7 +199,7 @@ static void test_slow_reader_keeps_samples(void **state)
 	assert_true(st.lost_events * 10 <= taken);
 	assert_true(samples * 10 >= taken * 8);
 	munmap(pg, map_len);
-	evprof_ring__close(ring);
+	evprof_ring__free(ring);
 	close(fd);
 }
 

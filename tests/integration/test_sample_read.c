@@ -406,10 +406,10 @@ static void test_inherit_sample_read(void **state)
 			      (unsigned long long)st.lost_events,
 			      (unsigned long long)st.malformed);
 		assert_int_equal(st.malformed, 0);
-		evprof_ring__close(cpu_st[c].ring);
+		evprof_ring__free(cpu_st[c].ring);
 	}
 	free(cpu_st);
-	evprof_group_set__close(set);
+	evprof_group_set__free(set);
 }
 
 int main(int argc, char **argv)

@@ -101,7 +101,7 @@ static void test_wrapped_record(void **state)
 
 	assert_int_equal(evprof_ring__next(r, &got, &size), 0);
 	assert_int_equal(page.data_tail, 2 * DATA_SIZE + 48);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 static void test_header_wraps(void **state)
@@ -122,7 +122,7 @@ static void test_header_wraps(void **state)
 	assert_memory_equal(got, rec, sizeof(rec));
 	assert_ptr_equal(got, data);
 	assert_int_equal(evprof_ring__next(r, &got, &size), 0);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 static void test_many_records(void **state)
@@ -178,7 +178,7 @@ static void test_many_records(void **state)
 	assert_int_equal(st.records, n);
 	assert_true(n >= 100);
 	assert_int_equal(st.malformed, 0);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 static void test_malformed_size(void **state)
@@ -238,7 +238,7 @@ static void test_malformed_size(void **state)
 	evprof_ring__stats(r, &st);
 	assert_int_equal(st.malformed, 5);
 	assert_int_equal(st.records, 2);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 /*
@@ -293,7 +293,7 @@ static void test_tail_advances_mid_batch(void **state)
 	page.data_tail = 12345;
 	assert_int_equal(evprof_ring__next(r, &got, &size), 0);
 	assert_int_equal(page.data_tail, 12345);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 static void test_wrapped_record_valid_until_next_call(void **state)
@@ -332,7 +332,7 @@ static void test_wrapped_record_valid_until_next_call(void **state)
 	assert_int_equal(data[DATA_SIZE - 16], 0xa5);
 	assert_int_equal(evprof_ring__next(r, &got, &size), 0);
 	assert_int_equal(page.data_tail, 2 * DATA_SIZE + 48);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 static void put_u64(unsigned char *p, uint64_t v)
@@ -377,7 +377,7 @@ static void test_lost_counting(void **state)
 	assert_int_equal(st.lost_events, 12);
 	assert_int_equal(st.lost_samples, 3);
 	assert_int_equal(st.malformed, 0);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 static void test_bad_sizes_rejected(void **state)
@@ -399,7 +399,7 @@ static void test_bad_sizes_rejected(void **state)
 	errno = 0;
 	assert_null(evprof_ring__open(0, 3));
 	assert_int_equal(errno, EINVAL);
-	evprof_ring__close(NULL);
+	evprof_ring__free(NULL);
 }
 
 int main(int argc, char **argv)

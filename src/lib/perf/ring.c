@@ -148,7 +148,7 @@ struct evprof_ring *evprof_ring__open(int fd, size_t data_pages)
 	return r;
 }
 
-void evprof_ring__close(struct evprof_ring *ring)
+void evprof_ring__free(struct evprof_ring *ring)
 {
 	if (!ring)
 		return;

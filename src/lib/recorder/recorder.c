@@ -271,10 +271,10 @@ void evprof_recorder__free(struct evprof_recorder *r)
 	free(r->pfd);
 	evprof_session__free(r->session);
 	for (size_t i = 0; i < r->nr_rings; i++)
-		evprof_ring__close(r->rings[i]);
+		evprof_ring__free(r->rings[i]);
 	free(r->rings);
 	for (size_t k = 0; k < r->nr_sets; k++)
-		evprof_group_set__close(r->sets[k]);
+		evprof_group_set__free(r->sets[k]);
 	free(r->sets);
 	for (size_t i = 0; i < r->nr_notes; i++)
 		free(r->notes[i]);
