@@ -20,6 +20,7 @@ extern "C" {
 struct evprof_ring;
 
 struct evprof_ring_stats {
+	size_t sz;	       /* sizeof(struct evprof_ring_stats) */
 	uint64_t records;      /* records handed out */
 	uint64_t lost_events;  /* sum of PERF_RECORD_LOST.lost */
 	uint64_t lost_records; /* number of PERF_RECORD_LOST records */
@@ -65,8 +66,13 @@ EVPROF_API int evprof_ring__next(struct evprof_ring *ring, const void **rec,
 /* Bytes written by the kernel and not yet read. */
 EVPROF_API uint64_t evprof_ring__pending(const struct evprof_ring *ring);
 
-EVPROF_API void evprof_ring__stats(const struct evprof_ring *ring,
-				   struct evprof_ring_stats *stats);
+/*
+ * Copies the counters into *st (up to st->sz bytes, set by the caller) and
+ * sets st->sz to the bytes filled. Returns 0, or -EINVAL for a NULL
+ * argument or an st->sz below sizeof(size_t).
+ */
+EVPROF_API int evprof_ring__stats(const struct evprof_ring *ring,
+				  struct evprof_ring_stats *st);
 
 #ifdef __cplusplus
 }

@@ -284,7 +284,7 @@ static void test_inherit_sample_read(void **state)
 	struct perf_event_attr a[3];
 	struct evprof_group_set *set;
 	int go[2], rp[2], cpus[NWORKERS + 1], ncpus, status;
-	struct evprof_ring_stats st;
+	struct evprof_ring_stats st = {.sz = sizeof(st)};
 
 	(void)state;
 	if (!evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes) {

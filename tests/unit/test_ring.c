@@ -128,7 +128,7 @@ static void test_header_wraps(void **state)
 static void test_many_records(void **state)
 {
 	unsigned char rec[64];
-	struct evprof_ring_stats st;
+	struct evprof_ring_stats st = {.sz = sizeof(st)};
 	struct evprof_ring *r;
 	uint64_t pos = 40; /* not at a power-of-two boundary */
 	unsigned int n = 0;
@@ -184,7 +184,7 @@ static void test_many_records(void **state)
 static void test_malformed_size(void **state)
 {
 	unsigned char good[16], bad[16];
-	struct evprof_ring_stats st;
+	struct evprof_ring_stats st = {.sz = sizeof(st)};
 	struct evprof_ring *r;
 	const void *got;
 	size_t size;
@@ -343,7 +343,7 @@ static void put_u64(unsigned char *p, uint64_t v)
 static void test_lost_counting(void **state)
 {
 	unsigned char lost[24], lost_s[16], sample[16];
-	struct evprof_ring_stats st;
+	struct evprof_ring_stats st = {.sz = sizeof(st)};
 	struct evprof_ring *r;
 	const void *got;
 	size_t size;

@@ -452,31 +452,33 @@ struct evprof_session *evprof_recorder__session(struct evprof_recorder *r)
 	return r ? r->session : NULL;
 }
 
-void evprof_recorder__stats(const struct evprof_recorder *r,
-			    struct evprof_recorder_stats *st)
+int evprof_recorder__stats(const struct evprof_recorder *r,
+			   struct evprof_recorder_stats *st)
 {
-	memset(st, 0, sizeof(*st));
+	struct evprof_recorder_stats full;
+
 	if (!r)
-		return;
-	evprof_session__stats(r->session, &st->session);
+		return -EINVAL;
+	memset(&full, 0, sizeof(full)); /* padding too: it is copied out */
 	for (size_t i = 0; i < r->nr_rings; i++) {
-		struct evprof_ring_stats rs;
+		struct evprof_ring_stats rs = {.sz = sizeof(rs)};
 
 		evprof_ring__stats(r->rings[i], &rs);
-		st->ring_lost_events += rs.lost_events;
-		st->ring_lost_records += rs.lost_records;
-		st->ring_lost_samples += rs.lost_samples;
+		full.ring_lost_events += rs.lost_events;
+		full.ring_lost_records += rs.lost_records;
+		full.ring_lost_samples += rs.lost_samples;
 	}
-	st->start_mono_ns = r->start_mono;
-	st->start_wall_ns = r->start_wall;
-	st->stack_size = r->dwarf_stack;
-	st->deferred = r->defer;
+	full.start_mono_ns = r->start_mono;
+	full.start_wall_ns = r->start_wall;
+	full.stack_size = r->dwarf_stack;
+	full.deferred = r->defer;
+	return EVPROF_STATS_COPY(st, &full);
 }
 
 void evprof__recorder_note_session(struct evprof_recorder *r,
 				   struct evprof_profile *p)
 {
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 	char buf[256];
 
 	evprof_session__stats(r->session, &st);
