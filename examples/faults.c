@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 	struct evprof_recorder_target target = {.sz = sizeof(target)};
 	struct evprof_folded_opts fo = {.sz = sizeof(fo),
 					.weight_counter = "page-faults"};
-	struct evprof_recorder_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 	struct evprof_recorder *r;
 	struct evprof_profile *p;
 	char *text = NULL;
@@ -98,10 +98,10 @@ int main(int argc, char **argv)
 	evprof_recorder__stop(r);
 	waitpid(evprof_recorder__pid(r), &status, 0);
 	/* A throttled group stops counting for a while: say so. */
-	evprof_recorder__stats(r, &st);
-	if (st.session.throttled)
+	evprof_session__stats(evprof_recorder__session(r), &st);
+	if (st.throttled)
 		fprintf(stderr, "throttled %llu times: counts are short\n",
-			(unsigned long long)st.session.throttled);
+			(unsigned long long)st.throttled);
 
 	p = evprof_recorder__profile(r, NULL);
 	f = open_memstream(&text, &len);

@@ -415,7 +415,7 @@ static void mismatch(const char *what, unsigned long long got,
 static void check_stats(const struct evprof_session *s, const struct model *m,
 			bool built)
 {
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	if (m->oom)
 		return;

@@ -205,8 +205,8 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "seed_session: %zu bytes, %zu ids\n", out_len, nr_ids);
 	for (size_t i = 0; i < nr_rings; i++)
-		evprof_ring__close(rings[i]);
-	evprof_group_set__close(set);
+		evprof_ring__free(rings[i]);
+	evprof_group_set__free(set);
 	free(out);
 	return 0;
 }

@@ -5,7 +5,21 @@
  * Errors: functions returning int give 0 (or a count) on success and a
  * negative number on failure: either -errno, or -EVPROF_ERR_* for failures
  * that are not errno values. evprof_strerror() names both. Constructors
- * return NULL and set errno (positive). Destructors accept NULL.
+ * return NULL and set errno (positive).
+ *
+ * Destructors: whatever made an object (evprof_<object>__new, __open,
+ * __parse, __load ...), evprof_<object>__free() releases it and everything
+ * it holds (memory, fds, mappings), returns void and accepts NULL. One name
+ * for all, never __close, __delete or __destroy.
+ *
+ * Sized structs: every options struct and every stats struct starts with
+ * size_t sz, which the caller sets to the sizeof() it was compiled with
+ * (struct evprof_x_stats st = {.sz = sizeof(st)}), so a struct can grow
+ * at its end without breaking callers built before. Options: fields past
+ * the caller's sz take their defaults, and bytes past the library's own
+ * size must be zero. Stats: the library writes no byte past the caller's
+ * sz, fills what both sizes cover and sets sz to the bytes it filled. No
+ * stats struct holds another; each object has its own getter.
  *
  * Messages: the library never writes to stderr itself; it hands messages to
  * the print callback (none by default).

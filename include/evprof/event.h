@@ -135,7 +135,7 @@ evprof_group__open(const struct perf_event_attr *attrs, size_t nr, pid_t pid,
 		   int cpu, const struct evprof_group_opts *opts);
 
 /* Closes every member then the leader, and frees g. Accepts NULL. */
-EVPROF_API void evprof_group__close(struct evprof_group *g);
+EVPROF_API void evprof_group__free(struct evprof_group *g);
 
 EVPROF_API size_t evprof_group__nr(const struct evprof_group *g);
 /* fd of member i (0 = leader); owned by g, valid until close. */
@@ -192,7 +192,7 @@ struct evprof_group_set_opts {
 EVPROF_API struct evprof_group_set *
 evprof_group_set__open(const struct perf_event_attr *attrs, size_t nr,
 		       pid_t pid, const struct evprof_group_set_opts *opts);
-EVPROF_API void evprof_group_set__close(struct evprof_group_set *set);
+EVPROF_API void evprof_group_set__free(struct evprof_group_set *set);
 /* Number of groups (CPUs actually opened). */
 EVPROF_API size_t evprof_group_set__nr(const struct evprof_group_set *set);
 /* Group i, owned by the set; and the CPU it was opened on. */

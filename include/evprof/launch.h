@@ -40,12 +40,6 @@ EVPROF_API int evprof_launch__go(struct evprof_launch *l);
  */
 EVPROF_API void evprof_launch__free(struct evprof_launch *l);
 
-/* A CLOEXEC pidfd that polls readable once pid exits, or -errno. */
-EVPROF_API int evprof_pidfd_open(pid_t pid);
-
-/* Shell-style exit status of a wait status: the code, or 128 + signal. */
-EVPROF_API int evprof_exit_code(int status);
-
 #ifdef __cplusplus
 }
 #endif

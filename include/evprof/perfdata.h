@@ -137,8 +137,9 @@ struct evprof_perfdata_stats {
 };
 
 /*
- * Copies what the last import did into *st (up to st->sz bytes). Returns
- * 0, or -EINVAL for a NULL argument or an st->sz below sizeof(size_t).
+ * Copies what the last import did into *st (up to st->sz bytes, set by the
+ * caller) and sets st->sz to the bytes filled. Returns 0, or -EINVAL for a
+ * NULL argument or an st->sz below sizeof(size_t).
  */
 EVPROF_API int evprof_perfdata__stats(const struct evprof_perfdata *pd,
 				      struct evprof_perfdata_stats *st);

@@ -303,6 +303,7 @@ evprof_profile__add_aggregate(struct evprof_profile *p, int thr,
 			      const struct evprof_profile_aggregate *a);
 
 struct evprof_profile_stats {
+	size_t sz;	  /* sizeof(struct evprof_profile_stats) */
 	uint64_t samples; /* add_sample() calls (not weights), all threads */
 	uint32_t processes;
 	uint32_t threads;
@@ -318,9 +319,13 @@ struct evprof_profile_stats {
 	uint64_t spilled_bytes;	 /* bytes of rows in the spill file */
 };
 
-/* Fills *st with the profile's sizes. */
-EVPROF_API void evprof_profile__stats(const struct evprof_profile *p,
-				      struct evprof_profile_stats *st);
+/*
+ * Fills *st with the profile's sizes (up to st->sz bytes, set by the
+ * caller) and sets st->sz to the bytes filled. Returns 0, or -EINVAL for a
+ * NULL argument or an st->sz below sizeof(size_t).
+ */
+EVPROF_API int evprof_profile__stats(const struct evprof_profile *p,
+				     struct evprof_profile_stats *st);
 
 /* ---- reading ------------------------------------------------------------ */
 

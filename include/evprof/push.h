@@ -106,7 +106,10 @@ struct evprof_push_stats {
 	int last_status;   /* last HTTP status; 0: none or network error */
 };
 
-/* Fills *st (st->sz set by the caller). Returns 0 or -EINVAL. */
+/*
+ * Fills *st (up to st->sz bytes, set by the caller) and sets st->sz to the
+ * bytes filled. Returns 0 or -EINVAL.
+ */
 EVPROF_API int evprof_pusher__stats(struct evprof_pusher *pu,
 				    struct evprof_push_stats *st);
 

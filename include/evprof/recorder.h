@@ -282,8 +282,12 @@ EVPROF_API bool evprof_recorder__per_cpu(const struct evprof_recorder *r);
 EVPROF_API struct evprof_session *
 evprof_recorder__session(struct evprof_recorder *r);
 
+/*
+ * What the recorder itself did; the counters of the session it feeds are
+ * evprof_session__stats(evprof_recorder__session(r), ...).
+ */
 struct evprof_recorder_stats {
-	struct evprof_session_stats session;
+	size_t sz;		    /* sizeof(struct evprof_recorder_stats) */
 	uint64_t ring_lost_events;  /* events the rings lost (LOST records) */
 	uint64_t ring_lost_records; /* LOST records */
 	uint64_t ring_lost_samples; /* PERF_RECORD_LOST_SAMPLES counts */
@@ -293,9 +297,13 @@ struct evprof_recorder_stats {
 	bool deferred;		    /* deferred user callchains in use */
 };
 
-/* Fills *st. */
-EVPROF_API void evprof_recorder__stats(const struct evprof_recorder *r,
-				       struct evprof_recorder_stats *st);
+/*
+ * Fills *st (up to st->sz bytes, set by the caller) and sets st->sz to the
+ * bytes filled. Returns 0, or -EINVAL for a NULL argument or an st->sz
+ * below sizeof(size_t).
+ */
+EVPROF_API int evprof_recorder__stats(const struct evprof_recorder *r,
+				      struct evprof_recorder_stats *st);
 
 /*
  * Builds the profile of everything recorded so far: counters named after

@@ -20,6 +20,7 @@ extern "C" {
 struct evprof_ring;
 
 struct evprof_ring_stats {
+	size_t sz;	       /* sizeof(struct evprof_ring_stats) */
 	uint64_t records;      /* records handed out */
 	uint64_t lost_events;  /* sum of PERF_RECORD_LOST.lost */
 	uint64_t lost_records; /* number of PERF_RECORD_LOST records */
@@ -35,7 +36,7 @@ struct evprof_ring_stats {
 EVPROF_API struct evprof_ring *evprof_ring__open(int fd, size_t data_pages);
 
 /* Unmaps and frees. Does not close fd. Accepts NULL. */
-EVPROF_API void evprof_ring__close(struct evprof_ring *ring);
+EVPROF_API void evprof_ring__free(struct evprof_ring *ring);
 
 /*
  * Sends fd's records into ring's buffer (PERF_EVENT_IOC_SET_OUTPUT); both
@@ -51,7 +52,7 @@ EVPROF_API int evprof_ring__fd(const struct evprof_ring *ring);
  * header.size. *rec points into the mapping, or, for a record that wraps
  * around the end of the buffer, into a copy the ring owns; either way the
  * bytes stay valid until the next call of evprof_ring__next() or
- * evprof_ring__close() on this ring, and no longer: copy what must live on.
+ * evprof_ring__free() on this ring, and no longer: copy what must live on.
  *
  * Each call first gives the space of the record handed out by the previous
  * call back to the kernel (data_tail), so a reader slower than the sampler
@@ -65,8 +66,13 @@ EVPROF_API int evprof_ring__next(struct evprof_ring *ring, const void **rec,
 /* Bytes written by the kernel and not yet read. */
 EVPROF_API uint64_t evprof_ring__pending(const struct evprof_ring *ring);
 
-EVPROF_API void evprof_ring__stats(const struct evprof_ring *ring,
-				   struct evprof_ring_stats *stats);
+/*
+ * Copies the counters into *st (up to st->sz bytes, set by the caller) and
+ * sets st->sz to the bytes filled. Returns 0, or -EINVAL for a NULL
+ * argument or an st->sz below sizeof(size_t).
+ */
+EVPROF_API int evprof_ring__stats(const struct evprof_ring *ring,
+				  struct evprof_ring_stats *st);
 
 #ifdef __cplusplus
 }

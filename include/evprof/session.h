@@ -166,6 +166,7 @@ EVPROF_API int evprof_session__feed(struct evprof_session *s, const void *rec,
 				    size_t size);
 
 struct evprof_session_stats {
+	size_t sz; /* sizeof(struct evprof_session_stats) */
 	uint64_t records;
 	uint64_t samples;	   /* kept */
 	uint64_t samples_filtered; /* outside the process tree, or idle */
@@ -232,13 +233,15 @@ struct evprof_session_stats {
 EVPROF_API void evprof_session__end(struct evprof_session *s, uint64_t time_ns);
 
 /*
- * Fills *st. Which samples the process tree keeps is decided at build
+ * Fills *st (up to st->sz bytes, set by the caller) and sets st->sz to the
+ * bytes filled. Returns 0, or -EINVAL for a NULL argument or an st->sz
+ * below sizeof(size_t). Which samples the process tree keeps is decided at build
  * (records of different rings arrive out of order): before the first
  * build, samples counts every stored sample and samples_filtered only idle
  * ones, processes and threads are 0.
  */
-EVPROF_API void evprof_session__stats(const struct evprof_session *s,
-				      struct evprof_session_stats *st);
+EVPROF_API int evprof_session__stats(const struct evprof_session *s,
+				     struct evprof_session_stats *st);
 
 /*
  * Total delta of counter c (EVPROF_SESSION_CPU_TIME for CPU time,

@@ -217,8 +217,9 @@ struct evprof_symbolizer_stats {
 };
 
 /*
- * Copies the counters into *st (up to st->sz bytes). Returns 0, -EINVAL
- * for a NULL argument or an st->sz smaller than sizeof(size_t).
+ * Copies the counters into *st (up to st->sz bytes, set by the caller) and
+ * sets st->sz to the bytes filled. Returns 0, -EINVAL for a NULL argument
+ * or an st->sz smaller than sizeof(size_t).
  */
 EVPROF_API int evprof_symbolizer__stats(const struct evprof_symbolizer *s,
 					struct evprof_symbolizer_stats *st);

@@ -62,6 +62,12 @@ int out_write(const struct evprof_profile *p, const char *path,
  */
 int cli_parse_pids(const char *list, pid_t **pids);
 
+/* A CLOEXEC pidfd that polls readable once pid exits, or -errno. */
+int cli_pidfd_open(pid_t pid);
+
+/* Shell-style exit status of a wait status: the code, or 128 + signal. */
+int cli_exit_code(int status);
+
 /*
  * Checks before recording that path can be written: an existing non-regular
  * file (a device, a pipe) opens for writing; else the file, if it exists, is

@@ -38,7 +38,7 @@ static const char *ext_of(enum out_format f)
 
 int cont_init(struct cont *c, struct evprof_recorder *r)
 {
-	struct evprof_recorder_stats st;
+	struct evprof_recorder_stats st = {.sz = sizeof(st)};
 
 	if (c->dir && mkdir(c->dir, 0777) && errno != EEXIST) {
 		cli_err("cannot make %s: %s", c->dir, strerror(errno));

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* -p PID[,PID...] of record and stat. */
+/* The processes of record and stat: -p PID[,PID...], pidfds, exit codes. */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -45,4 +48,21 @@ fail:
 	free(*pids);
 	*pids = NULL;
 	return -1;
+}
+
+int cli_pidfd_open(pid_t pid)
+{
+	/* pidfds are always close-on-exec (Linux 5.3). */
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int cli_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
 }

@@ -181,66 +181,65 @@ static int record_loop(struct evprof_recorder *r, double duration,
 
 static void summary(struct evprof_recorder *r, const char *path)
 {
-	struct evprof_recorder_stats st;
+	struct evprof_recorder_stats st = {.sz = sizeof(st)};
+	struct evprof_session_stats ss = {.sz = sizeof(ss)};
 	double secs;
 
 	evprof_recorder__stats(r, &st);
+	evprof_session__stats(evprof_recorder__session(r), &ss);
 	secs = (double)(cli_now_ns() - st.start_mono_ns) / 1e9;
 	fprintf(stderr,
 		"evprof: %llu samples of %s, %u threads in %u processes, "
 		"%.3f s; lost %llu records (%llu LOST records), %llu samples; "
 		"wrote %s\n",
-		(unsigned long long)st.session.samples,
-		evprof_recorder__event(r, 0), st.session.threads,
-		st.session.processes, secs,
+		(unsigned long long)ss.samples, evprof_recorder__event(r, 0),
+		ss.threads, ss.processes, secs,
 		(unsigned long long)st.ring_lost_events,
 		(unsigned long long)st.ring_lost_records,
 		(unsigned long long)st.ring_lost_samples, path);
-	if (st.session.stacks_cut) {
-		double share = st.session.samples
-				   ? 100.0 * (double)st.session.stacks_cut /
-					 (double)st.session.samples
-				   : 0;
+	if (ss.stacks_cut) {
+		double share = ss.samples ? 100.0 * (double)ss.stacks_cut /
+						(double)ss.samples
+					  : 0;
 
 		fprintf(stderr,
 			"evprof: %llu samples (%.1f%%) had their frame-pointer "
 			"user stack cut where it left code%s\n",
-			(unsigned long long)st.session.stacks_cut, share,
+			(unsigned long long)ss.stacks_cut, share,
 			share >= 10 ? "; code built without frame pointers "
 				      "unwinds with -g dwarf"
 				    : "");
 	}
-	if (st.session.offcpu_voluntary || st.session.offcpu_preempted ||
-	    st.session.offcpu_unmatched || st.session.offcpu_unstarted)
+	if (ss.offcpu_voluntary || ss.offcpu_preempted || ss.offcpu_unmatched ||
+	    ss.offcpu_unstarted)
 		fprintf(stderr,
 			"evprof: off-CPU: %llu voluntary and %llu preempted "
 			"intervals; %llu lost their end, %llu their start "
 			"(a lost or throttled switch sample)\n",
-			(unsigned long long)st.session.offcpu_voluntary,
-			(unsigned long long)st.session.offcpu_preempted,
-			(unsigned long long)st.session.offcpu_unmatched,
-			(unsigned long long)st.session.offcpu_unstarted);
-	if (st.session.throttled)
+			(unsigned long long)ss.offcpu_voluntary,
+			(unsigned long long)ss.offcpu_preempted,
+			(unsigned long long)ss.offcpu_unmatched,
+			(unsigned long long)ss.offcpu_unstarted);
+	if (ss.throttled)
 		fprintf(stderr,
 			"evprof: the kernel throttled sampling %llu times "
 			"(past kernel.perf_event_max_sample_rate / HZ "
 			"interrupts in a tick); the counters of a throttled "
 			"group miss what happened until its next tick\n",
-			(unsigned long long)st.session.throttled);
+			(unsigned long long)ss.throttled);
 	if (st.stack_size)
 		fprintf(stderr,
 			"evprof: call graph dwarf: %llu stacks unwound, %llu "
 			"truncated at %u bytes, %llu copies dropped\n",
-			(unsigned long long)st.session.stacks_unwound,
-			(unsigned long long)st.session.stacks_truncated,
-			st.stack_size,
-			(unsigned long long)st.session.stacks_dropped);
+			(unsigned long long)ss.stacks_unwound,
+			(unsigned long long)ss.stacks_truncated, st.stack_size,
+			(unsigned long long)ss.stacks_dropped);
 	else if (st.deferred)
 		fprintf(stderr,
 			"evprof: call graph fp, deferred user part: %llu "
 			"deferred samples, %llu left unstitched\n",
-			(unsigned long long)st.session.deferred_samples,
-			(unsigned long long)st.session.deferred_unstitched);
+			(unsigned long long)ss.deferred_samples,
+			(unsigned long long)ss.deferred_unstitched);
 }
 
 /* True when name is one of p's weight types (ns, e.g. "off-cpu"). */
@@ -541,7 +540,7 @@ int cmd_record(int argc, char **argv)
 		if (cont_init(&cont, r))
 			goto out;
 		status = record_loop(r, duration, cont_tick, &cont);
-		ret = argc ? evprof_exit_code(status) : 0;
+		ret = argc ? cli_exit_code(status) : 0;
 		if (cont_finish(&cont))
 			ret = ret ? ret : 1;
 		/* Lost records and samples are said for windows too. */
@@ -550,7 +549,7 @@ int cmd_record(int argc, char **argv)
 	}
 	status = record_loop(r, duration, NULL, NULL);
 	clock_gettime(CLOCK_REALTIME, &t1);
-	ret = argc ? evprof_exit_code(status) : 0;
+	ret = argc ? cli_exit_code(status) : 0;
 
 	prof = evprof_recorder__profile(r, NULL);
 	if (!prof) {

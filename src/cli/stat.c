@@ -294,7 +294,7 @@ static void close_all(struct stat *st)
 {
 	for (size_t gi = 0; st->grp && gi < st->nr_grp; gi++) {
 		for (size_t ii = 0; ii < st->ninst; ii++)
-			evprof_group__close(st->grp[gi].inst[ii]);
+			evprof_group__free(st->grp[gi].inst[ii]);
 		free(st->grp[gi].inst);
 		free(st->grp[gi].member);
 	}
@@ -722,11 +722,11 @@ static int wait_targets(struct stat *st, const pid_t *pids, size_t nr_pids,
 	uint64_t next = t0 + (uint64_t)interval_ms * 1000000ull;
 
 	if (st->launched) {
-		pfd[nfd].fd = evprof_pidfd_open(st->child);
+		pfd[nfd].fd = cli_pidfd_open(st->child);
 		pfd[nfd++].events = POLLIN;
 	}
 	for (size_t i = 0; i < nr_pids && nfd < 64; i++) {
-		pfd[nfd].fd = evprof_pidfd_open(pids[i]);
+		pfd[nfd].fd = cli_pidfd_open(pids[i]);
 		pfd[nfd++].events = POLLIN;
 	}
 	/* A process already gone reads as exited: fd -1. */
@@ -939,7 +939,7 @@ int cmd_stat(int argc, char **argv)
 			      interval_ms, t0);
 	getrusage(RUSAGE_CHILDREN, &ru);
 	print_final(&st, (double)(cli_now_ns() - t0), st.launched ? &ru : NULL);
-	ret = st.launched ? evprof_exit_code(status) : 0;
+	ret = st.launched ? cli_exit_code(status) : 0;
 	goto out;
 
 out:

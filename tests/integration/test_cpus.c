@@ -239,7 +239,7 @@ static void test_set_opens(void **state)
 				    evprof_group_set__cpu(set, (size_t)k),
 				    want[k]);
 		}
-		evprof_group_set__close(set);
+		evprof_group_set__free(set);
 		assert_int_equal(count_fds(), before);
 		free(want);
 	}

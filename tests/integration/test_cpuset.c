@@ -130,8 +130,8 @@ static void test_set_counts(void **state)
 	after = faults(set, &counted);
 	assert_true(counted);
 	assert_true(after - before >= 1000 && after - before <= 1000 + SLACK);
-	evprof_group_set__close(set);
-	evprof_group_set__close(NULL);
+	evprof_group_set__free(set);
+	evprof_group_set__free(NULL);
 	free(cpus);
 }
 
@@ -161,7 +161,7 @@ static void test_deferred_enable(void **state)
 	assert_true(v >= 700 && v <= 700 + SLACK);
 	touch_pages(300);
 	assert_int_equal(faults(set, &counted), v);
-	evprof_group_set__close(set);
+	evprof_group_set__free(set);
 }
 
 static void test_rollback(void **state)
@@ -233,7 +233,7 @@ static void test_per_cpu_attrs(void **state)
 	assert_int_equal(p.nr, n);
 	assert_memory_equal(p.seen, cpus, (size_t)n * sizeof(int));
 	assert_int_equal(evprof_group_set__nr(set), n);
-	evprof_group_set__close(set);
+	evprof_group_set__free(set);
 	assert_memory_equal(a, orig, sizeof(a));
 
 	/* Broken on the last CPU: fails there, everything closed. */

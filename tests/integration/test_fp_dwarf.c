@@ -119,8 +119,8 @@ static int record(char *const argv[], struct recs *out, uint64_t *fmt_type)
 		usleep(10000);
 	}
 	for (size_t i = 0; i < nr; i++)
-		evprof_ring__close(rings[i]);
-	evprof_group_set__close(set);
+		evprof_ring__free(rings[i]);
+	evprof_group_set__free(set);
 	evprof_launch__free(l);
 	*fmt_type = a.sample_type;
 	return 0;
@@ -221,7 +221,7 @@ static void check(const char *what, char *const argv[], const char *own)
 	struct recs all = {0}, fp = {0};
 	struct evprof_symbolizer *sym = evprof_symbolizer__new(NULL);
 	struct evprof_profile *pd, *pf;
-	struct evprof_profile_stats st;
+	struct evprof_profile_stats st = {.sz = sizeof(st)};
 	static struct evprof_profile_frame ff[MAX_FRAMES], fd[MAX_FRAMES];
 	uint64_t own_seen = 0, own_lost = 0, type = 0, kept = 0, found = 0,
 		 frames = 0, bare = 0, rows = 0, dwarf = 0;

@@ -111,7 +111,7 @@ static void test_page_faults_by_id(void **state)
 	/* Software events are never multiplexed. */
 	assert_true(s1.time_enabled > 0);
 	assert_int_equal(s1.time_enabled, s1.time_running);
-	evprof_group__close(g);
+	evprof_group__free(g);
 }
 
 static void test_enable_disable_reset(void **state)
@@ -156,7 +156,7 @@ static void test_enable_disable_reset(void **state)
 	assert_int_equal(evprof_group__read(g, 1, &s), 0);
 	v = value_of(&s, pf_id);
 	assert_true(v >= 150 && v <= 150 + SLACK);
-	evprof_group__close(g);
+	evprof_group__free(g);
 
 	/* A member the caller opened disabled counts once enabled too. */
 	three(a, true);
@@ -168,7 +168,7 @@ static void test_enable_disable_reset(void **state)
 	assert_int_equal(evprof_group__read(g, 1, &s), 0);
 	v = value_of(&s, evprof_group__id(g, 1));
 	assert_true(v >= 200 && v <= 200 + SLACK);
-	evprof_group__close(g);
+	evprof_group__free(g);
 }
 
 static void test_failed_member_closes_all(void **state)
@@ -253,8 +253,8 @@ static void test_read_format(void **state)
 	assert_int_equal(s.read_format, rf);
 	assert_int_equal(evprof_group__read(g, 3, &s), -EINVAL);
 	assert_int_equal(evprof_group__fd(g, 3), -1);
-	evprof_group__close(g);
-	evprof_group__close(NULL);
+	evprof_group__free(g);
+	evprof_group__free(NULL);
 }
 
 static void test_attr_set_bit(void **state)

@@ -101,7 +101,7 @@ static void test_slow_reader_keeps_samples(void **state)
 {
 	struct perf_event_mmap_page *pg;
 	struct perf_event_attr attr;
-	struct evprof_ring_stats st;
+	struct evprof_ring_stats st = {.sz = sizeof(st)};
 	struct evprof_ring *ring;
 	uint64_t bytes_before = 0, samples = 0, taken, count = 0;
 	uint64_t tail_wrong = 0, held_nonempty = 0, end;
@@ -199,7 +199,7 @@ static void test_slow_reader_keeps_samples(void **state)
 	assert_true(st.lost_events * 10 <= taken);
 	assert_true(samples * 10 >= taken * 8);
 	munmap(pg, map_len);
-	evprof_ring__close(ring);
+	evprof_ring__free(ring);
 	close(fd);
 }
 

@@ -284,7 +284,7 @@ static void test_inherit_sample_read(void **state)
 	struct perf_event_attr a[3];
 	struct evprof_group_set *set;
 	int go[2], rp[2], cpus[NWORKERS + 1], ncpus, status;
-	struct evprof_ring_stats st;
+	struct evprof_ring_stats st = {.sz = sizeof(st)};
 
 	(void)state;
 	if (!evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes) {
@@ -406,10 +406,10 @@ static void test_inherit_sample_read(void **state)
 			      (unsigned long long)st.lost_events,
 			      (unsigned long long)st.malformed);
 		assert_int_equal(st.malformed, 0);
-		evprof_ring__close(cpu_st[c].ring);
+		evprof_ring__free(cpu_st[c].ring);
 	}
 	free(cpu_st);
-	evprof_group_set__close(set);
+	evprof_group_set__free(set);
 }
 
 int main(int argc, char **argv)

@@ -401,7 +401,7 @@ static void assert_folded(const char *path, int counter)
 static void test_interning(void **state)
 {
 	struct evprof_profile *p = build_profile();
-	struct evprof_profile_stats st;
+	struct evprof_profile_stats st = {.sz = sizeof(st)};
 	struct evprof_profile_frame f = frame_tab[F_COMPUTE];
 	struct evprof_profile_lib lib = {.path = "/usr/bin/app",
 					 .build_id = app_build_id,

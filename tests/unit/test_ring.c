@@ -101,7 +101,7 @@ static void test_wrapped_record(void **state)
 
 	assert_int_equal(evprof_ring__next(r, &got, &size), 0);
 	assert_int_equal(page.data_tail, 2 * DATA_SIZE + 48);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 static void test_header_wraps(void **state)
@@ -122,13 +122,13 @@ static void test_header_wraps(void **state)
 	assert_memory_equal(got, rec, sizeof(rec));
 	assert_ptr_equal(got, data);
 	assert_int_equal(evprof_ring__next(r, &got, &size), 0);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 static void test_many_records(void **state)
 {
 	unsigned char rec[64];
-	struct evprof_ring_stats st;
+	struct evprof_ring_stats st = {.sz = sizeof(st)};
 	struct evprof_ring *r;
 	uint64_t pos = 40; /* not at a power-of-two boundary */
 	unsigned int n = 0;
@@ -178,13 +178,13 @@ static void test_many_records(void **state)
 	assert_int_equal(st.records, n);
 	assert_true(n >= 100);
 	assert_int_equal(st.malformed, 0);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 static void test_malformed_size(void **state)
 {
 	unsigned char good[16], bad[16];
-	struct evprof_ring_stats st;
+	struct evprof_ring_stats st = {.sz = sizeof(st)};
 	struct evprof_ring *r;
 	const void *got;
 	size_t size;
@@ -238,7 +238,7 @@ static void test_malformed_size(void **state)
 	evprof_ring__stats(r, &st);
 	assert_int_equal(st.malformed, 5);
 	assert_int_equal(st.records, 2);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 /*
@@ -293,7 +293,7 @@ static void test_tail_advances_mid_batch(void **state)
 	page.data_tail = 12345;
 	assert_int_equal(evprof_ring__next(r, &got, &size), 0);
 	assert_int_equal(page.data_tail, 12345);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 static void test_wrapped_record_valid_until_next_call(void **state)
@@ -332,7 +332,7 @@ static void test_wrapped_record_valid_until_next_call(void **state)
 	assert_int_equal(data[DATA_SIZE - 16], 0xa5);
 	assert_int_equal(evprof_ring__next(r, &got, &size), 0);
 	assert_int_equal(page.data_tail, 2 * DATA_SIZE + 48);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 static void put_u64(unsigned char *p, uint64_t v)
@@ -343,7 +343,7 @@ static void put_u64(unsigned char *p, uint64_t v)
 static void test_lost_counting(void **state)
 {
 	unsigned char lost[24], lost_s[16], sample[16];
-	struct evprof_ring_stats st;
+	struct evprof_ring_stats st = {.sz = sizeof(st)};
 	struct evprof_ring *r;
 	const void *got;
 	size_t size;
@@ -377,7 +377,7 @@ static void test_lost_counting(void **state)
 	assert_int_equal(st.lost_events, 12);
 	assert_int_equal(st.lost_samples, 3);
 	assert_int_equal(st.malformed, 0);
-	evprof_ring__close(r);
+	evprof_ring__free(r);
 }
 
 static void test_bad_sizes_rejected(void **state)
@@ -399,7 +399,7 @@ static void test_bad_sizes_rejected(void **state)
 	errno = 0;
 	assert_null(evprof_ring__open(0, 3));
 	assert_int_equal(errno, EINVAL);
-	evprof_ring__close(NULL);
+	evprof_ring__free(NULL);
 }
 
 int main(int argc, char **argv)

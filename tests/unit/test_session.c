@@ -217,7 +217,7 @@ static void test_new_rejects(void **state)
 static void test_deltas_two_threads(void **state)
 {
 	struct evprof_session *s = new_session(NULL, 0);
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
 	/* k=0: T101 on CPU0, first sample: full values. */
@@ -309,7 +309,7 @@ static void test_deltas_two_threads(void **state)
 static void test_counter_reset(void **state)
 {
 	struct evprof_session *s = new_session(NULL, 0);
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
 	assert_int_equal(feed_sample(s, 100, 101, 10,
@@ -369,7 +369,7 @@ static void test_process_tree(void **state)
 	const pid_t root = 100;
 	struct evprof_session *s = new_session(&root, 1);
 	struct evprof_profile *p = evprof_profile__new(NULL);
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 	const struct val v[] = {{L0, 1}};
 	char *text;
 
@@ -428,7 +428,7 @@ static void test_names_exec(void **state)
 {
 	struct evprof_session *s = new_session(NULL, 0);
 	struct evprof_profile *p = evprof_profile__new(NULL);
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 	const struct val v[] = {{L0, 1}};
 
 	(void)state;
@@ -461,7 +461,7 @@ static void test_names_exec(void **state)
 static void test_accounting(void **state)
 {
 	struct evprof_session *s = new_session(NULL, 0);
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 	struct rb b;
 
 	(void)state;
@@ -533,7 +533,7 @@ static void test_exclude_idle(void **state)
 	    .exclude_idle = true,
 	};
 	struct evprof_session *s = evprof_session__new(&o);
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
 	assert_non_null(s);
@@ -582,7 +582,7 @@ static void test_per_cpu_cuts(void **state)
 	};
 	struct evprof_session *s = evprof_session__new(&o);
 	struct evprof_profile *p = evprof_profile__new(NULL);
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
 	assert_non_null(s);
@@ -664,7 +664,7 @@ static void test_per_cpu_backwards(void **state)
 	};
 	struct evprof_session *s = evprof_session__new(&o);
 	struct evprof_profile *p = evprof_profile__new(NULL);
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
 	assert_non_null(s);
@@ -833,7 +833,7 @@ static void test_foreign_identifier(void **state)
 	};
 	struct evprof_session *s = evprof_session__new(&o);
 	struct evprof_profile *p = evprof_profile__new(NULL);
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
 	assert_non_null(s);
@@ -907,7 +907,7 @@ static void test_build_symbols(void **state)
 	struct evprof_profile *p = evprof_profile__new(NULL);
 	uint32_t me = (uint32_t)getpid();
 	char comm[64], expect[512], *text;
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 	FILE *f;
 	int fd;
 
@@ -1144,7 +1144,7 @@ static void test_offcpu(void **state)
 	struct evprof_profile *p = evprof_profile__new(NULL);
 	struct offcpu_sums sums = {.w_off = -1};
 	struct evprof_profile_thread_info ti;
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 	int thr[4];
 
 	(void)state;
@@ -1230,7 +1230,7 @@ static void test_offcpu_unstarted(void **state)
 	};
 	struct evprof_session *s = evprof_session__new(&o);
 	struct evprof_profile *p = evprof_profile__new(NULL);
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
 	assert_non_null(s);
@@ -1406,7 +1406,8 @@ static void test_build_parts(void **state)
 	struct evprof_profile *pw = evprof_profile__new(NULL),
 			      *ps = evprof_profile__new(NULL), *w;
 	struct tid_sums sw, sp, ss;
-	struct evprof_session_stats a, b;
+	struct evprof_session_stats a = {.sz = sizeof(a)},
+				    b = {.sz = sizeof(b)};
 
 	(void)state;
 	memset(&sw, 0, sizeof(sw));
@@ -1556,7 +1557,8 @@ static void test_build_behind(void **state)
 			      *behind = new_session((pid_t[]){100}, 1);
 	struct evprof_profile *pw = evprof_profile__new(NULL),
 			      *pb = evprof_profile__new(NULL);
-	struct evprof_session_stats a, b;
+	struct evprof_session_stats a = {.sz = sizeof(a)},
+				    b = {.sz = sizeof(b)};
 	uint64_t cum[4][4] = {{0}};
 	const uint64_t n = 300000, part = 2000;
 	char name[32], *fa, *fb;

@@ -99,7 +99,7 @@ static int sum_entry(const struct evprof_profile_entry *e, void *ctx)
 /* Sums of the profile thread whose tid is tid. */
 static struct sums thread_sums(const struct evprof_profile *p, int tid)
 {
-	struct evprof_profile_stats st;
+	struct evprof_profile_stats st = {.sz = sizeof(st)};
 	struct sums t = {.thr = -1};
 
 	evprof_profile__stats(p, &st);
@@ -141,7 +141,7 @@ static void test_aggregates(void **state)
 	struct evprof_session *s = new_session(&root, 1);
 	struct evprof_profile_opts po = {.sz = sizeof(po)};
 	struct evprof_profile *p = evprof_profile__new(&po);
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 	struct sums w, m, out;
 	uint64_t weight;
 

@@ -503,7 +503,8 @@ static void run(bool per_cpu, bool one)
 	uint64_t end =
 	    ((NR_TASKS + 2) * SPACING / PART_NS + 1) * PART_NS + TAIL_NS;
 	uint64_t from = 0;
-	struct evprof_session_stats a, b;
+	struct evprof_session_stats a = {.sz = sizeof(a)},
+				    b = {.sz = sizeof(b)};
 
 	assert_non_null(tr);
 	assert_non_null(sw);

@@ -159,7 +159,7 @@ static void has_line(const char *text, const char *line)
 static void stats(struct evprof_session *s, uint64_t deferred,
 		  uint64_t unstitched)
 {
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	evprof_session__stats(s, &st);
 	assert_int_equal(st.deferred_samples, deferred);
@@ -355,7 +355,7 @@ static void test_stack_copies_capped(void **state)
 		    .sample_id_all = true},
 	    .max_stack_bytes = 25 * 8,
 	};
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 	struct evprof_session *s;
 	const char *t;
 

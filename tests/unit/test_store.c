@@ -227,7 +227,7 @@ static void check_store(const struct fixture *f,
 {
 	struct check c = {
 	    .f = f, .truth = truth, .weights = weights, .has = true};
-	struct evprof_profile_stats st;
+	struct evprof_profile_stats st = {.sz = sizeof(st)};
 
 	assert_int_equal(
 	    evprof_profile__for_each_entry(f->p, -1, check_entry, &c), 0);
@@ -341,7 +341,7 @@ static int cmp_row(const void *a, const void *b)
 /* Each thread's timeline comes back in stable time order, spilled or not. */
 static void check_timeline(const struct fixture *f, bool spill)
 {
-	struct evprof_profile_stats st;
+	struct evprof_profile_stats st = {.sz = sizeof(st)};
 	int t;
 
 	evprof_profile__stats(f->p, &st);
@@ -516,7 +516,7 @@ static void test_no_timeline_firefox(void **state)
 static void test_no_timeline_memory(void **state)
 {
 	struct evprof_profile_opts o = {.sz = sizeof(o), .no_timeline = true};
-	struct evprof_profile_stats st;
+	struct evprof_profile_stats st = {.sz = sizeof(st)};
 	struct evprof_profile *p;
 	struct mallinfo2 before, after;
 	int stacks[100], thr, lib, i;

@@ -276,6 +276,24 @@ bool evprof__opts_valid(const void *opts, size_t known_sz, size_t user_sz,
 	return true;
 }
 
+int evprof__stats_copy(void *dst, const void *full, size_t known_sz)
+{
+	size_t sz;
+
+	if (!dst)
+		return -EINVAL;
+	/* Read and written as bytes: dst may be shorter than our struct. */
+	memcpy(&sz, dst, sizeof(sz));
+	if (sz < sizeof(sz))
+		return -EINVAL;
+	if (sz > known_sz)
+		sz = known_sz;
+	memcpy((char *)dst + sizeof(sz), (const char *)full + sizeof(sz),
+	       sz - sizeof(sz));
+	memcpy(dst, &sz, sizeof(sz));
+	return 0;
+}
+
 int evprof__vec_grow(void **p, size_t *cap, size_t elem_sz, size_t need,
 		     size_t max)
 {

@@ -140,6 +140,23 @@ EVPROF_HIDDEN bool evprof__opts_valid(const void *opts, size_t known_sz,
 #define EVPROF_OPTS_GET(opts, f, def)                                          \
 	(EVPROF_OPTS_HAS(opts, f) ? (opts)->f : (def))
 
+/* ---- sized stats structs ------------------------------------------------ */
+
+/*
+ * Every public stats struct starts with size_t sz as well, set by the
+ * caller to its sizeof(struct ...). The getter fills a whole struct of its
+ * own (full, known_sz bytes; its sz is ignored) and hands it to
+ * evprof__stats_copy(), which copies into dst the fields both sizes cover,
+ * writes no byte past dst's sz (an older caller's struct ends there), and
+ * sets dst's sz to the bytes filled: less than the caller's when the caller
+ * knows fields this library does not (those bytes are left alone). Returns
+ * 0, or -EINVAL when dst is NULL or its sz does not cover sz itself.
+ */
+EVPROF_HIDDEN int evprof__stats_copy(void *dst, const void *full,
+				     size_t known_sz);
+#define EVPROF_STATS_COPY(dst, full)                                           \
+	evprof__stats_copy((dst), (full), sizeof(*(full)))
+
 /* ---- growable array ----------------------------------------------------- */
 
 /*

@@ -108,7 +108,7 @@ static void set_close(struct evprof_group_set *set)
 	/* Reverse order of opening, as every other cleanup path. */
 	while (set->nr > 0) {
 		set->nr--;
-		evprof_group__close(set->e[set->nr].g);
+		evprof_group__free(set->e[set->nr].g);
 	}
 	free(set);
 }
@@ -217,7 +217,7 @@ fail_errno:
 	return NULL;
 }
 
-void evprof_group_set__close(struct evprof_group_set *set)
+void evprof_group_set__free(struct evprof_group_set *set)
 {
 	if (set)
 		set_close(set);

@@ -99,7 +99,7 @@ static bool opens_alone(const struct perf_event_attr *from)
 
 	trial_attr(&a, from, true);
 	g = evprof_group__open(&a, 1, 0, -1, NULL);
-	evprof_group__close(g);
+	evprof_group__free(g);
 	return g != NULL;
 }
 
@@ -141,7 +141,7 @@ static enum evprof_trial trial_here(const struct perf_event_attr *attrs,
 		work();
 		rc = evprof_group__read(g, 0, &snap);
 	}
-	evprof_group__close(g);
+	evprof_group__free(g);
 	if (rc < 0 && rc != -EVPROF_ERR_TRUNCATED)
 		*err = -rc;
 	return evprof__pmu_trial_verdict(rc, &snap, hybrid);

@@ -11,6 +11,8 @@
 
 #include <evprof/launch.h>
 
+#include "launch.h"
+
 struct evprof_launch {
 	pid_t pid;
 	int go_fd;  /* write end: one byte releases the child */
@@ -115,19 +117,10 @@ void evprof_launch__free(struct evprof_launch *l)
 	free(l);
 }
 
-int evprof_pidfd_open(pid_t pid)
+int evprof__pidfd_open(pid_t pid)
 {
 	/* pidfds are always close-on-exec (Linux 5.3). */
 	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
 
 	return fd < 0 ? -errno : fd;
-}
-
-int evprof_exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 1;
 }

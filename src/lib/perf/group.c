@@ -149,7 +149,7 @@ struct evprof_group *evprof_group__open(const struct perf_event_attr *attrs,
 				  EVPROF_OPTS_GET(opts, failed_member, NULL));
 }
 
-void evprof_group__close(struct evprof_group *g)
+void evprof_group__free(struct evprof_group *g)
 {
 	if (!g)
 		return;

@@ -148,7 +148,7 @@ struct evprof_ring *evprof_ring__open(int fd, size_t data_pages)
 	return r;
 }
 
-void evprof_ring__close(struct evprof_ring *ring)
+void evprof_ring__free(struct evprof_ring *ring)
 {
 	if (!ring)
 		return;
@@ -275,10 +275,10 @@ uint64_t evprof_ring__pending(const struct evprof_ring *ring)
 	return ring_read_head(ring->pg) - ring->tail;
 }
 
-void evprof_ring__stats(const struct evprof_ring *ring,
-			struct evprof_ring_stats *stats)
+int evprof_ring__stats(const struct evprof_ring *ring,
+		       struct evprof_ring_stats *st)
 {
-	if (!ring || !stats)
-		return;
-	*stats = ring->stats;
+	if (!ring)
+		return -EINVAL;
+	return EVPROF_STATS_COPY(st, &ring->stats);
 }

@@ -20,7 +20,7 @@
  * A ring over memory the caller owns: pg plays the control page (only
  * data_head and data_tail are used) and data the data area of data_size
  * bytes (a power of two, at least 8). The ring reads and writes them
- * exactly as it does a kernel mapping; evprof_ring__close() frees the
+ * exactly as it does a kernel mapping; evprof_ring__free() frees the
  * ring but not the memory. Returns NULL + errno (EINVAL for a bad size).
  */
 EVPROF_HIDDEN struct evprof_ring *

@@ -255,7 +255,7 @@ void evprof__pd_notes(const struct evprof_perfdata *pd,
 void evprof__pd_notes_stacks(const struct evprof_perfdata *pd,
 			     struct evprof_profile *p)
 {
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	evprof_session__stats(pd->s, &st);
 	if (pd->x->out.sample_type & PERF_SAMPLE_STACK_USER)

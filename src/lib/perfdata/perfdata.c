@@ -166,16 +166,9 @@ const char *evprof_perfdata__error(const struct evprof_perfdata *pd)
 int evprof_perfdata__stats(const struct evprof_perfdata *pd,
 			   struct evprof_perfdata_stats *st)
 {
-	if (!pd || !st || st->sz < sizeof(size_t))
+	if (!pd)
 		return -EINVAL;
-	{
-		size_t sz = st->sz < sizeof(*st) ? st->sz : sizeof(*st);
-
-		memcpy((char *)st + sizeof(size_t),
-		       (const char *)&pd->st + sizeof(size_t),
-		       sz - sizeof(size_t));
-	}
-	return 0;
+	return EVPROF_STATS_COPY(st, &pd->st);
 }
 
 static int fail(struct evprof_perfdata *pd, uint64_t off, const char *what)
@@ -443,7 +436,7 @@ static int too_long(struct evprof_perfdata *pd, uint32_t type, uint64_t off)
 /* The profile and symbolizer samples are built into, made once. */
 static int profile_start(struct evprof_perfdata *pd)
 {
-	struct evprof_session_stats ss;
+	struct evprof_session_stats ss = {.sz = sizeof(ss)};
 	struct evprof_profile_opts po = {.sz = sizeof(po)};
 	struct evprof_symbolizer_opts so = {.sz = sizeof(so)};
 	char product[512], os[256];

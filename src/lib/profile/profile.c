@@ -357,26 +357,31 @@ int evprof_profile__frame_info(const struct evprof_profile *p, int fr,
 	return 0;
 }
 
-void evprof_profile__stats(const struct evprof_profile *p,
-			   struct evprof_profile_stats *st)
+int evprof_profile__stats(const struct evprof_profile *p,
+			  struct evprof_profile_stats *st)
 {
-	const struct evprof__store *s = &p->store;
+	struct evprof_profile_stats full;
+	const struct evprof__store *s;
 	size_t i;
 
-	memset(st, 0, sizeof(*st));
-	st->samples = p->nr_samples;
-	st->processes = (uint32_t)p->nr_procs;
-	st->threads = (uint32_t)p->nr_threads;
-	st->libs = (uint32_t)p->nr_libs;
-	st->frames = (uint32_t)p->nr_frames;
-	st->stacks = (uint32_t)p->nr_stacks;
-	st->counters = p->nr_counters;
-	st->weights = p->nr_weights;
-	st->entries = s->n;
-	st->store_bytes = s->cap * (sizeof(*s->e) + s->nv * sizeof(uint64_t));
-	st->timeline_rows = p->nr_rows;
+	if (!p)
+		return -EINVAL;
+	memset(&full, 0, sizeof(full)); /* padding too: it is copied out */
+	s = &p->store;
+	full.samples = p->nr_samples;
+	full.processes = (uint32_t)p->nr_procs;
+	full.threads = (uint32_t)p->nr_threads;
+	full.libs = (uint32_t)p->nr_libs;
+	full.frames = (uint32_t)p->nr_frames;
+	full.stacks = (uint32_t)p->nr_stacks;
+	full.counters = p->nr_counters;
+	full.weights = p->nr_weights;
+	full.entries = s->n;
+	full.store_bytes = s->cap * (sizeof(*s->e) + s->nv * sizeof(uint64_t));
+	full.timeline_rows = p->nr_rows;
 	for (i = 0; i < p->nr_threads; i++)
-		st->timeline_bytes +=
+		full.timeline_bytes +=
 		    p->threads[i].cap_rows * p->row_words * sizeof(uint64_t);
-	st->spilled_bytes = p->spill_len;
+	full.spilled_bytes = p->spill_len;
+	return EVPROF_STATS_COPY(st, &full);
 }

@@ -582,17 +582,15 @@ int evprof_pusher__flush(struct evprof_pusher *pu, unsigned int timeout_ms)
 
 int evprof_pusher__stats(struct evprof_pusher *pu, struct evprof_push_stats *st)
 {
-	size_t sz;
+	int ret;
 
-	if (!pu || !st || !EVPROF_OPTS_VALID(st, false))
+	if (!pu)
 		return -EINVAL;
-	sz = st->sz < sizeof(*st) ? st->sz : sizeof(*st);
 	pthread_mutex_lock(&pu->lock);
 	pu->st.pending = pu->nr;
-	pu->st.sz = sz;
-	memcpy(st, &pu->st, sz);
+	ret = EVPROF_STATS_COPY(st, &pu->st);
 	pthread_mutex_unlock(&pu->lock);
-	return 0;
+	return ret;
 }
 
 void evprof_pusher__free(struct evprof_pusher *pu)

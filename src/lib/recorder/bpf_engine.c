@@ -412,7 +412,7 @@ static int open_side_band(struct evprof_recorder *r)
 	}
 	r->sets = malloc(sizeof(*r->sets));
 	if (!r->sets) {
-		evprof_group_set__close(set);
+		evprof_group_set__free(set);
 		return -ENOMEM;
 	}
 	r->sets[0] = set;

@@ -370,7 +370,7 @@ static int add_set(struct evprof_recorder *r, struct evprof_group_set *set)
 	    realloc(r->sets, (r->nr_sets + 1) * sizeof(*sets));
 
 	if (!sets) {
-		evprof_group_set__close(set);
+		evprof_group_set__free(set);
 		return -ENOMEM;
 	}
 	r->sets = sets;
@@ -485,7 +485,7 @@ static int map_rings(struct evprof_recorder *r)
 		if (!r->rings[i] && errno == EPERM && !r->ring_pages_asked &&
 		    r->ring_pages > RING_PAGES_SMALL) {
 			for (size_t k = 0; k < i; k++) {
-				evprof_ring__close(r->rings[k]);
+				evprof_ring__free(r->rings[k]);
 				r->rings[k] = NULL;
 			}
 			r->ring_pages = RING_PAGES_SMALL;

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "os/launch.h"
+
 #include "bpf_engine.h"
 #include "open.h"
 
@@ -189,7 +191,7 @@ static int open_pidfds(struct evprof_recorder *r)
 		r->pfd[i].fd = evprof_ring__fd(r->rings[i]);
 	for (size_t i = 0; i < nr_procs; i++) {
 		pid_t pid = r->child > 0 ? r->child : r->pids[i];
-		int fd = evprof_pidfd_open(pid);
+		int fd = evprof__pidfd_open(pid);
 
 		/* A process already gone reads as exited: fd -1. */
 		r->pfd[r->nr_rings + i].fd = fd < 0 ? -1 : fd;
@@ -269,10 +271,10 @@ void evprof_recorder__free(struct evprof_recorder *r)
 	free(r->pfd);
 	evprof_session__free(r->session);
 	for (size_t i = 0; i < r->nr_rings; i++)
-		evprof_ring__close(r->rings[i]);
+		evprof_ring__free(r->rings[i]);
 	free(r->rings);
 	for (size_t k = 0; k < r->nr_sets; k++)
-		evprof_group_set__close(r->sets[k]);
+		evprof_group_set__free(r->sets[k]);
 	free(r->sets);
 	for (size_t i = 0; i < r->nr_notes; i++)
 		free(r->notes[i]);
@@ -450,31 +452,33 @@ struct evprof_session *evprof_recorder__session(struct evprof_recorder *r)
 	return r ? r->session : NULL;
 }
 
-void evprof_recorder__stats(const struct evprof_recorder *r,
-			    struct evprof_recorder_stats *st)
+int evprof_recorder__stats(const struct evprof_recorder *r,
+			   struct evprof_recorder_stats *st)
 {
-	memset(st, 0, sizeof(*st));
+	struct evprof_recorder_stats full;
+
 	if (!r)
-		return;
-	evprof_session__stats(r->session, &st->session);
+		return -EINVAL;
+	memset(&full, 0, sizeof(full)); /* padding too: it is copied out */
 	for (size_t i = 0; i < r->nr_rings; i++) {
-		struct evprof_ring_stats rs;
+		struct evprof_ring_stats rs = {.sz = sizeof(rs)};
 
 		evprof_ring__stats(r->rings[i], &rs);
-		st->ring_lost_events += rs.lost_events;
-		st->ring_lost_records += rs.lost_records;
-		st->ring_lost_samples += rs.lost_samples;
+		full.ring_lost_events += rs.lost_events;
+		full.ring_lost_records += rs.lost_records;
+		full.ring_lost_samples += rs.lost_samples;
 	}
-	st->start_mono_ns = r->start_mono;
-	st->start_wall_ns = r->start_wall;
-	st->stack_size = r->dwarf_stack;
-	st->deferred = r->defer;
+	full.start_mono_ns = r->start_mono;
+	full.start_wall_ns = r->start_wall;
+	full.stack_size = r->dwarf_stack;
+	full.deferred = r->defer;
+	return EVPROF_STATS_COPY(st, &full);
 }
 
 void evprof__recorder_note_session(struct evprof_recorder *r,
 				   struct evprof_profile *p)
 {
-	struct evprof_session_stats st;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
 	char buf[256];
 
 	evprof_session__stats(r->session, &st);

@@ -501,7 +501,7 @@ static int part_for(struct evprof_session *s, struct evprof_profile *p,
 		    struct evprof_symbolizer *sym)
 {
 	struct sess_part *pt = s->part;
-	struct evprof_profile_stats ps;
+	struct evprof_profile_stats ps = {.sz = sizeof(ps)};
 
 	if (!pt) {
 		pt = calloc(1, sizeof(*pt));

@@ -612,22 +612,27 @@ void evprof_session__end(struct evprof_session *s, uint64_t time_ns)
 		s->off.end_time = time_ns;
 }
 
-void evprof_session__stats(const struct evprof_session *s,
-			   struct evprof_session_stats *st)
+int evprof_session__stats(const struct evprof_session *s,
+			  struct evprof_session_stats *st)
 {
-	*st = s->st;
-	st->counter_resets = s->delta.counter_resets;
-	st->reads_rejected = s->delta.reads_rejected;
-	st->stacks_dropped = s->stitch.stacks_dropped;
-	st->offcpu_unmatched = s->off.unmatched;
-	st->deferred_samples = s->stitch.deferred_samples;
-	st->deferred_unstitched = s->stitch.deferred_unstitched;
-	st->first_time = s->store.first_time;
-	st->last_time = s->store.last_time;
+	struct evprof_session_stats full;
+
+	if (!s)
+		return -EINVAL;
+	full = s->st;
+	full.counter_resets = s->delta.counter_resets;
+	full.reads_rejected = s->delta.reads_rejected;
+	full.stacks_dropped = s->stitch.stacks_dropped;
+	full.offcpu_unmatched = s->off.unmatched;
+	full.deferred_samples = s->stitch.deferred_samples;
+	full.deferred_unstitched = s->stitch.deferred_unstitched;
+	full.first_time = s->store.first_time;
+	full.last_time = s->store.last_time;
 	if (!s->built) {
-		st->samples = s->store.samples.n - s->nr_offcpu;
-		st->samples_filtered = s->idle;
+		full.samples = s->store.samples.n - s->nr_offcpu;
+		full.samples_filtered = s->idle;
 	}
+	return EVPROF_STATS_COPY(st, &full);
 }
 
 /* The slot of counter, -1 for CPU time; false for no such counter. */

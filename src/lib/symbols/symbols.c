@@ -675,14 +675,9 @@ evprof_symbolizer__new(const struct evprof_symbolizer_opts *opts)
 int evprof_symbolizer__stats(const struct evprof_symbolizer *s,
 			     struct evprof_symbolizer_stats *st)
 {
-	size_t sz;
-
-	if (!s || !st || st->sz < sizeof(st->sz))
+	if (!s)
 		return -EINVAL;
-	sz = st->sz < sizeof(s->st) ? st->sz : sizeof(s->st);
-	memcpy((char *)st + sizeof(st->sz),
-	       (const char *)&s->st + sizeof(st->sz), sz - sizeof(st->sz));
-	return 0;
+	return EVPROF_STATS_COPY(st, &s->st);
 }
 
 void evprof_symbolizer__free(struct evprof_symbolizer *s)
