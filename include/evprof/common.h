@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define EVPROF_VERSION_MAJOR 0
-#define EVPROF_VERSION_MINOR 1
+#define EVPROF_VERSION_MINOR 2
 
 /* Error codes that are not errno values; returned negated. */
 enum evprof_errc {
@@ -78,7 +78,7 @@ EVPROF_API evprof_print_fn_t evprof_set_print(evprof_print_fn_t fn);
 
 /* What this library was built from and with. */
 struct evprof_build_info {
-	const char *version;  /* e.g. "0.1.0" */
+	const char *version;  /* e.g. "0.2.0" */
 	const char *revision; /* git describe of the source, or "unknown" */
 	const char *elfutils; /* libdw's version */
 	const char *zlib;

@@ -9,6 +9,12 @@
 #include "revision.h" /* the build writes it at every build */
 #include "events/spec_pfm.h"
 
+/* The header's version is the one the map's newest node and the build name. */
+_Static_assert(
+    EVPROF_VERSION_MAJOR == EVPROF_PROJECT_MAJOR &&
+	EVPROF_VERSION_MINOR == EVPROF_PROJECT_MINOR,
+    "include/evprof/common.h and CMakeLists.txt disagree on the version");
+
 const struct evprof_build_info *evprof_version(void)
 {
 	static struct evprof_build_info info;
