@@ -24,29 +24,14 @@
 #include <evprof/symbols.h>
 
 #include "cases.h"
-#include "recstream.h"
+#include "sessfeed.h"
 #include "session/behind.h"
 #include "session/internal.h"
-
-#define ST_BITS                                                                \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |           \
-	 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |             \
-	 PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN)
-#define RF_BITS                                                                \
-	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | \
-	 PERF_FORMAT_TOTAL_TIME_RUNNING)
 
 #define KCTX ((uint64_t)PERF_CONTEXT_KERNEL)
 #define UCTX ((uint64_t)PERF_CONTEXT_USER)
 
 /* ---- records (tests/recstream.h builds them) -------------------------- */
-
-/* sample_id trailer for ST_BITS: TID, TIME, CPU, IDENTIFIER. */
-static int rb_feed(struct evprof_session *s, struct rb *b)
-{
-	rb_end(b);
-	return evprof_session__feed(s, b->words, b->len);
-}
 
 struct val {
 	uint64_t id, value;
@@ -125,6 +110,7 @@ struct ev {
 	       PERF_RECORD_MISC_SWITCH_OUT |                                   \
 		   PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
 
+/* e as an ST_BITS sample on CPU 0: period 1000, time enabled and half run. */
 static void sample_record(struct rb *b, const struct ev *e)
 {
 	size_t nv = 0, nc = 0;
