@@ -55,3 +55,30 @@ finish() {
 first_cpu() {
 	taskset -pc $$ | sed 's/.*: //; s/[-,].*//'
 }
+
+# bpf_engine: true when the BPF engine can record here. Otherwise false,
+# after a skip when this host cannot have it (not built in, not root, no
+# kernel BTF) or a failure when it is built and permitted but unusable.
+bpf_engine() {
+	local why
+	why=$("$EVPROF" info | sed -n 's/^  bpf  *no  *//p')
+	case $why in
+	"") return 0 ;;
+	"not built in"* | "needs root"* | "no kernel BTF"*)
+		skip "the BPF engine is not available here: $why"
+		;;
+	*) fail "the BPF engine is built and permitted but unusable: $why" ;;
+	esac
+	return 1
+}
+
+# need_push: the local Pyroscope stand-in's tools (tests/tools/ensure.sh)
+# and an evprof built with libcurl, or the whole script skips (exit 77).
+need_push() {
+	bash "$SRCDIR/tests/tools/ensure.sh" || exit 77
+	if "$EVPROF" record --push http://127.0.0.1:1 -- true 2>&1 |
+		grep -q "built without libcurl"; then
+		echo "SKIP: evprof built without libcurl"
+		exit 77
+	fi
+}

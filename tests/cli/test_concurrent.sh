@@ -22,14 +22,7 @@ PACED=$FIXTURES/wl_paced
 secs=1.5
 
 kinds="task cpu"
-why=$("$EVPROF" info | sed -n 's/^  bpf  *no  *//p')
-case $why in
-"not built in"* | "needs root"* | "no kernel BTF"*)
-	skip "the BPF engine is not available here: $why"
-	;;
-"") kinds="$kinds bpf" ;;
-*) fail "the BPF engine is built and permitted but unusable: $why" ;;
-esac
+bpf_engine && kinds="$kinds bpf"
 
 perf_ok=
 if ! command -v perf >/dev/null; then

@@ -17,12 +17,7 @@ if [ $# -lt 2 ]; then
 fi
 here=$1 there=$2
 engines="ring"
-why=$("$EVPROF" info | sed -n 's/^  bpf  *no  *//p')
-if [ -n "$why" ]; then
-	skip "the BPF engine is not available here: $why"
-else
-	engines="ring bpf"
-fi
+bpf_engine && engines="ring bpf"
 
 for engine in $engines; do
 	label="$engine engine, evprof on CPU $here, workload on CPU $there"

@@ -9,12 +9,7 @@ TOOLS=$SRCDIR/tests/tools
 WL=$FIXTURES/wl_faults
 EP=$TOOLS/pyroscope_endpoint.mjs
 
-bash "$TOOLS/ensure.sh" || exit 77
-if "$EVPROF" record --push http://127.0.0.1:1 -- true 2>&1 |
-	grep -q "built without libcurl"; then
-	echo "SKIP: evprof built without libcurl"
-	exit 77
-fi
+need_push
 
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

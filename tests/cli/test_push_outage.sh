@@ -25,12 +25,7 @@
 TOOLS=$SRCDIR/tests/tools
 EP=$TOOLS/pyroscope_endpoint.mjs
 
-bash "$TOOLS/ensure.sh" || exit 77
-if "$EVPROF" record --push http://127.0.0.1:1 -- true 2>&1 |
-	grep -q "built without libcurl"; then
-	echo "SKIP: evprof built without libcurl"
-	exit 77
-fi
+need_push
 
 # A bad queue length is refused before recording.
 EVPROF_PUSH_QUEUE=0 "$EVPROF" record --push http://127.0.0.1:1 -- true \

@@ -29,7 +29,7 @@
 
 #include "cases.h"
 #include "events/host.h"
-#include "recstream.h"
+#include "sessfeed.h"
 #include "testutil.h"
 
 struct topo {
@@ -248,14 +248,6 @@ static void test_set_opens(void **state)
 
 /* ---- a per-CPU session on records of the topology's CPUs --------------- */
 
-#define ST_BITS                                                                \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |           \
-	 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |             \
-	 PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN)
-#define RF_BITS                                                                \
-	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | \
-	 PERF_FORMAT_TOTAL_TIME_RUNNING)
-
 /* One CPU's group: a sampler, a switch-out cut, page faults. */
 struct cpu_ids {
 	uint32_t cpu;
@@ -287,8 +279,7 @@ static int feed_read(struct evprof_session *s, const struct cpu_ids *c,
 	rb_u64(&b, c->faults);
 	rb_u64(&b, 1); /* CALLCHAIN */
 	rb_u64(&b, 0x1234);
-	rb_end(&b);
-	return evprof_session__feed(s, b.words, b.len);
+	return rb_feed(s, &b);
 }
 
 /* tid's EXIT, as CPU c's ring has it. */
@@ -305,8 +296,7 @@ static int feed_exit(struct evprof_session *s, const struct cpu_ids *c,
 	rb_u64(&b, time);
 	rb_u32x2(&b, c->cpu, 0);
 	rb_u64(&b, c->sampler);
-	rb_end(&b);
-	return evprof_session__feed(s, b.words, b.len);
+	return rb_feed(s, &b);
 }
 
 static void declare(struct evprof_session *s, const struct cpu_ids *c)

@@ -27,18 +27,6 @@
 
 #define SLACK 32
 
-static void sw_attr(struct perf_event_attr *a, uint64_t config)
-{
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->type = PERF_TYPE_SOFTWARE;
-	a->config = config;
-	/* Unprivileged under perf_event_paranoid 2: user space only (the
-	 * faults counted here are all taken in user mode). */
-	a->exclude_kernel = !evprof_probe(EVPROF_FEAT_KERNEL_SAMPLES)->yes;
-	a->exclude_hv = a->exclude_kernel;
-}
-
 static void three(struct perf_event_attr a[3])
 {
 	sw_attr(&a[0], PERF_COUNT_SW_TASK_CLOCK);

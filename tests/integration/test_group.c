@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -28,18 +27,6 @@
 #define NPAGES 2000
 /* Faults the test's own code may take between two reads (stack, libc). */
 #define SLACK 32
-
-static void sw_attr(struct perf_event_attr *a, uint64_t config)
-{
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->type = PERF_TYPE_SOFTWARE;
-	a->config = config;
-	/* Unprivileged under perf_event_paranoid 2: user space only (the
-	 * faults counted here are all taken in user mode). */
-	a->exclude_kernel = !evprof_probe(EVPROF_FEAT_KERNEL_SAMPLES)->yes;
-	a->exclude_hv = a->exclude_kernel;
-}
 
 /* {task-clock, page-faults, context-switches}; leader disabled or not. */
 static void three(struct perf_event_attr a[3], bool disabled)
@@ -215,16 +202,6 @@ static void test_failed_member_closes_all(void **state)
 	assert_int_equal(errno, ESRCH);
 	assert_int_equal(failed, 0);
 	assert_int_equal(count_fds(), before);
-}
-
-static bool kernel_at_least(int maj, int min)
-{
-	struct utsname u;
-	int a = 0, b = 0;
-
-	assert_int_equal(uname(&u), 0);
-	assert_true(sscanf(u.release, "%d.%d", &a, &b) == 2);
-	return a > maj || (a == maj && b >= min);
 }
 
 static void test_read_format(void **state)

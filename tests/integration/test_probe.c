@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -22,18 +21,9 @@
 #include <evprof/event.h>
 
 #include "cases.h"
+#include "testutil.h"
 
 #define NTHREADS 4
-
-static bool kernel_at_least(int maj, int min)
-{
-	struct utsname u;
-	int a = 0, b = 0;
-
-	assert_int_equal(uname(&u), 0);
-	assert_true(sscanf(u.release, "%d.%d", &a, &b) == 2);
-	return a > maj || (a == maj && b >= min);
-}
 
 /* Opens attr itself; returns 0 or errno. */
 static int raw_open(struct perf_event_attr *a, pid_t pid, int cpu)

@@ -24,107 +24,177 @@
 #include <evprof/symbols.h>
 
 #include "cases.h"
-#include "recstream.h"
+#include "sessfeed.h"
 #include "session/behind.h"
 #include "session/internal.h"
-
-#define ST_BITS                                                                \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |           \
-	 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |             \
-	 PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN)
-#define RF_BITS                                                                \
-	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | \
-	 PERF_FORMAT_TOTAL_TIME_RUNNING)
 
 #define KCTX ((uint64_t)PERF_CONTEXT_KERNEL)
 #define UCTX ((uint64_t)PERF_CONTEXT_USER)
 
 /* ---- records (tests/recstream.h builds them) -------------------------- */
 
-/* sample_id trailer for ST_BITS: TID, TIME, CPU, IDENTIFIER. */
-static int rb_feed(struct evprof_session *s, struct rb *b)
-{
-	rb_end(b);
-	return evprof_session__feed(s, b->words, b->len);
-}
-
 struct val {
 	uint64_t id, value;
 };
 
-/* A sample of the event ident reading vals. */
-static int feed_sample_of(struct evprof_session *s, uint64_t ident,
-			  uint32_t pid, uint32_t tid, uint64_t time,
-			  const struct val *vals, size_t nv,
-			  const uint64_t *chain, size_t nc)
-{
-	struct rb b;
+/*
+ * One record of a test's stream, as the kernel would write it: its type,
+ * misc bits and the fields that type uses. The macros below write them.
+ */
+struct ev {
+	uint32_t type;
+	uint16_t misc;
+	uint32_t pid, tid, ppid, ptid; /* ptid: SWITCH_CPU_WIDE's prev */
+	uint64_t time;
+	uint64_t ident;	       /* SAMPLE: 0 for the first value's id */
+	struct val v[5];       /* SAMPLE: what it reads, up to an id 0 */
+	const uint64_t *chain; /* SAMPLE: up to a 0; NULL for none */
+	const char *name;      /* COMM: the name; MMAP2: the path */
+	uint64_t addr, len, pgoff;
+	uint32_t prot;
+};
 
-	rb_begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
-	rb_u64(&b, ident);			 /* IDENTIFIER */
-	rb_u64(&b, nc ? chain[nc - 1] : 0x1234); /* IP */
-	rb_u32x2(&b, pid, tid);
-	rb_u64(&b, time);
-	rb_u32x2(&b, 0, 0); /* CPU */
-	rb_u64(&b, 1000);   /* PERIOD */
-	rb_u64(&b, nv);	    /* READ: nr, ena, run, {value, id} */
-	rb_u64(&b, time);
-	rb_u64(&b, time / 2);
-	for (size_t i = 0; i < nv; i++) {
-		rb_u64(&b, vals[i].value);
-		rb_u64(&b, vals[i].id);
+/* A sample reading the values after ch, of its first value's event. */
+#define SAMPLE(p, t, tm, ch, ...)                                              \
+	{                                                                      \
+		.type = PERF_RECORD_SAMPLE, .pid = (p), .tid = (t),            \
+		.time = (tm), .chain = (ch),                                   \
+		.v = { __VA_ARGS__ }                                           \
 	}
-	rb_u64(&b, nc);
+/* The same, of the event id (another session's, say). */
+#define SAMPLE_OF(id, p, t, tm, ch, ...)                                       \
+	{                                                                      \
+		.type = PERF_RECORD_SAMPLE, .ident = (id), .pid = (p),         \
+		.tid = (t), .time = (tm), .chain = (ch),                       \
+		.v = { __VA_ARGS__ }                                           \
+	}
+#define COMM(p, t, nm, tm)                                                     \
+	{                                                                      \
+		.type = PERF_RECORD_COMM, .pid = (p), .tid = (t),              \
+		.name = (nm), .time = (tm)                                     \
+	}
+#define EXEC(p, t, nm, tm)                                                     \
+	{                                                                      \
+		.type = PERF_RECORD_COMM, .misc = PERF_RECORD_MISC_COMM_EXEC,  \
+		.pid = (p), .tid = (t), .name = (nm), .time = (tm)             \
+	}
+#define TASK(ty, p, pp, t, pt, tm)                                             \
+	{                                                                      \
+		.type = (ty), .pid = (p), .ppid = (pp), .tid = (t),            \
+		.ptid = (pt), .time = (tm)                                     \
+	}
+#define FORK(p, pp, t, pt, tm) TASK(PERF_RECORD_FORK, p, pp, t, pt, tm)
+#define EXIT(p, pp, t, pt, tm) TASK(PERF_RECORD_EXIT, p, pp, t, pt, tm)
+#define MMAP2(p, a, l, off, pr, path, tm)                                      \
+	{                                                                      \
+		.type = PERF_RECORD_MMAP2, .pid = (p), .addr = (a),            \
+		.len = (l), .pgoff = (off), .prot = (pr), .name = (path),      \
+		.time = (tm)                                                   \
+	}
+/* A switch-in (SWITCH_CPU_WIDE) of t on CPU 0 at tm, after prev. */
+#define SWITCH_IN(t, prev, tm)                                                 \
+	{                                                                      \
+		.type = PERF_RECORD_SWITCH_CPU_WIDE, .tid = (t),               \
+		.ptid = (prev), .time = (tm)                                   \
+	}
+/* Switch records (SWITCH, task mode) of t at tm: in, out, preempted. */
+#define SWITCH(t, tm, m)                                                       \
+	{                                                                      \
+		.type = PERF_RECORD_SWITCH, .misc = (m), .tid = (t),           \
+		.time = (tm)                                                   \
+	}
+#define SW_IN(t, tm)  SWITCH(t, tm, 0)
+#define SW_OUT(t, tm) SWITCH(t, tm, PERF_RECORD_MISC_SWITCH_OUT)
+#define SW_PREEMPT(t, tm)                                                      \
+	SWITCH(t, tm,                                                          \
+	       PERF_RECORD_MISC_SWITCH_OUT |                                   \
+		   PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+
+/* e as an ST_BITS sample on CPU 0: period 1000, time enabled and half run. */
+static void sample_record(struct rb *b, const struct ev *e)
+{
+	size_t nv = 0, nc = 0;
+
+	while (nv < sizeof(e->v) / sizeof(e->v[0]) && e->v[nv].id)
+		nv++;
+	while (e->chain && e->chain[nc])
+		nc++;
+	rb_begin(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	rb_u64(b, e->ident ? e->ident : nv ? e->v[0].id : 10); /* IDENTIFIER */
+	rb_u64(b, nc ? e->chain[nc - 1] : 0x1234);	       /* IP */
+	rb_u32x2(b, e->pid, e->tid);
+	rb_u64(b, e->time);
+	rb_u32x2(b, 0, 0); /* CPU */
+	rb_u64(b, 1000);   /* PERIOD */
+	rb_u64(b, nv);	   /* READ: nr, ena, run, {value, id} */
+	rb_u64(b, e->time);
+	rb_u64(b, e->time / 2);
+	for (size_t i = 0; i < nv; i++) {
+		rb_u64(b, e->v[i].value);
+		rb_u64(b, e->v[i].id);
+	}
+	rb_u64(b, nc);
 	for (size_t i = 0; i < nc; i++)
-		rb_u64(&b, chain[i]);
+		rb_u64(b, e->chain[i]);
+}
+
+static int feed_ev(struct evprof_session *s, const struct ev *e)
+{
+	struct rb b;
+
+	switch (e->type) {
+	case PERF_RECORD_SAMPLE:
+		sample_record(&b, e);
+		break;
+	case PERF_RECORD_COMM:
+		rb_comm(&b, e->pid, e->tid, e->name, e->misc, e->time, 10);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		rb_task(&b, e->type, e->pid, e->ppid, e->tid, e->ptid, e->time,
+			10);
+		break;
+	case PERF_RECORD_MMAP2:
+		rb_begin(&b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+		rb_u32x2(&b, e->pid, e->pid);
+		rb_u64(&b, e->addr);
+		rb_u64(&b, e->len);
+		rb_u64(&b, e->pgoff);
+		rb_u32x2(&b, 0, 0); /* maj, min */
+		rb_u64(&b, 0);	    /* ino */
+		rb_u64(&b, 0);	    /* ino_generation */
+		rb_u32x2(&b, e->prot, MAP_PRIVATE);
+		rb_str(&b, e->name);
+		rb_trailer(&b, e->pid, e->pid, e->time, 10);
+		break;
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		rb_begin(&b, PERF_RECORD_SWITCH_CPU_WIDE, 0);
+		rb_u32x2(&b, e->ptid == UINT32_MAX ? UINT32_MAX : 100, e->ptid);
+		rb_trailer(&b, 100, e->tid, e->time, 10);
+		break;
+	case PERF_RECORD_SWITCH:
+		rb_begin(&b, PERF_RECORD_SWITCH, e->misc);
+		rb_trailer(&b, 100, e->tid, e->time, 10);
+		break;
+	default:
+		fail_msg("no builder for record type %u", e->type);
+	}
 	return rb_feed(s, &b);
 }
 
-/* A sample of the first event it reads (the leader). */
-static int feed_sample(struct evprof_session *s, uint32_t pid, uint32_t tid,
-		       uint64_t time, const struct val *vals, size_t nv,
-		       const uint64_t *chain, size_t nc)
+/* Feeds the records of ev in order: the session takes each. */
+#define feed_all(s, ev) feed_n(s, ev, sizeof(ev) / sizeof((ev)[0]))
+
+static void feed_n(struct evprof_session *s, const struct ev *ev, size_t n)
 {
-	return feed_sample_of(s, nv ? vals[0].id : 10, pid, tid, time, vals, nv,
-			      chain, nc);
-}
+	for (size_t i = 0; i < n; i++) {
+		int rc = feed_ev(s, &ev[i]);
 
-static int feed_comm(struct evprof_session *s, uint32_t pid, uint32_t tid,
-		     const char *name, bool exec, uint64_t time)
-{
-	struct rb b;
-
-	rb_comm(&b, pid, tid, name, exec, time, 10);
-	return evprof_session__feed(s, b.words, b.len);
-}
-
-static int feed_task(struct evprof_session *s, uint32_t type, uint32_t pid,
-		     uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time)
-{
-	struct rb b;
-
-	rb_task(&b, type, pid, ppid, tid, ptid, time, 10);
-	return evprof_session__feed(s, b.words, b.len);
-}
-
-static int feed_mmap2(struct evprof_session *s, uint32_t pid, uint64_t addr,
-		      uint64_t len, uint64_t pgoff, uint32_t prot,
-		      const char *path, uint64_t time)
-{
-	struct rb b;
-
-	rb_begin(&b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
-	rb_u32x2(&b, pid, pid);
-	rb_u64(&b, addr);
-	rb_u64(&b, len);
-	rb_u64(&b, pgoff);
-	rb_u32x2(&b, 0, 0); /* maj, min */
-	rb_u64(&b, 0);	    /* ino */
-	rb_u64(&b, 0);	    /* ino_generation */
-	rb_u32x2(&b, prot, MAP_PRIVATE);
-	rb_str(&b, path);
-	rb_trailer(&b, pid, pid, time, 10);
-	return rb_feed(s, &b);
+		if (rc)
+			print_message("record %zu (type %u) of the stream\n", i,
+				      ev[i].type);
+		assert_int_equal(rc, 0);
+	}
 }
 
 /* ---- session setup ------------------------------------------------------ */
@@ -157,25 +227,75 @@ static void set_group_ids(struct evprof_session *s, uint64_t leader,
 	    evprof_session__set_id(s, clock, EVPROF_SESSION_CPU_TIME), 0);
 }
 
+/* A session on ST_BITS records, with o's other options. */
+static struct evprof_session *session_of(struct evprof_session_opts o)
+{
+	struct evprof_session *s;
+
+	o.sz = sizeof(o);
+	o.fmt.sample_type = ST_BITS;
+	o.fmt.read_format = RF_BITS;
+	o.fmt.sample_id_all = true;
+	s = evprof_session__new(&o);
+	assert_non_null(s);
+	return s;
+}
+
+/* Both CPUs' groups, the leader sampling, threads of pids (all: NULL). */
 static struct evprof_session *new_session(const pid_t *pids, size_t nr_pids)
 {
-	struct evprof_session_opts o = {
-	    .sz = sizeof(o),
-	    .fmt = {.sample_type = ST_BITS,
-		    .read_format = RF_BITS,
-		    .sample_id_all = true},
+	struct evprof_session *s = session_of((struct evprof_session_opts){
 	    .counters = counter_names,
 	    .nr_counters = 2,
 	    .sampler_counter = "samples-of-leader",
 	    .pids = pids,
 	    .nr_pids = nr_pids,
-	};
-	struct evprof_session *s = evprof_session__new(&o);
+	});
 
-	assert_non_null(s);
 	set_group_ids(s, L0, A0, B0, C0);
 	set_group_ids(s, L1, A1, B1, C1);
 	return s;
+}
+
+/* Per CPU: CPU 0's group and its context-switch cut X0. */
+static struct evprof_session *cuts_session(bool exclude_idle)
+{
+	struct evprof_session *s = session_of((struct evprof_session_opts){
+	    .counters = counter_names,
+	    .nr_counters = 2,
+	    .exclude_idle = exclude_idle,
+	    .per_cpu = true,
+	});
+
+	set_group_ids(s, L0, A0, B0, C0);
+	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
+	return s;
+}
+
+/* Off-CPU: the leader, the clock and the switch-out cut X0. */
+static struct evprof_session *offcpu_session(const pid_t *pids, size_t nr)
+{
+	struct evprof_session *s = session_of(
+	    (struct evprof_session_opts){.pids = pids, .nr_pids = nr});
+
+	assert_int_equal(evprof_session__set_id(s, L0, EVPROF_SESSION_SAMPLER),
+			 0);
+	assert_int_equal(evprof_session__set_id(s, C0, EVPROF_SESSION_CPU_TIME),
+			 0);
+	assert_int_equal(
+	    evprof_session__set_id(s, X0, EVPROF_SESSION_SWITCH_OUT), 0);
+	return s;
+}
+
+/* A new profile that s builds into (with sym, or none). */
+static struct evprof_profile *built(struct evprof_session *s,
+				    struct evprof_symbolizer *sym)
+{
+	struct evprof_profile *p = evprof_profile__new(NULL);
+
+	assert_non_null(p);
+	assert_int_equal(evprof_session__build(s, p, sym), 0);
+	return p;
 }
 
 /* Delta of slot (-1: CPU) of the k-th stored sample; UINT64_MAX: none. */
@@ -216,48 +336,27 @@ static void test_new_rejects(void **state)
  */
 static void test_deltas_two_threads(void **state)
 {
+	static const struct ev ev[] = {
+	    /* k=0: T101 on CPU0, first sample: full values. */
+	    SAMPLE(100, 101, 1000, NULL, {L0, 5}, {A0, 7}, {B0, 2}, {C0, 900}),
+	    /* k=1: T102 on CPU1, first sample, plus an undeclared id. */
+	    SAMPLE(100, 102, 1100, NULL, {L1, 3}, {A1, 40}, {B1, 1}, {C1, 500},
+		   {STRAY, 77}),
+	    /* k=2: T101 on CPU1: a new instance (id A1, tid 101): full value. */
+	    SAMPLE(100, 101, 1200, NULL, {L1, 1}, {A1, 4}, {B1, 0}, {C1, 100}),
+	    /* k=3: T101 on CPU0 again: differences from k=0. */
+	    SAMPLE(100, 101, 1300, NULL, {L0, 9}, {A0, 10}, {B0, 2},
+		   {C0, 1900}),
+	    /* k=4: T102 on CPU1 again: differences from k=1. */
+	    SAMPLE(100, 102, 1400, NULL, {L1, 8}, {A1, 41}, {B1, 6}, {C1, 800}),
+	    /* k=5: T101 on CPU1 again: differences from k=2. */
+	    SAMPLE(100, 101, 1500, NULL, {L1, 2}, {A1, 9}, {B1, 3}, {C1, 350}),
+	};
 	struct evprof_session *s = new_session(NULL, 0);
 	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
-	/* k=0: T101 on CPU0, first sample: full values. */
-	assert_int_equal(
-	    feed_sample(s, 100, 101, 1000,
-			(struct val[]){{L0, 5}, {A0, 7}, {B0, 2}, {C0, 900}}, 4,
-			NULL, 0),
-	    0);
-	/* k=1: T102 on CPU1, first sample, plus an undeclared id. */
-	assert_int_equal(
-	    feed_sample(s, 100, 102, 1100,
-			(struct val[]){
-			    {L1, 3}, {A1, 40}, {B1, 1}, {C1, 500}, {STRAY, 77}},
-			5, NULL, 0),
-	    0);
-	/* k=2: T101 on CPU1: a new instance (id A1, tid 101): full value. */
-	assert_int_equal(
-	    feed_sample(s, 100, 101, 1200,
-			(struct val[]){{L1, 1}, {A1, 4}, {B1, 0}, {C1, 100}}, 4,
-			NULL, 0),
-	    0);
-	/* k=3: T101 on CPU0 again: differences from k=0. */
-	assert_int_equal(
-	    feed_sample(s, 100, 101, 1300,
-			(struct val[]){{L0, 9}, {A0, 10}, {B0, 2}, {C0, 1900}},
-			4, NULL, 0),
-	    0);
-	/* k=4: T102 on CPU1 again: differences from k=1. */
-	assert_int_equal(
-	    feed_sample(s, 100, 102, 1400,
-			(struct val[]){{L1, 8}, {A1, 41}, {B1, 6}, {C1, 800}},
-			4, NULL, 0),
-	    0);
-	/* k=5: T101 on CPU1 again: differences from k=2. */
-	assert_int_equal(
-	    feed_sample(s, 100, 101, 1500,
-			(struct val[]){{L1, 2}, {A1, 9}, {B1, 3}, {C1, 350}}, 4,
-			NULL, 0),
-	    0);
-
+	feed_all(s, ev);
 	/* slot 0 page-faults, 1 context-switches, 2 the sampler, -1 CPU */
 	assert_int_equal(delta_of(s, 0, 0), 7);
 	assert_int_equal(delta_of(s, 0, 1), 2);
@@ -308,28 +407,23 @@ static void test_deltas_two_threads(void **state)
 /* A value going down is a new instance (reused tid); a FORK resets too. */
 static void test_counter_reset(void **state)
 {
+	static const struct ev before[] = {
+	    SAMPLE(100, 101, 10, NULL, {L0, 1}, {A0, 50}),
+	    SAMPLE(100, 101, 20, NULL, {L0, 2}, {A0, 30}),
+	};
+	/* tid 101 is reused by a new thread: its first value is all new. */
+	static const struct ev reused[] = {
+	    EXIT(100, 100, 101, 101, 25),
+	    FORK(100, 100, 101, 100, 30),
+	    SAMPLE(100, 101, 40, NULL, {L0, 1}, {A0, 45}),
+	};
 	struct evprof_session *s = new_session(NULL, 0);
 	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
-	assert_int_equal(feed_sample(s, 100, 101, 10,
-				     (struct val[]){{L0, 1}, {A0, 50}}, 2, NULL,
-				     0),
-			 0);
-	assert_int_equal(feed_sample(s, 100, 101, 20,
-				     (struct val[]){{L0, 2}, {A0, 30}}, 2, NULL,
-				     0),
-			 0);
+	feed_all(s, before);
 	assert_int_equal(delta_of(s, 1, 0), 30);
-	/* tid 101 is reused by a new thread: its first value is all new. */
-	assert_int_equal(feed_task(s, PERF_RECORD_EXIT, 100, 100, 101, 101, 25),
-			 0);
-	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 100, 100, 101, 100, 30),
-			 0);
-	assert_int_equal(feed_sample(s, 100, 101, 40,
-				     (struct val[]){{L0, 1}, {A0, 45}}, 2, NULL,
-				     0),
-			 0);
+	feed_all(s, reused);
 	assert_int_equal(delta_of(s, 2, 0), 45);
 	evprof_session__stats(s, &st);
 	assert_int_equal(st.counter_resets, 1);
@@ -362,47 +456,42 @@ static char *folded_text(const struct evprof_profile *p, const char *weight)
 	return buf;
 }
 
-static const uint64_t chain_a[] = {UCTX, 0x1010};
+/* Chains end at a 0 (struct ev). */
+static const uint64_t chain_a[] = {UCTX, 0x1010, 0};
 
 static void test_process_tree(void **state)
 {
+	static const struct ev ev[] = {
+	    COMM(100, 100, "root", 1),
+	    /* 300 forks from 200 before 200's own FORK from 100 is read. */
+	    FORK(300, 200, 300, 200, 20),
+	    SAMPLE(300, 300, 25, chain_a, {L0, 1}),
+	    FORK(200, 100, 200, 100, 10),
+	    /*
+	     * 500 forks from 400 stamped before 400 forked from 100 (another
+	     * CPU's clock): pending until 400 joins.
+	     */
+	    FORK(500, 400, 500, 400, 30),
+	    SAMPLE(500, 500, 31, chain_a, {L0, 1}),
+	    FORK(400, 100, 400, 100, 35),
+	    /* An unrelated process, and a child of it. */
+	    SAMPLE(999, 999, 40, chain_a, {L0, 1}),
+	    FORK(998, 999, 998, 999, 41),
+	    SAMPLE(998, 998, 42, chain_a, {L0, 1}),
+	    /* 200 exits; a sample stamped before the exit is read after it. */
+	    EXIT(200, 100, 200, 100, 50),
+	    SAMPLE(200, 200, 45, chain_a, {L0, 1}),
+	    SAMPLE(100, 100, 60, chain_a, {L0, 1}),
+	};
 	const pid_t root = 100;
 	struct evprof_session *s = new_session(&root, 1);
-	struct evprof_profile *p = evprof_profile__new(NULL);
 	struct evprof_session_stats st = {.sz = sizeof(st)};
-	const struct val v[] = {{L0, 1}};
+	struct evprof_profile *p;
 	char *text;
 
 	(void)state;
-	assert_non_null(p);
-	assert_int_equal(feed_comm(s, 100, 100, "root", false, 1), 0);
-	/* 300 forks from 200 before 200's own FORK from 100 is read. */
-	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 300, 200, 300, 200, 20),
-			 0);
-	assert_int_equal(feed_sample(s, 300, 300, 25, v, 1, chain_a, 2), 0);
-	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 200, 100, 200, 100, 10),
-			 0);
-	/*
-	 * 500 forks from 400 stamped before 400 forked from 100 (another
-	 * CPU's clock): pending until 400 joins.
-	 */
-	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 500, 400, 500, 400, 30),
-			 0);
-	assert_int_equal(feed_sample(s, 500, 500, 31, v, 1, chain_a, 2), 0);
-	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 400, 100, 400, 100, 35),
-			 0);
-	/* An unrelated process, and a child of it. */
-	assert_int_equal(feed_sample(s, 999, 999, 40, v, 1, chain_a, 2), 0);
-	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 998, 999, 998, 999, 41),
-			 0);
-	assert_int_equal(feed_sample(s, 998, 998, 42, v, 1, chain_a, 2), 0);
-	/* 200 exits; a sample stamped before the exit is read after it. */
-	assert_int_equal(feed_task(s, PERF_RECORD_EXIT, 200, 100, 200, 100, 50),
-			 0);
-	assert_int_equal(feed_sample(s, 200, 200, 45, v, 1, chain_a, 2), 0);
-	assert_int_equal(feed_sample(s, 100, 100, 60, v, 1, chain_a, 2), 0);
-
-	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	feed_all(s, ev);
+	p = built(s, NULL);
 	evprof_session__stats(s, &st);
 	assert_int_equal(st.samples, 4);	  /* 300, 500, 200, 100 */
 	assert_int_equal(st.samples_filtered, 2); /* 999, 998 */
@@ -426,28 +515,26 @@ static void test_process_tree(void **state)
 
 static void test_names_exec(void **state)
 {
+	static const struct ev ev[] = {
+	    COMM(100, 100, "launcher", 1),
+	    FORK(100, 100, 101, 100, 2),
+	    COMM(100, 101, "worker", 3),
+	    SAMPLE(100, 100, 10, chain_a, {L0, 1}),
+	    SAMPLE(100, 101, 11, chain_a, {L0, 1}),
+	    EXIT(100, 100, 101, 100, 12),
+	    EXEC(100, 100, "newimage", 20),
+	    SAMPLE(100, 100, 30, chain_a, {L0, 1}),
+	    SAMPLE(100, 100, 31, chain_a, {L0, 1}),
+	    /* Read late from another ring: still the old image's sample. */
+	    SAMPLE(100, 100, 15, chain_a, {L0, 1}),
+	};
 	struct evprof_session *s = new_session(NULL, 0);
-	struct evprof_profile *p = evprof_profile__new(NULL);
 	struct evprof_session_stats st = {.sz = sizeof(st)};
-	const struct val v[] = {{L0, 1}};
+	struct evprof_profile *p;
 
 	(void)state;
-	assert_non_null(p);
-	assert_int_equal(feed_comm(s, 100, 100, "launcher", false, 1), 0);
-	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 100, 100, 101, 100, 2),
-			 0);
-	assert_int_equal(feed_comm(s, 100, 101, "worker", false, 3), 0);
-	assert_int_equal(feed_sample(s, 100, 100, 10, v, 1, chain_a, 2), 0);
-	assert_int_equal(feed_sample(s, 100, 101, 11, v, 1, chain_a, 2), 0);
-	assert_int_equal(feed_task(s, PERF_RECORD_EXIT, 100, 100, 101, 100, 12),
-			 0);
-	assert_int_equal(feed_comm(s, 100, 100, "newimage", true, 20), 0);
-	assert_int_equal(feed_sample(s, 100, 100, 30, v, 1, chain_a, 2), 0);
-	assert_int_equal(feed_sample(s, 100, 100, 31, v, 1, chain_a, 2), 0);
-	/* Read late from another ring: still the old image's sample. */
-	assert_int_equal(feed_sample(s, 100, 100, 15, v, 1, chain_a, 2), 0);
-
-	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	feed_all(s, ev);
+	p = built(s, NULL);
 	evprof_session__stats(s, &st);
 	assert_int_equal(st.processes, 2);
 	assert_int_equal(st.threads, 3);
@@ -460,6 +547,8 @@ static void test_names_exec(void **state)
 
 static void test_accounting(void **state)
 {
+	static const struct ev goes_on[] = {
+	    SAMPLE(100, 100, 9, chain_a, {L0, 3})};
 	struct evprof_session *s = new_session(NULL, 0);
 	struct evprof_session_stats st = {.sz = sizeof(st)};
 	struct rb b;
@@ -506,9 +595,7 @@ static void test_accounting(void **state)
 	rb_set_size(&b, 12);
 	assert_true(evprof_session__feed(s, b.words, 16) < 0);
 	/* Feeding goes on. */
-	assert_int_equal(
-	    feed_sample(s, 100, 100, 9, (struct val[]){{L0, 3}}, 1, chain_a, 2),
-	    0);
+	feed_all(s, goes_on);
 	evprof_session__stats(s, &st);
 	assert_int_equal(st.records, 7);
 	assert_int_equal(st.lost_records, 2);
@@ -525,22 +612,16 @@ static void test_accounting(void **state)
 /* Idle samples are dropped with exclude_idle. */
 static void test_exclude_idle(void **state)
 {
-	struct evprof_session_opts o = {
-	    .sz = sizeof(o),
-	    .fmt = {.sample_type = ST_BITS,
-		    .read_format = RF_BITS,
-		    .sample_id_all = true},
-	    .exclude_idle = true,
+	static const struct ev ev[] = {
+	    SAMPLE(0, 0, 5, chain_a, {L0, 1}),
+	    SAMPLE(7, 7, 6, chain_a, {L0, 1}),
 	};
-	struct evprof_session *s = evprof_session__new(&o);
+	struct evprof_session *s =
+	    session_of((struct evprof_session_opts){.exclude_idle = true});
 	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
-	assert_non_null(s);
-	assert_int_equal(
-	    feed_sample(s, 0, 0, 5, (struct val[]){{L0, 1}}, 1, chain_a, 2), 0);
-	assert_int_equal(
-	    feed_sample(s, 7, 7, 6, (struct val[]){{L0, 1}}, 1, chain_a, 2), 0);
+	feed_all(s, ev);
 	evprof_session__stats(s, &st);
 	assert_int_equal(st.samples, 1);
 	assert_int_equal(st.samples_filtered, 1);
@@ -549,19 +630,16 @@ static void test_exclude_idle(void **state)
 	evprof_session__free(s);
 }
 
-/* One read of CPU 0's group: the cut's own value, sampler, faults, clock. */
-static int feed_cpu0(struct evprof_session *s, bool cut, uint32_t pid,
-		     uint32_t tid, uint64_t time, uint64_t faults, uint64_t ns)
-{
-	struct val v[] = {
-	    {L0, time / 100}, {X0, time / 50}, {A0, faults}, {B0, 0}, {C0, ns}};
-
-	if (cut) { /* the cut's id is the sample's IDENTIFIER */
-		v[0].id = X0;
-		v[1].id = L0;
-	}
-	return feed_sample(s, pid, tid, time, v, 5, chain_a, 2);
-}
+/*
+ * One read of CPU 0's group: the sampler, the cut, faults, the clock; at a
+ * cut, the cut's id is the sample's IDENTIFIER.
+ */
+#define READ0(p, t, tm, faults, ns)                                            \
+	SAMPLE(p, t, tm, chain_a, {L0, (tm) / 100}, {X0, (tm) / 50},           \
+	       {A0, faults}, {B0, 0}, {C0, ns})
+#define CUT0(p, t, tm, faults, ns)                                             \
+	SAMPLE(p, t, tm, chain_a, {X0, (tm) / 100}, {L0, (tm) / 50},           \
+	       {A0, faults}, {B0, 0}, {C0, ns})
 
 /*
  * Per-CPU group on CPU 0, threads 101 and 102 (and 103) taking turns:
@@ -570,38 +648,22 @@ static int feed_cpu0(struct evprof_session *s, bool cut, uint32_t pid,
  */
 static void test_per_cpu_cuts(void **state)
 {
-	struct evprof_session_opts o = {
-	    .sz = sizeof(o),
-	    .fmt = {.sample_type = ST_BITS,
-		    .read_format = RF_BITS,
-		    .sample_id_all = true},
-	    .counters = counter_names,
-	    .nr_counters = 2,
-	    .exclude_idle = true,
-	    .per_cpu = true,
+	/* faults (ns): 101 runs to 150, 102 to 250, 101 to 300, 102 to 400,
+	 * 101 to 500 (exits), idle to 520, 103 to 600 (no sample). */
+	static const struct ev ev[] = {
+	    READ0(100, 101, 100, 10, 1000), CUT0(100, 101, 150, 15, 1500),
+	    READ0(100, 102, 200, 35, 2000), CUT0(100, 102, 250, 40, 2500),
+	    CUT0(100, 101, 300, 47, 3000),  READ0(100, 102, 350, 50, 3500),
+	    CUT0(100, 102, 400, 52, 4000),  READ0(100, 101, 450, 60, 4500),
+	    CUT0(100, 101, 500, 61, 5000),  READ0(0, 0, 510, 63, 5100),
+	    CUT0(0, 0, 520, 65, 5200),	    CUT0(100, 103, 600, 70, 6000),
 	};
-	struct evprof_session *s = evprof_session__new(&o);
-	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_session *s = cuts_session(true);
+	struct evprof_profile *p;
 	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
-	assert_non_null(s);
-	set_group_ids(s, L0, A0, B0, C0);
-	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
-	/* faults (ns): 101 runs to 150, 102 to 250, 101 to 300, 102 to 400,
-	 * 101 to 500 (exits), idle to 520, 103 to 600 (no sample). */
-	assert_int_equal(feed_cpu0(s, false, 100, 101, 100, 10, 1000), 0);
-	assert_int_equal(feed_cpu0(s, true, 100, 101, 150, 15, 1500), 0);
-	assert_int_equal(feed_cpu0(s, false, 100, 102, 200, 35, 2000), 0);
-	assert_int_equal(feed_cpu0(s, true, 100, 102, 250, 40, 2500), 0);
-	assert_int_equal(feed_cpu0(s, true, 100, 101, 300, 47, 3000), 0);
-	assert_int_equal(feed_cpu0(s, false, 100, 102, 350, 50, 3500), 0);
-	assert_int_equal(feed_cpu0(s, true, 100, 102, 400, 52, 4000), 0);
-	assert_int_equal(feed_cpu0(s, false, 100, 101, 450, 60, 4500), 0);
-	assert_int_equal(feed_cpu0(s, true, 100, 101, 500, 61, 5000), 0);
-	assert_int_equal(feed_cpu0(s, false, 0, 0, 510, 63, 5100), 0);
-	assert_int_equal(feed_cpu0(s, true, 0, 0, 520, 65, 5200), 0);
-	assert_int_equal(feed_cpu0(s, true, 100, 103, 600, 70, 6000), 0);
+	feed_all(s, ev);
 
 	/* Cuts are not samples; a sample takes its thread's held deltas. */
 	assert_int_equal(s->store.samples.n, 4);
@@ -611,8 +673,7 @@ static void test_per_cpu_cuts(void **state)
 	assert_int_equal(delta_of(s, 3, 0), 8 + 12); /* 400..450 + held */
 	assert_int_equal(delta_of(s, 3, -1), 500 + 500 + 500);
 
-	assert_non_null(p);
-	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	p = built(s, NULL);
 	/* Tails go to each thread's last sample; 103 gets one at its cut. */
 	assert_int_equal(s->store.samples.n, 5);
 	assert_int_equal(delta_of(s, 2, 0), 8 + 2);
@@ -650,45 +711,29 @@ static void test_per_cpu_cuts(void **state)
  */
 static void test_per_cpu_backwards(void **state)
 {
+	static const struct ev ev[] = {
+	    SAMPLE(100, 101, 10, chain_a, {L0, 1}, {A0, 10}),
+	    SAMPLE(100, 102, 20, chain_a, {L0, 2}, {A0, 5}),
+	    SAMPLE(100, 101, 30, chain_a, {L0, 3}, {A0, 12}),
+	    SAMPLE(200, 201, 40, chain_a, {L0, 4}, {A0, 20}),
+	};
 	const pid_t root = 100;
-	struct evprof_session_opts o = {
-	    .sz = sizeof(o),
-	    .fmt = {.sample_type = ST_BITS,
-		    .read_format = RF_BITS,
-		    .sample_id_all = true},
+	struct evprof_session *s = session_of((struct evprof_session_opts){
 	    .counters = counter_names,
 	    .nr_counters = 2,
 	    .pids = &root,
 	    .nr_pids = 1,
 	    .per_cpu = true,
-	};
-	struct evprof_session *s = evprof_session__new(&o);
-	struct evprof_profile *p = evprof_profile__new(NULL);
+	});
 	struct evprof_session_stats st = {.sz = sizeof(st)};
+	struct evprof_profile *p;
 
 	(void)state;
-	assert_non_null(s);
-	assert_non_null(p);
 	set_group_ids(s, L0, A0, B0, C0);
-	assert_int_equal(feed_sample(s, 100, 101, 10,
-				     (struct val[]){{L0, 1}, {A0, 10}}, 2,
-				     chain_a, 2),
-			 0);
-	assert_int_equal(feed_sample(s, 100, 102, 20,
-				     (struct val[]){{L0, 2}, {A0, 5}}, 2,
-				     chain_a, 2),
-			 0);
-	assert_int_equal(feed_sample(s, 100, 101, 30,
-				     (struct val[]){{L0, 3}, {A0, 12}}, 2,
-				     chain_a, 2),
-			 0);
-	assert_int_equal(feed_sample(s, 200, 201, 40,
-				     (struct val[]){{L0, 4}, {A0, 20}}, 2,
-				     chain_a, 2),
-			 0);
+	feed_all(s, ev);
 	assert_int_equal(delta_of(s, 1, 0), UINT64_MAX); /* rejected */
 	assert_int_equal(delta_of(s, 2, 0), 2);
-	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	p = built(s, NULL);
 	assert_int_equal(evprof_session__thread_total(s, 101, 0), 12);
 	assert_int_equal(evprof_session__thread_total(s, 102, 0), 0);
 	assert_int_equal(evprof_session__unattributed(s, 0), 8);
@@ -709,44 +754,24 @@ static void test_per_cpu_backwards(void **state)
  */
 static void test_per_cpu_exit_tail(void **state)
 {
-	struct evprof_session_opts o = {
-	    .sz = sizeof(o),
-	    .fmt = {.sample_type = ST_BITS,
-		    .read_format = RF_BITS,
-		    .sample_id_all = true},
-	    .counters = counter_names,
-	    .nr_counters = 2,
-	    .per_cpu = true,
+	static const struct ev ev[] = {
+	    READ0(200, 201, 100, 10, 0),
+	    EXIT(200, 200, 201, 201, 150),
+	    CUT0(200, UINT32_MAX, 160, 13, 0),
 	};
-	struct evprof_session *s = evprof_session__new(&o);
-	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_session *s = session_of((struct evprof_session_opts){
+	    .counters = counter_names, .nr_counters = 2, .per_cpu = true});
+	struct evprof_profile *p;
 
 	(void)state;
-	assert_non_null(s);
-	assert_non_null(p);
 	assert_int_equal(evprof_session__set_id(s, A0, 0), 0);
 	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
-	assert_int_equal(feed_cpu0(s, false, 200, 201, 100, 10, 0), 0);
-	assert_int_equal(
-	    feed_task(s, PERF_RECORD_EXIT, 200, 200, 201, 201, 150), 0);
-	assert_int_equal(feed_cpu0(s, true, 200, UINT32_MAX, 160, 13, 0), 0);
-	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	feed_all(s, ev);
+	p = built(s, NULL);
 	assert_int_equal(s->store.samples.n, 1);
 	assert_int_equal(evprof_session__thread_total(s, 201, 0), 13);
 	evprof_profile__free(p);
 	evprof_session__free(s);
-}
-
-/* A switch-in (SWITCH_CPU_WIDE) of tid on CPU 0 at time, after prev. */
-static int feed_switch_in(struct evprof_session *s, uint32_t tid, uint32_t prev,
-			  uint64_t time)
-{
-	struct rb b;
-
-	rb_begin(&b, PERF_RECORD_SWITCH_CPU_WIDE, 0);
-	rb_u32x2(&b, prev == UINT32_MAX ? UINT32_MAX : 100, prev);
-	rb_trailer(&b, 100, tid, time, 10);
-	return rb_feed(s, &b);
 }
 
 /*
@@ -758,45 +783,32 @@ static int feed_switch_in(struct evprof_session *s, uint32_t tid, uint32_t prev,
  */
 static void test_per_cpu_unseen(void **state)
 {
-	struct evprof_session_opts o = {
-	    .sz = sizeof(o),
-	    .fmt = {.sample_type = ST_BITS,
-		    .read_format = RF_BITS,
-		    .sample_id_all = true},
-	    .counters = counter_names,
-	    .nr_counters = 2,
-	    .exclude_idle = true,
-	    .per_cpu = true,
+	static const struct ev ev[] = {
+	    /* Unseen from the start to 90: 101's first read takes 90..100. */
+	    SWITCH_IN(101, 0, 90),
+	    READ0(100, 101, 100, 10, 1000),
+	    CUT0(100, 101, 150, 15, 1500),
+	    /* 101 read last: nothing unseen before 102. */
+	    SWITCH_IN(102, 101, 155),
+	    CUT0(100, 102, 200, 20, 2000),
+	    /* 200..600 unseen (idle), then 101 runs to 610. */
+	    SWITCH_IN(101, 0, 600),
+	    CUT0(100, 101, 610, 21, 6100),
+	    /* 102 from 612; then its last switch-out after its EXIT (tid -1)
+	     * is the read before 101's switch-in. */
+	    SWITCH_IN(102, 101, 612),
+	    READ0(100, 102, 700, 22, 7000),
+	    EXIT(100, 100, 102, 102, 705),
+	    CUT0(100, UINT32_MAX, 710, 23, 7100),
+	    SWITCH_IN(101, UINT32_MAX, 712),
+	    READ0(100, 101, 800, 24, 8000),
 	};
-	struct evprof_session *s = evprof_session__new(&o);
-	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_session *s = cuts_session(true);
+	struct evprof_profile *p;
 
 	(void)state;
-	assert_non_null(s);
-	assert_non_null(p);
-	set_group_ids(s, L0, A0, B0, C0);
-	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
-	/* Unseen from the start to 90: 101's first read takes 90..100. */
-	assert_int_equal(feed_switch_in(s, 101, 0, 90), 0);
-	assert_int_equal(feed_cpu0(s, false, 100, 101, 100, 10, 1000), 0);
-	assert_int_equal(feed_cpu0(s, true, 100, 101, 150, 15, 1500), 0);
-	/* 101 read last: nothing unseen before 102. */
-	assert_int_equal(feed_switch_in(s, 102, 101, 155), 0);
-	assert_int_equal(feed_cpu0(s, true, 100, 102, 200, 20, 2000), 0);
-	/* 200..600 unseen (idle), then 101 runs to 610. */
-	assert_int_equal(feed_switch_in(s, 101, 0, 600), 0);
-	assert_int_equal(feed_cpu0(s, true, 100, 101, 610, 21, 6100), 0);
-	/* 102 from 612; then its last switch-out after its EXIT (tid -1)
-	 * is the read before 101's switch-in. */
-	assert_int_equal(feed_switch_in(s, 102, 101, 612), 0);
-	assert_int_equal(feed_cpu0(s, false, 100, 102, 700, 22, 7000), 0);
-	assert_int_equal(
-	    feed_task(s, PERF_RECORD_EXIT, 100, 100, 102, 102, 705), 0);
-	assert_int_equal(feed_cpu0(s, true, 100, UINT32_MAX, 710, 23, 7100), 0);
-	assert_int_equal(feed_switch_in(s, 101, UINT32_MAX, 712), 0);
-	assert_int_equal(feed_cpu0(s, false, 100, 101, 800, 24, 8000), 0);
-
-	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	feed_all(s, ev);
+	p = built(s, NULL);
 	assert_int_equal(
 	    evprof_session__thread_total(s, 101, EVPROF_SESSION_CPU_TIME),
 	    10 + 500 + 10 + 900);
@@ -822,46 +834,25 @@ static void test_per_cpu_unseen(void **state)
  */
 static void test_foreign_identifier(void **state)
 {
-	struct evprof_session_opts o = {
-	    .sz = sizeof(o),
-	    .fmt = {.sample_type = ST_BITS,
-		    .read_format = RF_BITS,
-		    .sample_id_all = true},
-	    .counters = counter_names,
-	    .nr_counters = 2,
-	    .per_cpu = true,
+	static const struct ev ev[] = {
+	    /* 101 sampled at 100, its cut (X0 1 -> 2) at 150 under id STRAY. */
+	    SAMPLE(100, 101, 100, chain_a, {L0, 1}, {X0, 1}, {A0, 10},
+		   {C0, 1000}),
+	    SAMPLE_OF(STRAY, 100, 101, 150, chain_a, {L0, 1}, {X0, 2}, {A0, 15},
+		      {C0, 1500}),
+	    /* 102 sampled at 200 under id STRAY, no cut member moved. */
+	    SAMPLE_OF(STRAY, 100, 102, 200, chain_a, {L0, 2}, {X0, 2}, {A0, 35},
+		      {C0, 2000}),
 	};
-	struct evprof_session *s = evprof_session__new(&o);
-	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_session *s = cuts_session(false);
+	struct evprof_profile *p;
 	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
-	assert_non_null(s);
-	assert_non_null(p);
-	set_group_ids(s, L0, A0, B0, C0);
-	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
-	/* 101 sampled at 100, its cut (X0 1 -> 2) at 150 under id STRAY. */
-	assert_int_equal(
-	    feed_sample(s, 100, 101, 100,
-			(struct val[]){{L0, 1}, {X0, 1}, {A0, 10}, {C0, 1000}},
-			4, chain_a, 2),
-	    0);
-	assert_int_equal(
-	    feed_sample_of(
-		s, STRAY, 100, 101, 150,
-		(struct val[]){{L0, 1}, {X0, 2}, {A0, 15}, {C0, 1500}}, 4,
-		chain_a, 2),
-	    0);
-	/* 102 sampled at 200 under id STRAY, no cut member moved. */
-	assert_int_equal(
-	    feed_sample_of(
-		s, STRAY, 100, 102, 200,
-		(struct val[]){{L0, 2}, {X0, 2}, {A0, 35}, {C0, 2000}}, 4,
-		chain_a, 2),
-	    0);
+	feed_all(s, ev);
 	/* The cut is no sample: two samples, 101's holds its cut's deltas. */
 	assert_int_equal(s->store.samples.n, 2);
-	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	p = built(s, NULL);
 	assert_int_equal(evprof_session__thread_total(s, 101, 0), 15);
 	assert_int_equal(
 	    evprof_session__thread_total(s, 101, EVPROF_SESSION_CPU_TIME),
@@ -904,7 +895,7 @@ static void test_build_symbols(void **state)
 	struct evprof_symbolizer_opts so = {.sz = sizeof(so)};
 	struct evprof_symbolizer *sym;
 	struct evprof_session *s = new_session(NULL, 0);
-	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_profile *p;
 	uint32_t me = (uint32_t)getpid();
 	char comm[64], expect[512], *text;
 	struct evprof_session_stats st = {.sz = sizeof(st)};
@@ -912,7 +903,6 @@ static void test_build_symbols(void **state)
 	int fd;
 
 	(void)state;
-	assert_non_null(p);
 	fd = mkstemp(kpath);
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
@@ -938,30 +928,29 @@ static void test_build_symbols(void **state)
 	 * the user ip is exact, the others are return addresses.
 	 */
 	const uint64_t chain[] = {
-	    KCTX,    0xffffffff81000210, 0xffffffff81000101, UCTX, leaf + 4,
-	    mid + 8, root + 8,
+	    KCTX,
+	    0xffffffff81000210,
+	    0xffffffff81000101,
+	    UCTX,
+	    leaf + 4,
+	    mid + 8,
+	    root + 8,
+	    0,
 	};
 	/* leaf at +0 exact; mid's return address at +1 means mid itself. */
-	const uint64_t chain2[] = {UCTX, leaf, mid + 1, root + 8};
+	const uint64_t chain2[] = {UCTX, leaf, mid + 1, root + 8, 0};
 	/* An address outside every mapping keeps its frame. */
-	const uint64_t chain3[] = {UCTX, 0x10, root + 8};
+	const uint64_t chain3[] = {UCTX, 0x10, root + 8, 0};
+	const struct ev ev[] = {
+	    SAMPLE(me, me, 100, chain, {L0, 1}, {A0, 10}),
+	    SAMPLE(me, me, 101, chain, {L0, 2}, {A0, 20}),
+	    SAMPLE(me, me, 102, chain, {L0, 3}, {A0, 30}),
+	    SAMPLE(me, me, 200, chain2, {L0, 10}, {A0, 100}),
+	    SAMPLE(me, me, 300, chain3, {L0, 11}, {A0, 105}),
+	};
 
-	for (int i = 0; i < 3; i++)
-		assert_int_equal(
-		    feed_sample(
-			s, me, me, 100 + i,
-			(struct val[]){{L0, i + 1u}, {A0, 10u * (i + 1)}}, 2,
-			chain, 7),
-		    0);
-	assert_int_equal(feed_sample(s, me, me, 200,
-				     (struct val[]){{L0, 10}, {A0, 100}}, 2,
-				     chain2, 4),
-			 0);
-	assert_int_equal(feed_sample(s, me, me, 300,
-				     (struct val[]){{L0, 11}, {A0, 105}}, 2,
-				     chain3, 3),
-			 0);
-	assert_int_equal(evprof_session__build(s, p, sym), 0);
+	feed_all(s, ev);
+	p = built(s, sym);
 	evprof_session__stats(s, &st);
 	assert_int_equal(st.samples, 5);
 
@@ -994,27 +983,23 @@ static void test_build_symbols(void **state)
 /* Later mappings hide earlier ones; non-exec mappings are ignored. */
 static void test_maps_override(void **state)
 {
+	static const uint64_t c1[] = {UCTX, 0x10500, 0};
+	static const struct ev ev[] = {
+	    COMM(100, 100, "app", 1),
+	    MMAP2(100, 0x10000, 0x2000, 0, PROT_READ | PROT_EXEC,
+		  "/lib/first.so", 2),
+	    MMAP2(100, 0x10000, 0x1000, 0, PROT_READ, "/lib/data.bin", 3),
+	    SAMPLE(100, 100, 5, c1, {L0, 1}),
+	    MMAP2(100, 0x10400, 0x400, 0x3000, PROT_READ | PROT_EXEC,
+		  "/lib/second.so", 10),
+	    SAMPLE(100, 100, 20, c1, {L0, 1}),
+	};
 	struct evprof_session *s = new_session(NULL, 0);
-	struct evprof_profile *p = evprof_profile__new(NULL);
-	const struct val v[] = {{L0, 1}};
-	const uint64_t c1[] = {UCTX, 0x10500};
+	struct evprof_profile *p;
 
 	(void)state;
-	assert_non_null(p);
-	assert_int_equal(feed_comm(s, 100, 100, "app", false, 1), 0);
-	assert_int_equal(feed_mmap2(s, 100, 0x10000, 0x2000, 0,
-				    PROT_READ | PROT_EXEC, "/lib/first.so", 2),
-			 0);
-	assert_int_equal(feed_mmap2(s, 100, 0x10000, 0x1000, 0, PROT_READ,
-				    "/lib/data.bin", 3),
-			 0);
-	assert_int_equal(feed_sample(s, 100, 100, 5, v, 1, c1, 2), 0);
-	assert_int_equal(feed_mmap2(s, 100, 0x10400, 0x400, 0x3000,
-				    PROT_READ | PROT_EXEC, "/lib/second.so",
-				    10),
-			 0);
-	assert_int_equal(feed_sample(s, 100, 100, 20, v, 1, c1, 2), 0);
-	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	feed_all(s, ev);
+	p = built(s, NULL);
 	/*
 	 * 0x10500 is 0x500 into first.so, then 0x3100 into second.so; without
 	 * a symbolizer frames are named LIB+0xFILE_OFFSET.
@@ -1088,27 +1073,8 @@ static void test_feed_throughput(void **state)
 	evprof_session__free(s);
 }
 
-/* A switch record (SWITCH, task mode) of tid at time. */
-static int feed_switch(struct evprof_session *s, uint32_t tid, uint64_t time,
-		       bool out, bool preempt)
-{
-	struct rb b;
-
-	rb_begin(&b, PERF_RECORD_SWITCH,
-		 (out ? PERF_RECORD_MISC_SWITCH_OUT : 0) |
-		     (preempt ? PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0));
-	rb_trailer(&b, 100, tid, time, 10);
-	return rb_feed(s, &b);
-}
-
-/* A switch-out cut of tid at time with chain (the cut's id X0). */
-static int feed_out(struct evprof_session *s, uint32_t tid, uint64_t time,
-		    const uint64_t *chain)
-{
-	return feed_sample(s, 100, tid, time,
-			   (struct val[]){{X0, time}, {L0, 1}, {C0, time}}, 3,
-			   chain, 2);
-}
+/* A switch-out cut of t at tm with chain ch (the cut's id X0). */
+#define OUT_CUT(t, tm, ch) SAMPLE(100, t, tm, ch, {X0, tm}, {L0, 1}, {C0, tm})
 
 struct offcpu_sums {
 	int w_off, w_pre;
@@ -1133,56 +1099,44 @@ static int sum_offcpu(const struct evprof_profile_entry *e, void *ctx)
  */
 static void test_offcpu(void **state)
 {
-	static const uint64_t chain_b[] = {UCTX, 0x2020};
-	struct evprof_session_opts o = {
-	    .sz = sizeof(o),
-	    .fmt = {.sample_type = ST_BITS,
-		    .read_format = RF_BITS,
-		    .sample_id_all = true},
+	static const uint64_t chain_b[] = {UCTX, 0x2020, 0};
+	static const struct ev ev[] = {
+	    /* 101: switch-in fed before its cut (another ring): 1110 - 110. */
+	    SW_IN(101, 1110),
+	    OUT_CUT(101, 100, chain_a),
+	    SW_OUT(101, 110),
+	    /* 101 again, preempted: 2505 - 2005, on another stack. */
+	    OUT_CUT(101, 2000, chain_b),
+	    SW_PREEMPT(101, 2005),
+	    SW_IN(101, 2505),
+	    /* 101's third switch-out lost its cut: no interval, counted. */
+	    SW_OUT(101, 3000),
+	    SW_IN(101, 3100),
+	    /* 102: exits while out (400 - 305); its cut after the exit opens
+	     * nothing. */
+	    OUT_CUT(102, 300, chain_a),
+	    SW_OUT(102, 305),
+	    EXIT(100, 100, 102, 102, 400),
+	    OUT_CUT(102, 450, chain_a),
+	    /* 103: never back, closed at the end: 5000 - 3010. */
+	    OUT_CUT(103, 3000, chain_a),
+	    SW_OUT(103, 3010),
+	    /* 104: no out record: from its cut, 80 - 50. */
+	    OUT_CUT(104, 50, chain_a),
+	    SW_IN(104, 80),
 	};
-	struct evprof_session *s = evprof_session__new(&o);
-	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_session *s = offcpu_session(NULL, 0);
+	struct evprof_profile *p;
 	struct offcpu_sums sums = {.w_off = -1};
 	struct evprof_profile_thread_info ti;
 	struct evprof_session_stats st = {.sz = sizeof(st)};
 	int thr[4];
 
 	(void)state;
-	assert_non_null(s);
-	assert_non_null(p);
-	assert_int_equal(evprof_session__set_id(s, L0, EVPROF_SESSION_SAMPLER),
-			 0);
-	assert_int_equal(evprof_session__set_id(s, C0, EVPROF_SESSION_CPU_TIME),
-			 0);
-	assert_int_equal(
-	    evprof_session__set_id(s, X0, EVPROF_SESSION_SWITCH_OUT), 0);
-	/* 101: switch-in fed before its cut (another ring): 1110 - 110. */
-	assert_int_equal(feed_switch(s, 101, 1110, false, false), 0);
-	assert_int_equal(feed_out(s, 101, 100, chain_a), 0);
-	assert_int_equal(feed_switch(s, 101, 110, true, false), 0);
-	/* 101 again, preempted: 2505 - 2005, on another stack. */
-	assert_int_equal(feed_out(s, 101, 2000, chain_b), 0);
-	assert_int_equal(feed_switch(s, 101, 2005, true, true), 0);
-	assert_int_equal(feed_switch(s, 101, 2505, false, false), 0);
-	/* 101's third switch-out lost its cut: no interval, counted. */
-	assert_int_equal(feed_switch(s, 101, 3000, true, false), 0);
-	assert_int_equal(feed_switch(s, 101, 3100, false, false), 0);
-	/* 102: exits while out (400 - 305); its cut after the exit opens
-	 * nothing. */
-	assert_int_equal(feed_out(s, 102, 300, chain_a), 0);
-	assert_int_equal(feed_switch(s, 102, 305, true, false), 0);
-	assert_int_equal(
-	    feed_task(s, PERF_RECORD_EXIT, 100, 100, 102, 102, 400), 0);
-	assert_int_equal(feed_out(s, 102, 450, chain_a), 0);
-	/* 103: never back, closed at the end: 5000 - 3010. */
-	assert_int_equal(feed_out(s, 103, 3000, chain_a), 0);
-	assert_int_equal(feed_switch(s, 103, 3010, true, false), 0);
-	/* 104: no out record: from its cut, 80 - 50. */
-	assert_int_equal(feed_out(s, 104, 50, chain_a), 0);
-	assert_int_equal(feed_switch(s, 104, 80, false, false), 0);
+	feed_all(s, ev);
 	evprof_session__end(s, 5000);
 
-	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	p = built(s, NULL);
 	sums.w_off = evprof_profile__add_weight_type(p, "off-cpu");
 	sums.w_pre = evprof_profile__add_weight_type(p, "preempted");
 	assert_true(sums.w_off >= 0 && sums.w_pre >= 0);
@@ -1220,54 +1174,36 @@ static void test_offcpu(void **state)
 static void test_offcpu_unstarted(void **state)
 {
 	static const pid_t root = 100;
-	struct evprof_session_opts o = {
-	    .sz = sizeof(o),
-	    .fmt = {.sample_type = ST_BITS,
-		    .read_format = RF_BITS,
-		    .sample_id_all = true},
-	    .pids = &root,
-	    .nr_pids = 1,
+	static const struct ev ev[] = {
+	    /* 101, in the tree: one switch-out without its cut. */
+	    OUT_CUT(101, 100, chain_a),
+	    SW_OUT(101, 105),
+	    SW_IN(101, 200),
+	    SW_OUT(101, 300),
+	    SW_IN(101, 400),
+	    /* 201, of process 200 (not in the tree): the same, not counted. */
+	    SAMPLE(200, 201, 100, chain_a, {X0, 100}, {L0, 1}, {C0, 100}),
+	    SW_OUT(201, 105),
+	    SW_IN(201, 200),
+	    SW_OUT(201, 300),
+	    SW_IN(201, 400),
+	    /* 102: an earlier task of the tid, without cuts, then a new one. */
+	    SW_OUT(102, 50),
+	    SW_IN(102, 60),
+	    FORK(100, 100, 102, 101, 70),
+	    OUT_CUT(102, 100, chain_a),
+	    SW_OUT(102, 105),
+	    SW_IN(102, 200),
 	};
-	struct evprof_session *s = evprof_session__new(&o);
-	struct evprof_profile *p = evprof_profile__new(NULL);
+	struct evprof_session *s = offcpu_session(&root, 1);
+	struct evprof_profile *p;
 	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
-	assert_non_null(s);
-	assert_non_null(p);
-	assert_int_equal(evprof_session__set_id(s, L0, EVPROF_SESSION_SAMPLER),
-			 0);
-	assert_int_equal(evprof_session__set_id(s, C0, EVPROF_SESSION_CPU_TIME),
-			 0);
-	assert_int_equal(
-	    evprof_session__set_id(s, X0, EVPROF_SESSION_SWITCH_OUT), 0);
-	/* 101, in the tree: one switch-out without its cut. */
-	assert_int_equal(feed_out(s, 101, 100, chain_a), 0);
-	assert_int_equal(feed_switch(s, 101, 105, true, false), 0);
-	assert_int_equal(feed_switch(s, 101, 200, false, false), 0);
-	assert_int_equal(feed_switch(s, 101, 300, true, false), 0);
-	assert_int_equal(feed_switch(s, 101, 400, false, false), 0);
-	/* 201, of process 200 (not in the tree): the same, not counted. */
-	assert_int_equal(
-	    feed_sample(s, 200, 201, 100,
-			(struct val[]){{X0, 100}, {L0, 1}, {C0, 100}}, 3,
-			chain_a, 2),
-	    0);
-	assert_int_equal(feed_switch(s, 201, 105, true, false), 0);
-	assert_int_equal(feed_switch(s, 201, 200, false, false), 0);
-	assert_int_equal(feed_switch(s, 201, 300, true, false), 0);
-	assert_int_equal(feed_switch(s, 201, 400, false, false), 0);
-	/* 102: an earlier task of the tid, without cuts, then a new one. */
-	assert_int_equal(feed_switch(s, 102, 50, true, false), 0);
-	assert_int_equal(feed_switch(s, 102, 60, false, false), 0);
-	assert_int_equal(feed_task(s, PERF_RECORD_FORK, 100, 100, 102, 101, 70),
-			 0);
-	assert_int_equal(feed_out(s, 102, 100, chain_a), 0);
-	assert_int_equal(feed_switch(s, 102, 105, true, false), 0);
-	assert_int_equal(feed_switch(s, 102, 200, false, false), 0);
+	feed_all(s, ev);
 	evprof_session__end(s, 500);
 
-	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	p = built(s, NULL);
 	evprof_session__stats(s, &st);
 	assert_int_equal(st.offcpu_voluntary, 2);
 	assert_int_equal(st.offcpu_unstarted, 1);
@@ -1313,73 +1249,23 @@ static void add_sums(struct evprof_profile *p, struct tid_sums *ts)
  */
 static void feed_step(struct evprof_session *s, int step)
 {
-	static const struct {
-		uint64_t time;
-		int kind; /* 0 sample, 1 cut, 2 comm, 3 fork, 4 exit */
-		uint32_t tid;
-		uint64_t faults, ns;
-	} ev[] = {
-	    {100, 0, 101, 10, 1000}, {150, 1, 101, 15, 1500},
-	    {200, 0, 102, 35, 2000}, {210, 2, 101, 0, 0},
-	    {250, 1, 102, 40, 2500}, {300, 1, 101, 47, 3000},
-	    {320, 3, 104, 0, 0},     {350, 0, 102, 50, 3500},
-	    {360, 0, 104, 51, 3600}, {380, 1, 104, 51, 3800},
-	    {390, 4, 104, 0, 0},     {400, 1, 102, 52, 4000},
-	    {450, 0, 101, 60, 4500}, {500, 1, 101, 61, 5000},
-	    {510, 0, 0, 63, 5100},   {520, 1, 0, 65, 5200},
-	    {600, 1, 103, 70, 6000}, {650, 0, 102, 72, 6500},
-	    {700, 1, 102, 75, 7000},
+	static const struct ev ev[] = {
+	    READ0(100, 101, 100, 10, 1000), CUT0(100, 101, 150, 15, 1500),
+	    READ0(100, 102, 200, 35, 2000), COMM(100, 101, "late", 210),
+	    CUT0(100, 102, 250, 40, 2500),  CUT0(100, 101, 300, 47, 3000),
+	    FORK(100, 100, 104, 101, 320),  READ0(100, 102, 350, 50, 3500),
+	    READ0(100, 104, 360, 51, 3600), CUT0(100, 104, 380, 51, 3800),
+	    EXIT(100, 100, 104, 101, 390),  CUT0(100, 102, 400, 52, 4000),
+	    READ0(100, 101, 450, 60, 4500), CUT0(100, 101, 500, 61, 5000),
+	    READ0(0, 0, 510, 63, 5100),	    CUT0(0, 0, 520, 65, 5200),
+	    CUT0(100, 103, 600, 70, 6000),  READ0(100, 102, 650, 72, 6500),
+	    CUT0(100, 102, 700, 75, 7000),
 	};
 
-	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
-		uint32_t pid = ev[i].tid ? 100 : 0;
-
-		if (ev[i].time <= (uint64_t)step * 100 ||
-		    ev[i].time > (uint64_t)(step + 1) * 100)
-			continue;
-		switch (ev[i].kind) {
-		case 0:
-		case 1:
-			assert_int_equal(feed_cpu0(s, ev[i].kind, pid,
-						   ev[i].tid, ev[i].time,
-						   ev[i].faults, ev[i].ns),
-					 0);
-			break;
-		case 2:
-			assert_int_equal(feed_comm(s, 100, ev[i].tid, "late",
-						   false, ev[i].time),
-					 0);
-			break;
-		default:
-			assert_int_equal(
-			    feed_task(s,
-				      ev[i].kind == 3 ? PERF_RECORD_FORK
-						      : PERF_RECORD_EXIT,
-				      100, 100, ev[i].tid, 101, ev[i].time),
-			    0);
-			break;
-		}
-	}
-}
-
-static struct evprof_session *cuts_session(void)
-{
-	struct evprof_session_opts o = {
-	    .sz = sizeof(o),
-	    .fmt = {.sample_type = ST_BITS,
-		    .read_format = RF_BITS,
-		    .sample_id_all = true},
-	    .counters = counter_names,
-	    .nr_counters = 2,
-	    .exclude_idle = true,
-	    .per_cpu = true,
-	};
-	struct evprof_session *s = evprof_session__new(&o);
-
-	assert_non_null(s);
-	set_group_ids(s, L0, A0, B0, C0);
-	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
-	return s;
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		if (ev[i].time > (uint64_t)step * 100 &&
+		    ev[i].time <= (uint64_t)(step + 1) * 100)
+			feed_n(s, &ev[i], 1);
 }
 
 /* The name of thread tid in p, NULL when p has none. */
@@ -1401,8 +1287,9 @@ static const char *name_in(const struct evprof_profile *p, int tid)
  */
 static void test_build_parts(void **state)
 {
-	struct evprof_session *whole = cuts_session(), *win = cuts_session(),
-			      *steps = cuts_session();
+	struct evprof_session *whole = cuts_session(true),
+			      *win = cuts_session(true),
+			      *steps = cuts_session(true);
 	struct evprof_profile *pw = evprof_profile__new(NULL),
 			      *ps = evprof_profile__new(NULL), *w;
 	struct tid_sums sw, sp, ss;

@@ -22,17 +22,9 @@
 #include <evprof/session.h>
 
 #include "cases.h"
-#include "recstream.h"
+#include "sessfeed.h"
 #include "session/internal.h"
 #include "session/part.h"
-
-#define ST_BITS                                                                \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |           \
-	 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |             \
-	 PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN)
-#define RF_BITS                                                                \
-	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | \
-	 PERF_FORMAT_TOTAL_TIME_RUNNING)
 
 enum { LEADER = 10, FAULTS = 11, CLOCK = 13, CUT = 14 };
 
@@ -71,12 +63,6 @@ struct truth {
 	uint64_t cpu_faults, cpu_last_faults, cpu_last_ns;
 	uint64_t long_lib[8]; /* the long process's samples per lib */
 };
-
-static int feed(struct evprof_session *s, struct rb *b)
-{
-	rb_end(b);
-	return evprof_session__feed(s, b->words, b->len);
-}
 
 /*
  * A read of the group by tid at time (a sample, or a cut), in the chosen
@@ -129,7 +115,7 @@ static void read_group(struct evprof_session *s, struct truth *tr, bool per_cpu,
 	rb_u64(&b, 2);
 	rb_u64(&b, chain[0]);
 	rb_u64(&b, chain[1]);
-	assert_int_equal(feed(s, &b), 0);
+	assert_int_equal(rb_feed(s, &b), 0);
 }
 
 static void task_rec(struct evprof_session *s, uint32_t type, uint32_t pid,
@@ -188,7 +174,7 @@ static void mmap_rec(struct evprof_session *s, uint32_t pid, int lib,
 	rb_u32x2(&b, PROT_READ | PROT_EXEC, MAP_PRIVATE);
 	rb_str(&b, path);
 	rb_trailer(&b, pid, pid, time, LEADER);
-	assert_int_equal(feed(s, &b), 0);
+	assert_int_equal(rb_feed(s, &b), 0);
 }
 
 static uint32_t tid_of(int k)

@@ -97,19 +97,50 @@ static int add_map(const struct evprof_map *m, void *arg)
 	return 0;
 }
 
-static void test_own_stack(void **state)
+static void free_maps(struct maps *ms)
 {
-	static struct maps ms;
-	struct snap sn = {.stack = malloc(COPY)};
-	struct evprof__unwind_input in = {
+	for (size_t i = 0; i < ms->nr; i++)
+		free((char *)ms->m[i].path);
+}
+
+/*
+ * A sample of this stack (level1 -> level2 -> capture) as the unwinder's
+ * input, with this process's executable mappings in ms.
+ */
+static void own_sample(struct snap *sn, struct maps *ms,
+		       struct evprof__unwind_input *in)
+{
+	sn->stack = malloc(COPY);
+	assert_non_null(sn->stack);
+	level1(sn);
+	sink++;
+	*in = (struct evprof__unwind_input){
 	    .pid = (uint32_t)getpid(),
 	    .tid = (uint32_t)getpid(),
 	    .regs_mask = evprof__unwind_regs_mask(),
-	    .regs = sn.regs,
+	    .regs = sn->regs,
 	    .nr_regs = 17,
-	    .stack = sn.stack,
+	    .stack = sn->stack,
 	    .stack_len = COPY,
 	};
+	assert_true(evprof_maps__read(getpid(), add_map, ms) >= 0);
+}
+
+/* n frames from own_sample(): the sampled pc, then each return address. */
+static void assert_own_frames(const struct snap *sn, const uint64_t *pcs, int n)
+{
+	assert_true(n >= 4);
+	assert_int_equal(pcs[0], sn->regs[8]); /* the sampled pc */
+	assert_int_equal(pcs[1], sn->ra[0]);
+	assert_int_equal(pcs[2], sn->ra[1]);
+	assert_int_equal(pcs[3], sn->ra[2]);
+}
+
+static void test_own_stack(void **state)
+{
+	static struct maps ms;
+	struct snap sn;
+	struct evprof__unwind_input in;
 	uint64_t pcs[EVPROF__UNWIND_MAX_FRAMES];
 	struct evprof__unwinder *u;
 	bool truncated;
@@ -119,19 +150,12 @@ static void test_own_stack(void **state)
 #if !defined(__x86_64__)
 	skip_because("the unwinder is x86-64 only");
 #endif
-	assert_non_null(sn.stack);
-	level1(&sn);
-	sink++;
-	assert_true(evprof_maps__read(getpid(), add_map, &ms) >= 0);
+	own_sample(&sn, &ms, &in);
 	u = evprof__unwinder_new();
 	assert_non_null(u);
 
 	n = evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &truncated);
-	assert_true(n >= 4);
-	assert_int_equal(pcs[0], sn.regs[8]); /* the sampled pc */
-	assert_int_equal(pcs[1], sn.ra[0]);
-	assert_int_equal(pcs[2], sn.ra[1]);
-	assert_int_equal(pcs[3], sn.ra[2]);
+	assert_own_frames(&sn, pcs, n);
 
 	/* 16 bytes hold no frame: stopped by the copy's end. */
 	in.stack_len = 16;
@@ -151,8 +175,7 @@ static void test_own_stack(void **state)
 	assert_int_equal(
 	    evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &truncated), -EINVAL);
 	evprof__unwinder_free(u);
-	for (size_t i = 0; i < ms.nr; i++)
-		free((char *)ms.m[i].path);
+	free_maps(&ms);
 	free(sn.stack);
 }
 
@@ -166,16 +189,8 @@ static void test_own_stack(void **state)
 static void test_gone_file(void **state)
 {
 	static struct maps ms;
-	struct snap sn = {.stack = malloc(COPY)};
-	struct evprof__unwind_input in = {
-	    .pid = (uint32_t)getpid(),
-	    .tid = (uint32_t)getpid(),
-	    .regs_mask = evprof__unwind_regs_mask(),
-	    .regs = sn.regs,
-	    .nr_regs = 17,
-	    .stack = sn.stack,
-	    .stack_len = COPY,
-	};
+	struct snap sn;
+	struct evprof__unwind_input in;
 	uint64_t pcs[EVPROF__UNWIND_MAX_FRAMES];
 	struct evprof__unwinder *u;
 	char self[64], *moved;
@@ -187,10 +202,7 @@ static void test_gone_file(void **state)
 #if !defined(__x86_64__)
 	skip_because("the unwinder is x86-64 only");
 #endif
-	assert_non_null(sn.stack);
-	level1(&sn);
-	sink++;
-	assert_true(evprof_maps__read(getpid(), add_map, &ms) >= 0);
+	own_sample(&sn, &ms, &in);
 	for (i = 0; i < ms.nr; i++)
 		if (ms.m[i].start <= sn.ra[2] && sn.ra[2] < ms.m[i].end)
 			break;
@@ -200,8 +212,7 @@ static void test_gone_file(void **state)
 		 (unsigned long long)ms.m[i].end);
 	fd = open(self, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && (errno == EPERM || errno == EACCES)) {
-		for (i = 0; i < ms.nr; i++)
-			free((char *)ms.m[i].path);
+		free_maps(&ms);
 		free(sn.stack);
 		skip_because("map_files needs CAP_SYS_ADMIN");
 	}
@@ -223,11 +234,7 @@ static void test_gone_file(void **state)
 	assert_non_null(u);
 
 	n = evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &truncated);
-	assert_true(n >= 4);
-	assert_int_equal(pcs[0], sn.regs[8]);
-	assert_int_equal(pcs[1], sn.ra[0]);
-	assert_int_equal(pcs[2], sn.ra[1]);
-	assert_int_equal(pcs[3], sn.ra[2]);
+	assert_own_frames(&sn, pcs, n);
 
 	in.pid = 0; /* no /proc to look through: no CFI for these frames */
 	n = evprof__unwind(u, 2, ms.m, ms.nr, &in, pcs, &truncated);
@@ -236,8 +243,7 @@ static void test_gone_file(void **state)
 	assert_true(n == 1 || pcs[1] != sn.ra[0]);
 
 	evprof__unwinder_free(u);
-	for (i = 0; i < ms.nr; i++)
-		free((char *)ms.m[i].path);
+	free_maps(&ms);
 	free(moved);
 	free(sn.stack);
 }
