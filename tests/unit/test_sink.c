@@ -24,7 +24,7 @@
 #include <zlib.h>
 
 #include "cases.h"
-#include "base/json.h"
+#include "formats/json.h"
 
 static char dir[] = "/tmp/evprof-sink-XXXXXX";
 

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/json.h"
+#include "json.h"
 #include "profile/internal.h"
 
 struct sym_key;

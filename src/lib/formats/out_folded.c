@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/json.h"
+#include "json.h"
 #include "profile/internal.h"
 
 struct line {

@@ -30,7 +30,7 @@
 
 #include <evprof/page.h>
 
-#include "base/json.h"
+#include "json.h"
 #include "page_assets.h"
 #include "profile/internal.h"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/json.h"
+#include "json.h"
 #include "profile/internal.h"
 
 struct ss_col {

@@ -15,7 +15,7 @@
 
 #include <zlib.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #define EVPROF_SINK_BUF (64 * 1024)
 
