@@ -9,6 +9,8 @@
 2. Loops: no two files of src/ depend on each other in a loop (file A uses
    a symbol that B alone defines, and B, through any path, one of A's).
 3. Giants: no file of src/lib over 1000 lines, no function of src/ over 120.
+4. Interfaces: a file includes another folder's header only through that
+   folder's own, <folder>/<folder>.h, which says what it offers above.
 
 Exits 1 and says what is wrong, file by file; 0 when all holds.
 """
@@ -178,6 +180,21 @@ def main():
     for comp in loops(deps):
         errors.append("files that depend on each other in a loop: " + " ".join(comp))
 
+    inc = re.compile(r'^#include "(%s)/(\w+)\.h"' % "|".join(objects), re.M)
+    for root, _, files in os.walk(os.path.join(src, "src", "lib")):
+        for f in sorted(files):
+            if not f.endswith((".c", ".h")):
+                continue
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, os.path.join(src, "src", "lib"))
+            mine = rel.split(os.sep)[0] if os.sep in rel else None
+            for m in inc.finditer(open(path, errors="replace").read()):
+                if m.group(1) != mine and m.group(2) != m.group(1):
+                    errors.append(
+                        f"src/lib/{rel}: includes \"{m.group(1)}/{m.group(2)}.h\": "
+                        f"from another folder, only \"{m.group(1)}/{m.group(1)}.h\""
+                    )
+
     for root, _, files in os.walk(os.path.join(src, "src")):
         for f in sorted(files):
             if not f.endswith((".c", ".h")):
@@ -197,7 +214,7 @@ def main():
         print(f"layers.py: {len(set(errors))} problems", file=sys.stderr)
         return 1
     print(f"layers.py: {len(defs)} files in {len(objects)} layers and the command: "
-          "layers kept, no loops, no file over "
+          "layers kept, includes through each folder's own header, no loops, no file over "
           f"{MAX_FILE_LINES} lines, no function over {MAX_FUNC_LINES}")
     return 0
 

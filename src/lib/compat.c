@@ -25,7 +25,7 @@
 #include <evprof/ring.h>
 #include <evprof/session.h>
 
-#include "os/launch.h"
+#include "os/os.h"
 
 /* impl is exported as name@EVPROF_0.1 only; the map keeps impl local. */
 #define EVPROF_V0_1(impl, name)                                                \

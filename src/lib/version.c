@@ -5,9 +5,9 @@
 
 #include <evprof/common.h>
 
-#include "symbols/dso.h"
+#include "symbols/symbols.h"
 #include "revision.h" /* the build writes it at every build */
-#include "events/spec_pfm.h"
+#include "events/events.h"
 
 /* The header's version is the one the map's newest node and the build name. */
 _Static_assert(

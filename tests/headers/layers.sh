@@ -19,8 +19,11 @@ for x in $folders; do
 	uses=" $(sed -n "s/^$x: *//p" "$layers") "
 	for y in $folders; do
 		[ "$y" != "$x" ] || continue
-		hs=("$src/src/lib/$y"/*.h)
-		[ -e "${hs[0]}" ] || continue # a folder with no header offers none
+		# The folder's own header, which says what it offers above;
+		# a folder with none offers nothing, so any of its headers.
+		hs=("$src/src/lib/$y/$y.h" "$src/src/lib/$y"/*.h)
+		[ -e "${hs[0]}" ] || hs=("${hs[@]:1}")
+		[ -e "${hs[0]}" ] || continue
 		h=${hs[0]##*/}
 		echo "#include \"$y/$h\"" >"$tmp/t.c"
 		if "$cc" -E -I"$build/layers/$x" -I"$src/include" -I"$build" \

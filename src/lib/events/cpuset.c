@@ -13,9 +13,9 @@
 
 #include <evprof/event.h>
 
-#include "perf/group.h"
+#include "perf/perf.h"
 #include "host.h"
-#include "base/util.h"
+#include "base/base.h"
 
 struct set_entry {
 	int cpu;

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 #define EVPROF_HOST_TRACEFS_MAX 2
 #define EVPROF_HOST_KCONFIG_MAX 2

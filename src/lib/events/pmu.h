@@ -14,7 +14,7 @@
 #include <evprof/read.h>
 
 #include "host.h"
-#include "base/util.h"
+#include "base/base.h"
 
 /* Whether the dynamic PMU named name counts on the CPU's own counters. */
 EVPROF_HIDDEN bool evprof__pmu_is_cpu(const char *name);

@@ -12,7 +12,7 @@
 
 #include <evprof/event.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /* evprof_event_spec__parse() without the argument checks. */
 EVPROF_HIDDEN int evprof__spec_parse(struct evprof_event_spec *spec,

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <linux/perf_event.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /* No I/O, no message on a miss. */
 EVPROF_HIDDEN int evprof__spec_resolve_builtin(struct perf_event_attr *attr,

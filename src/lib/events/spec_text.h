@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /* Strings in a message are user input: keep them short. */
 #define SHOW_MAX   160

@@ -15,8 +15,7 @@
 #include <evprof/diff.h>
 
 #include "pprof.h"
-#include "profile/funcs.h"
-#include "profile/internal.h"
+#include "profile/profile.h"
 
 #define MAX_COLS                                                               \
 	(COL_COUNTERS + EVPROF_PROFILE_MAX_COUNTERS +                          \

@@ -15,7 +15,7 @@
 
 #include <zlib.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 #define EVPROF_SINK_BUF (64 * 1024)
 

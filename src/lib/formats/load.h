@@ -13,7 +13,7 @@
 
 #include <evprof/profile.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /*
  * Read len bytes (uncompressed) of a pprof profile / a Firefox Profiler

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "load_common.h"
-#include "profile/model.h"
+#include "profile/profile.h"
 
 int evprof__load_process(struct evprof_profile *p, int pid, const char *name)
 {

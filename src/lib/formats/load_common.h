@@ -12,7 +12,7 @@
 
 #include <evprof/profile.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /*
  * The index of pid's process in p, added under name when p has none yet.

@@ -13,7 +13,7 @@
 
 #include "load.h"
 #include "load_common.h"
-#include "profile/model.h"
+#include "profile/profile.h"
 
 #define MALFORMED (-EVPROF_ERR_MALFORMED)
 

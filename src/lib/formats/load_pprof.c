@@ -10,7 +10,7 @@
 #include "load.h"
 #include "load_common.h"
 #include "pprof.h"
-#include "profile/model.h"
+#include "profile/profile.h"
 
 #define MALFORMED (-EVPROF_ERR_MALFORMED)
 

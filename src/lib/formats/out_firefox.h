@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "json.h"
-#include "profile/internal.h"
+#include "profile/profile.h"
 
 struct sym_key;
 

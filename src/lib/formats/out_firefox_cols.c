@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "out_firefox.h"
-#include "profile/timeline.h"
+#include "profile/profile.h"
 
 int evprof__fx_col_open(const struct fx_ctx *c, struct fx_col *o, size_t n)
 {

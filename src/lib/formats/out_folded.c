@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "profile/internal.h"
+#include "profile/profile.h"
 
 struct line {
 	size_t off; /* text in the arena, NUL-terminated */

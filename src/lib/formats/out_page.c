@@ -32,7 +32,7 @@
 
 #include "json.h"
 #include "page_assets.h"
-#include "profile/internal.h"
+#include "profile/profile.h"
 
 struct page_data {
 	const struct evprof_profile *p;

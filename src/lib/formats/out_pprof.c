@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "profile/internal.h"
+#include "profile/profile.h"
 #include "pprof.h"
 
 /* Growable message buffer; allocation failure latches. */

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/funcs.h"
-#include "profile/internal.h"
+#include "profile/profile.h"
 
 /* A ratio column: num / den * scale, from self values. */
 struct ratio {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "profile/internal.h"
+#include "profile/profile.h"
 
 struct ss_col {
 	size_t col;	  /* store column */

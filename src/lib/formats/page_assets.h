@@ -7,7 +7,7 @@
 #ifndef EVPROF_LIB_PAGE_ASSETS_H
 #define EVPROF_LIB_PAGE_ASSETS_H
 
-#include "base/util.h"
+#include "base/base.h"
 
 EVPROF_HIDDEN extern const char evprof__page_html[];
 EVPROF_HIDDEN extern const char evprof__page_css[];

@@ -11,7 +11,7 @@
 
 #include <evprof/profile.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /* Protobuf wire types used by the format. */
 enum { PB_VARINT = 0, PB_I64 = 1, PB_LEN = 2, PB_I32 = 5 };

@@ -5,7 +5,7 @@
 
 #include <sys/types.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /* A CLOEXEC pidfd that polls readable once pid exits, or -errno. */
 EVPROF_HIDDEN int evprof__pidfd_open(pid_t pid);

@@ -11,7 +11,7 @@
 
 #include <evprof/proc.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 #define MAPS_MAX_BYTES (256u << 20)
 

@@ -6,7 +6,7 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /* perf_event_open(2) with PERF_FLAG_FD_CLOEXEC; returns fd or -1 + errno. */
 EVPROF_HIDDEN int evprof__perf_open(const struct perf_event_attr *attr,

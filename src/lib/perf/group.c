@@ -17,7 +17,7 @@
 
 #include "attr.h"
 #include "group.h"
-#include "base/util.h"
+#include "base/base.h"
 
 struct group_member {
 	int fd;

@@ -9,7 +9,7 @@
 
 #include <evprof/event.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /*
  * evprof_group__open() with one more knob: leader_disabled leaves the

@@ -19,7 +19,7 @@
 #include <evprof/event.h>
 
 #include "attr.h"
-#include "base/util.h"
+#include "base/base.h"
 
 /* "EINVAL", "EACCES", ... or NULL for errnos without a short name here. */
 static const char *errno_name(int err)

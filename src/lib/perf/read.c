@@ -10,7 +10,7 @@
 
 #include <evprof/read.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 #define READ_FORMAT_KNOWN                                                      \
 	(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |     \

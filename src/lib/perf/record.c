@@ -10,7 +10,7 @@
 
 #include <evprof/record.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /* PERF_SAMPLE_BRANCH_COUNTERS (Linux 6.8) is newer than our 6.1 header. */
 #define BRANCH_COUNTERS (1ULL << 19)

@@ -14,7 +14,7 @@
 #include <evprof/ring.h>
 
 #include "ring.h"
-#include "base/util.h"
+#include "base/base.h"
 
 struct evprof_ring {
 	int fd;	   /* -1 for memory rings */

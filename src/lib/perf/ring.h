@@ -8,7 +8,7 @@
 
 #include <evprof/ring.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /*
  * Largest record: header.size is a u16. A record that wraps around the

@@ -13,8 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "symbols/dso.h"
-#include "symbols/kallsyms.h"
+#include "symbols/symbols.h"
 #include "internal.h"
 
 void evprof__pd_dsos_free(struct pd_dsos *d)

@@ -25,7 +25,7 @@
 #include <evprof/record.h>
 #include <evprof/session.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /* perf's user record types (tools/perf/util/event.h, perf.data docs). */
 enum {

@@ -22,7 +22,7 @@
 #include <evprof/symbols.h>
 
 #include "internal.h"
-#include "session/behind.h"
+#include "session/session.h"
 
 #ifndef PERF_RECORD_MISC_MMAP_DATA
 #define PERF_RECORD_MISC_MMAP_DATA (1 << 13)

@@ -16,7 +16,7 @@
 
 #include <evprof/profile.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 struct evprof__lib {
 	char *path;

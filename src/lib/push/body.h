@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /* A growable byte buffer; err latches -ENOMEM. */
 struct evprof__buf {

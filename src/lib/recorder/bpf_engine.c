@@ -19,12 +19,12 @@
 
 #include <evprof/session.h>
 
-#include "perf/attr.h"
+#include "perf/perf.h"
 #include "bpf/engine.h"
 #include "bpf_engine.h"
 #include "engine.skel.h"
 #include "open.h"
-#include "session/aggr.h"
+#include "session/session.h"
 
 #define CAP_BPF_     39 /* Linux 5.8; older headers lack it */
 #define CAP_PERFMON_ 38 /* Linux 5.8 */

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 struct evprof_recorder;
 struct evprof_bpf;

@@ -6,7 +6,7 @@
 #include <evprof/recorder.h>
 
 #include "bpf_engine.h"
-#include "base/util.h"
+#include "base/base.h"
 
 bool evprof_recorder__engine_available(enum evprof_recorder_engine e, char *why,
 				       size_t len)

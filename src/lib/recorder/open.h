@@ -17,8 +17,8 @@
 #include <evprof/ring.h>
 #include <evprof/session.h>
 
-#include "events/pmu.h"
-#include "base/util.h"
+#include "events/events.h"
+#include "base/base.h"
 
 /*
  * Data pages per CPU ring: 2 MiB, about 30 ms of a switch-heavy workload's

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "perf/group.h"
+#include "perf/perf.h"
 #include "open.h"
 
 int evprof__recorder_validate(struct evprof_recorder *r)

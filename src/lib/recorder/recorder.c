@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "os/launch.h"
+#include "os/os.h"
 
 #include "bpf_engine.h"
 #include "open.h"

@@ -15,7 +15,7 @@
 
 #include <evprof/session.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /*
  * Unless the build behind is still running (then nothing: a later call

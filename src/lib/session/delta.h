@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 struct delta_id {
 	uint64_t id;

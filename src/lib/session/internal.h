@@ -29,7 +29,7 @@
 #include "offcpu.h"
 #include "stitch.h"
 #include "store.h"
-#include "base/util.h"
+#include "base/base.h"
 
 struct sess_part;
 struct behind_job;

@@ -9,7 +9,7 @@
 #include <evprof/session.h>
 
 #include "stacks.h"
-#include "symbols/unwind.h"
+#include "symbols/symbols.h"
 
 /* x86-64 and arm64 user space ends below the top bit. */
 #define USER_ADDR_END (1ull << 63)

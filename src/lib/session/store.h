@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /* ssample.flags */
 #define SS_HAS_CPU 0x1 /* cpu_delta is known */

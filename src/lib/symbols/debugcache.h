@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 #define EVPROF__DEBUGCACHE_MAX (2ull << 30)
 

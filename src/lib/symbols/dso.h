@@ -28,7 +28,7 @@
 
 #include <elfutils/libdwfl.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /* What a mapping tells of its file; see struct evprof_sym_mapping. */
 struct evprof__dso_want {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /* A kernel text symbol, as a lookup returns it. */
 struct evprof__ksym {

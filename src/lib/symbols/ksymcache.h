@@ -22,7 +22,7 @@
 #include <stdbool.h>
 
 #include "kallsyms.h"
-#include "base/util.h"
+#include "base/base.h"
 
 /*
  * Kernel symbols from the copy in dir (a regular file of this user's, not

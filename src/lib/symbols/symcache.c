@@ -14,7 +14,7 @@
 #include "dso.h"
 #include "srcline.h"
 #include "symcache.h"
-#include "base/util.h"
+#include "base/base.h"
 
 /* Bumped when what a lookup answers changes (srcline.c, symbols.c). */
 #define MAGIC	 "EVPANS1\n"

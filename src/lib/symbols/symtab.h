@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /*
  * How many of nr elements of size bytes, sorted by a leading uint64_t,

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 /* Most frames one unwinding returns. */
 #define EVPROF__UNWIND_MAX_FRAMES 256

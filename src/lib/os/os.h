@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What os offers the folders above it, beside the public launch and /proc
+ * readers (evprof/launch.h, evprof/proc.h): a pidfd that polls readable
+ * when a process exits (launch.h).
+ */
+#ifndef EVPROF_LIB_OS_H
+#define EVPROF_LIB_OS_H
+
+#include "launch.h"
+
+#endif /* EVPROF_LIB_OS_H */
