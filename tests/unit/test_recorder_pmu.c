@@ -27,7 +27,7 @@
 #include "hosts.h"
 #include "recorder/open.h"
 #ifdef EVPROF_HAVE_BPF
-#include "recorder/bpf_engine.h"
+#include "recorder/engine_bpf.h"
 #endif
 
 /* One per host: the library caches PMU names per sysfs directory. */

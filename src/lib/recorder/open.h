@@ -95,7 +95,7 @@ struct evprof_recorder {
 	bool part_failed;   /* said once */
 	bool windows_over;  /* the last window went out */
 
-	struct evprof_bpf *bpf; /* the BPF engine (bpf_engine.h), or NULL */
+	struct evprof_bpf *bpf; /* the BPF engine (engine_bpf.h), or NULL */
 	/* Hybrid machines: each CPU's core PMU (recorder_pmu.c). */
 	struct evprof__pmu_map pmu_map;
 };

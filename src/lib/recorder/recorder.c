@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpf_engine.h"
+#include "engine_bpf.h"
 #include "open.h"
 
 /* Timeline rows held in memory before they spill (about 0.5 MB). */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "bpf_engine.h"
+#include "engine_bpf.h"
 #include "open.h"
 
 #define PART_EVERY_NS 1000000000ull

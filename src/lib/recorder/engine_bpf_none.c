@@ -5,7 +5,7 @@
 
 #include <evprof/recorder.h>
 
-#include "bpf_engine.h"
+#include "engine_bpf.h"
 #include "base/util.h"
 
 bool evprof_recorder__engine_available(enum evprof_recorder_engine e, char *why,

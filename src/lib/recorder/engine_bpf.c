@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The BPF engine: see bpf_engine.h, and bpf/engine.bpf.c for what runs in
+ * The BPF engine: see engine_bpf.h, and bpf/engine.bpf.c for what runs in
  * the kernel. Only this file includes libbpf.
  */
 #define _GNU_SOURCE
@@ -21,7 +21,7 @@
 
 #include "perf/attr.h"
 #include "bpf/engine.h"
-#include "bpf_engine.h"
+#include "engine_bpf.h"
 #include "engine.skel.h"
 #include "open.h"
 #include "session/aggr.h"

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The BPF engine's side of the recorder (bpf_engine.c; bpf_engine_none.c
+ * The BPF engine's side of the recorder (engine_bpf.c; engine_bpf_none.c
  * when built without BPF): its programs, maps and per-CPU events, a
  * side-band ring per CPU for names, mappings and exits, and the session
  * it fills with the kernel's aggregates at each window and at the stop. recorder.c calls these
  * in place of opening its groups when opts.engine asks for BPF.
  */
-#ifndef EVPROF_LIB_BPF_ENGINE_H
-#define EVPROF_LIB_BPF_ENGINE_H
+#ifndef EVPROF_LIB_ENGINE_BPF_H
+#define EVPROF_LIB_ENGINE_BPF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,4 +64,4 @@ EVPROF_HIDDEN int evprof__bpf_stop(struct evprof_recorder *r);
 /* Closes everything; accepts NULL. */
 EVPROF_HIDDEN void evprof__bpf_close(struct evprof_bpf *b);
 
-#endif /* EVPROF_LIB_BPF_ENGINE_H */
+#endif /* EVPROF_LIB_ENGINE_BPF_H */
