@@ -15,7 +15,20 @@ trap '[ -n "$outside" ] && kill "$outside" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 why=$("$EVPROF" info | sed -n 's/^  bpf  *no  *//p')
 case $why in
-"not built in"* | "needs root"* | "no kernel BTF"*)
+"not built in"*)
+	# Asked for all the same, it is refused with why, not a crash.
+	"$EVPROF" record --engine bpf -o "$TMP/none.folded" -- true \
+		2>"$TMP/err"
+	rc=$?
+	if [ "$rc" = 1 ] && grep -q "built without the BPF engine" "$TMP/err"; then
+		ok "record --engine bpf without it: refused"
+	else
+		fail "record --engine bpf without it: exit $rc: $(cat "$TMP/err")"
+	fi
+	skip "the BPF engine is not available here: $why"
+	finish
+	;;
+"needs root"* | "no kernel BTF"*)
 	skip "the BPF engine is not available here: $why"
 	finish
 	;;

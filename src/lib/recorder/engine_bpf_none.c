@@ -3,52 +3,40 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include <evprof/recorder.h>
+#include "engine.h"
 
-#include "engine_bpf.h"
-#include "base/util.h"
-
-bool evprof_recorder__engine_available(enum evprof_recorder_engine e, char *why,
-				       size_t len)
+static bool bpf_available(char *why, size_t len)
 {
-	bool ring = e == EVPROF_RECORDER_ENGINE_RING;
-
-	if (why && len)
-		snprintf(why, len, "%s",
-			 ring ? "the ring engine is always built"
-			      : "not built in (needs clang, libbpf and "
-				"bpftool at build time)");
-	return ring;
+	snprintf(
+	    why, len, "%s",
+	    "not built in (needs clang, libbpf and bpftool at build time)");
+	return false;
 }
 
-int evprof__bpf_open(struct evprof_recorder *r)
+static void bpf_prepare(struct evprof__engine_setup *s)
 {
-	(void)r;
+	(void)s;
+}
+
+static int bpf_check(struct evprof__engine_setup *s)
+{
+	(void)s;
+	return 0;
+}
+
+static int bpf_open(struct evprof__engine_setup *s, struct evprof__engine **out)
+{
+	(void)s;
+	(void)out;
 	pr_warn("this evprof was built without the BPF engine (needs clang, "
 		"libbpf and bpftool at build time)\n");
 	return -EOPNOTSUPP;
 }
 
-int evprof__bpf_start(struct evprof_recorder *r)
-{
-	(void)r;
-	return -EOPNOTSUPP;
-}
-
-int evprof__bpf_window(struct evprof_recorder *r, uint64_t until)
-{
-	(void)r;
-	(void)until;
-	return -EOPNOTSUPP;
-}
-
-int evprof__bpf_stop(struct evprof_recorder *r)
-{
-	(void)r;
-	return -EOPNOTSUPP;
-}
-
-void evprof__bpf_close(struct evprof_bpf *b)
-{
-	(void)b;
-}
+/* Opens nothing: the recorder calls no other op. */
+const struct evprof__engine_ops evprof__engine_bpf = {
+    .available = bpf_available,
+    .prepare = bpf_prepare,
+    .check = bpf_check,
+    .open = bpf_open,
+};
