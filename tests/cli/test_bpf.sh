@@ -16,6 +16,17 @@ trap '[ -n "$outside" ] && kill "$outside" 2>/dev/null; rm -rf "$TMP"' EXIT
 # Without the engine the script ends (a skip); an unusable one fails and
 # every check still runs.
 if ! bpf_engine && [ "$failures" -eq 0 ]; then
+	if "$EVPROF" info | grep -q '^  bpf  *no  *not built in'; then
+		# Asked for all the same, it is refused with why, not a crash.
+		"$EVPROF" record --engine bpf -o "$TMP/none.folded" -- true \
+			2>"$TMP/err"
+		rc=$?
+		if [ "$rc" = 1 ] && grep -q "built without the BPF engine" "$TMP/err"; then
+			ok "record --engine bpf without it: refused"
+		else
+			fail "record --engine bpf without it: exit $rc: $(cat "$TMP/err")"
+		fi
+	fi
 	finish
 fi
 

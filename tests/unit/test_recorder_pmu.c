@@ -27,7 +27,7 @@
 #include "hosts.h"
 #include "recorder/open.h"
 #ifdef EVPROF_HAVE_BPF
-#include "recorder/bpf_engine.h"
+#include "recorder/engine_bpf.h"
 #endif
 
 /* One per host: the library caches PMU names per sysfs directory. */
@@ -61,36 +61,40 @@ static int teardown(void **state)
 }
 
 /*
- * A recorder as evprof_recorder__new() leaves it before opening: the
- * events of list, the hidden clock, cut and exit members, -F freq.
+ * A ring engine as its open makes it before opening the groups, on a
+ * setup as evprof_recorder__new() fills it: the events of list, the
+ * hidden clock, cut and exit members, -F freq.
  */
-static struct evprof_recorder *recorder_of(const char *list, bool per_cpu)
+static struct evprof__ring_engine *recorder_of(const char *list, bool per_cpu)
 {
-	struct evprof_recorder *r = calloc(1, sizeof(*r));
+	struct evprof__ring_engine *r = calloc(1, sizeof(*r));
 	struct evprof_event_list *l;
 
 	assert_non_null(r);
+	r->s = calloc(1, sizeof(*r->s));
+	assert_non_null(r->s);
 	assert_int_equal(evprof_event_list__parse(&l, list), 0);
 	assert_true(l->nr_events <= MAX_EVENTS);
-	memcpy(r->events, l->events, l->nr_events * sizeof(r->events[0]));
-	r->nr = l->nr_events;
+	memcpy(r->s->events, l->events, l->nr_events * sizeof(r->s->events[0]));
+	r->s->nr = l->nr_events;
 	evprof_event_list__free(l);
-	r->per_cpu = per_cpu;
-	r->child = per_cpu ? -1 : 4242; /* task mode: a launched command */
-	r->freq = 997;
-	r->ring_pages = RING_PAGES_DEFAULT;
+	r->s->per_cpu = per_cpu;
+	r->s->child = per_cpu ? -1 : 4242; /* task mode: a launched command */
+	r->s->freq = 997;
+	r->s->ring_pages = RING_PAGES_DEFAULT;
 	r->cpu_time_member = r->cut_member = r->exit_member = true;
-	r->exit_attr = (struct perf_event_attr){
-	    .size = sizeof(r->exit_attr),
+	r->s->exit_attr = (struct perf_event_attr){
+	    .size = sizeof(r->s->exit_attr),
 	    .type = PERF_TYPE_TRACEPOINT,
 	    .config = 321,
 	};
 	return r;
 }
 
-static void recorder_free(struct evprof_recorder *r)
+static void recorder_free(struct evprof__ring_engine *r)
 {
 	evprof__pmu_map_fini(&r->pmu_map);
+	free(r->s);
 	free(r);
 }
 
@@ -109,12 +113,12 @@ static bool is_generic(const struct perf_event_attr *a)
  */
 static void check_adl_groups(bool per_cpu)
 {
-	struct evprof_recorder *r = recorder_of(
+	struct evprof__ring_engine *r = recorder_of(
 	    "cycles,instructions,page-faults,LLC-load-misses", per_cpu);
 	struct perf_event_attr base[EVPROF_SNAPSHOT_MAX];
 	size_t n;
 
-	assert_int_equal(evprof__recorder_map_pmus(r), 0);
+	assert_int_equal(evprof__recorder_map_pmus(&r->pmu_map), 0);
 	assert_int_equal(r->pmu_map.nr, 2);
 	n = evprof__recorder_build_attrs(r, base);
 	/* sampler, clock, 3 extras, cut, exit */
@@ -191,14 +195,15 @@ static void test_adl_cpu_mode(void **state)
 /* One core PMU (Skylake-SP): nothing is bound, on any CPU. */
 static void test_not_hybrid(void **state)
 {
-	struct evprof_recorder *r = recorder_of("cycles,instructions", false);
+	struct evprof__ring_engine *r =
+	    recorder_of("cycles,instructions", false);
 	struct perf_event_attr base[EVPROF_SNAPSHOT_MAX],
 	    a[EVPROF_SNAPSHOT_MAX];
 	size_t n;
 
 	(void)state;
 	test_host_use(&intel, "intel");
-	assert_int_equal(evprof__recorder_map_pmus(r), 0);
+	assert_int_equal(evprof__recorder_map_pmus(&r->pmu_map), 0);
 	assert_true(r->pmu_map.nr < 2);
 	n = evprof__recorder_build_attrs(r, base);
 	for (int cpu = 0; cpu < 4; cpu++) {
@@ -217,19 +222,19 @@ static void test_not_hybrid(void **state)
 static void test_adl_bpf_engine(void **state)
 {
 #ifdef EVPROF_HAVE_BPF
-	struct evprof_recorder *r =
+	struct evprof__ring_engine *r =
 	    recorder_of("cycles,instructions,page-faults", true);
 
 	(void)state;
 	test_host_use(&adl, "adl");
-	assert_int_equal(evprof__recorder_map_pmus(r), 0);
+	assert_int_equal(evprof__recorder_map_pmus(&r->pmu_map), 0);
 	for (int cpu = 0; cpu < ADL_CPUS; cpu++) {
 		uint64_t type =
 		    cpu < ADL_FIRST_ATOM ? ADL_CORE_TYPE : ADL_ATOM_TYPE;
 		struct perf_event_attr a[3];
 
 		for (size_t e = 0; e < 3; e++)
-			evprof__bpf_attr(r, e, cpu, &a[e]);
+			evprof__bpf_attr(r->s, &r->pmu_map, e, cpu, &a[e]);
 		assert_true(a[0].config ==
 			    (type << 32 | PERF_COUNT_HW_CPU_CYCLES));
 		assert_int_equal(a[0].sample_freq, 997);
@@ -249,11 +254,11 @@ static void test_adl_bpf_engine(void **state)
 /* Validates list as record does; rc is what it returns. */
 static int validate(const char *list)
 {
-	struct evprof_recorder *r = recorder_of(list, false);
+	struct evprof__ring_engine *r = recorder_of(list, false);
 	int rc;
 
 	msgs[0] = '\0';
-	rc = evprof__recorder_validate(r);
+	rc = evprof__recorder_validate(r->s->events, r->s->nr);
 	recorder_free(r);
 	return rc;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Opening a recording: see recorder_open.h and include/evprof/recorder.h. */
+/* Opening the ring engine: see open.h and include/evprof/recorder.h. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
@@ -14,39 +14,19 @@
 
 #include "open.h"
 
-/* Reports a fallback step through the callback and keeps it. */
-void evprof__recorder_note(struct evprof_recorder *r, const char *fmt, ...)
-{
-	char buf[512], **n;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (r->note_fn)
-		r->note_fn(buf, r->note_ctx);
-	n = realloc(r->notes, (r->nr_notes + 1) * sizeof(*n));
-	if (!n)
-		return;
-	r->notes = n;
-	r->notes[r->nr_notes] = strdup(buf);
-	if (r->notes[r->nr_notes])
-		r->nr_notes++;
-}
-
 /* The sampler's callchain bits beyond PERF_SAMPLE_CALLCHAIN. */
-static void set_call_graph(const struct evprof_recorder *r,
+static void set_call_graph(const struct evprof__ring_engine *r,
 			   struct perf_event_attr *a)
 {
-	if (r->dwarf_stack) {
+	if (r->s->dwarf_stack) {
 		/* The kernel part from the kernel, the user part unwound. */
 		a->sample_type |=
 		    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = evprof_session__unwind_regs();
-		a->sample_stack_user = r->dwarf_stack;
+		a->sample_stack_user = r->s->dwarf_stack;
 		a->exclude_callchain_user = 1;
 	}
-	if (r->defer) {
+	if (r->s->defer) {
 		evprof_attr__set_bit(a, EVPROF_ATTR_BIT_DEFER_CALLCHAIN, true);
 		/* The records come on the side-band event: this one. */
 		evprof_attr__set_bit(a, EVPROF_ATTR_BIT_DEFER_OUTPUT, true);
@@ -54,12 +34,12 @@ static void set_call_graph(const struct evprof_recorder *r,
 }
 
 /* What every member shares: format, clock, inherit, privilege. */
-static void common_attr(const struct evprof_recorder *r,
+static void common_attr(const struct evprof__ring_engine *r,
 			struct perf_event_attr *a, uint64_t sample_type)
 {
 	a->sample_type = sample_type;
 	/* Inherited counters report per thread only with TID (6.12). */
-	a->inherit = !r->per_cpu;
+	a->inherit = !r->s->per_cpu;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC; /* one clock for the group */
@@ -72,11 +52,56 @@ static bool is_cpu_clock(const struct evprof_event_spec *s)
 }
 
 /*
- * Fills attrs: sampler, the hidden clock, the extras, then the hidden cut.
- * Leaders open disabled: enable_on_exec for a command in task mode, else
- * enabled at start.
+ * The sampler's own bits: -F or -c, the side-band, the call graph. It
+ * opens disabled: enable_on_exec for a command in task mode, else enabled
+ * at start.
  */
-size_t evprof__recorder_build_attrs(struct evprof_recorder *r,
+static void sampler_attr(const struct evprof__ring_engine *r,
+			 struct perf_event_attr *a)
+{
+	if (r->s->period) {
+		a->sample_period = r->s->period;
+	} else {
+		a->freq = 1;
+		a->sample_freq = r->s->freq;
+	}
+	a->disabled = 1;
+	/*
+	 * A per-CPU cpu-clock ticks in idle too, where the scheduler
+	 * tick may be stopped: the kernel counts its interrupts per
+	 * tick and, past perf_event_max_sample_rate / HZ without one,
+	 * throttles the group, the cut member with it (Linux 6.16),
+	 * until the next tick: every switch-out in between loses its
+	 * cut (off-CPU intervals, seen 16 of 200 on a sleeping
+	 * thread). Idle samples are dropped anyway, and with the cut
+	 * member each idle stretch ends in a cut that carries the
+	 * CPU's reads.
+	 */
+	a->exclude_idle = r->s->per_cpu && r->cut_member &&
+			  !r->s->include_idle && is_cpu_clock(&r->s->events[0]);
+	a->enable_on_exec = r->s->child > 0 && !r->s->per_cpu;
+	a->mmap = a->mmap2 = a->comm = a->comm_exec = 1;
+	a->task = 1;
+	/*
+	 * Switch records: when each off-CPU interval ends; per CPU,
+	 * where each thread's stretch begins when the task before it
+	 * was never sampled (the cut's reads alone would give that
+	 * task's time to it).
+	 */
+	a->context_switch = r->s->off_cpu || (r->s->per_cpu && r->cut_member);
+	set_call_graph(r, a);
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)((r->s->ring_pages < RING_PAGES_SMALL
+					      ? r->s->ring_pages
+					      : RING_PAGES_SMALL) *
+					 4096 / 4);
+}
+
+/*
+ * Fills attrs: sampler, the hidden clock, the extras, then the hidden cut
+ * and exit members.
+ */
+size_t evprof__recorder_build_attrs(struct evprof__ring_engine *r,
 				    struct perf_event_attr *attrs)
 {
 	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
@@ -90,16 +115,16 @@ size_t evprof__recorder_build_attrs(struct evprof_recorder *r,
 	 * Linux 6.18 as since 2.6.33): ask for the period only when the
 	 * kernel picks it (-F).
 	 */
-	if (!r->period)
+	if (!r->s->period)
 		st |= PERF_SAMPLE_PERIOD;
-	if (r->callchain)
+	if (r->s->callchain)
 		st |= PERF_SAMPLE_CALLCHAIN;
-	for (size_t i = 0; i < r->nr; i++) {
+	for (size_t i = 0; i < r->s->nr; i++) {
 		struct perf_event_attr *a = &attrs[n++];
 
-		*a = r->events[i].attr;
+		*a = r->s->events[i].attr;
 		common_attr(r, a, st);
-		if (r->exclude_kernel) {
+		if (r->s->exclude_kernel) {
 			a->exclude_kernel = 1;
 			a->exclude_hv = 1;
 		}
@@ -109,44 +134,7 @@ size_t evprof__recorder_build_attrs(struct evprof_recorder *r,
 			a->disabled = 0;
 			continue;
 		}
-		if (r->period) {
-			a->sample_period = r->period;
-		} else {
-			a->freq = 1;
-			a->sample_freq = r->freq;
-		}
-		a->disabled = 1;
-		/*
-		 * A per-CPU cpu-clock ticks in idle too, where the scheduler
-		 * tick may be stopped: the kernel counts its interrupts per
-		 * tick and, past perf_event_max_sample_rate / HZ without one,
-		 * throttles the group, the cut member with it (Linux 6.16),
-		 * until the next tick: every switch-out in between loses its
-		 * cut (off-CPU intervals, seen 16 of 200 on a sleeping
-		 * thread). Idle samples are dropped anyway, and with the cut
-		 * member each idle stretch ends in a cut that carries the
-		 * CPU's reads.
-		 */
-		a->exclude_idle = r->per_cpu && r->cut_member &&
-				  !r->include_idle &&
-				  is_cpu_clock(&r->events[i]);
-		a->enable_on_exec = r->child > 0 && !r->per_cpu;
-		a->mmap = a->mmap2 = a->comm = a->comm_exec = 1;
-		a->task = 1;
-		/*
-		 * Switch records: when each off-CPU interval ends; per CPU,
-		 * where each thread's stretch begins when the task before it
-		 * was never sampled (the cut's reads alone would give that
-		 * task's time to it).
-		 */
-		a->context_switch = r->off_cpu || (r->per_cpu && r->cut_member);
-		set_call_graph(r, a);
-		a->watermark = 1;
-		a->wakeup_watermark =
-		    (uint32_t)((r->ring_pages < RING_PAGES_SMALL
-				    ? r->ring_pages
-				    : RING_PAGES_SMALL) *
-			       4096 / 4);
+		sampler_attr(r, a);
 		if (r->cpu_time_member) {
 			struct perf_event_attr *t = &attrs[n++];
 
@@ -154,8 +142,8 @@ size_t evprof__recorder_build_attrs(struct evprof_recorder *r,
 			    .size = sizeof(*t),
 			    .type = PERF_TYPE_SOFTWARE,
 			    /* Per CPU: the CPU's time. */
-			    .config = r->per_cpu ? PERF_COUNT_SW_CPU_CLOCK
-						 : PERF_COUNT_SW_TASK_CLOCK,
+			    .config = r->s->per_cpu ? PERF_COUNT_SW_CPU_CLOCK
+						    : PERF_COUNT_SW_TASK_CLOCK,
 			};
 			common_attr(r, t, st);
 			t->exclude_kernel = a->exclude_kernel;
@@ -183,7 +171,7 @@ size_t evprof__recorder_build_attrs(struct evprof_recorder *r,
 		 */
 		set_call_graph(r, c);
 		evprof_attr__set_bit(c, EVPROF_ATTR_BIT_DEFER_OUTPUT, false);
-		if (!r->off_cpu) {
+		if (!r->s->off_cpu) {
 			c->sample_stack_user = 0;
 			c->exclude_callchain_kernel = 1;
 		}
@@ -196,7 +184,7 @@ size_t evprof__recorder_build_attrs(struct evprof_recorder *r,
 		 * (perf_event_exit_task): its read holds all the task
 		 * counted, also a task too short to be sampled or switched.
 		 */
-		*x = r->exit_attr;
+		*x = r->s->exit_attr;
 		x->sample_period = 1;
 		common_attr(r, x, st);
 		set_call_graph(r, x);
@@ -207,7 +195,7 @@ size_t evprof__recorder_build_attrs(struct evprof_recorder *r,
 	return n;
 }
 
-long evprof__recorder_event_of(const struct evprof_recorder *r, size_t m)
+long evprof__recorder_event_of(const struct evprof__ring_engine *r, size_t m)
 {
 	size_t last = r->nr_members - 1;
 
@@ -222,28 +210,28 @@ long evprof__recorder_event_of(const struct evprof_recorder *r, size_t m)
 	return (long)m;
 }
 
-static const char *member_name(const struct evprof_recorder *r, long e)
+static const char *member_name(const struct evprof__ring_engine *r, long e)
 {
 	if (e == MEMBER_CUT)
 		return "context-switches";
 	if (e == MEMBER_EXIT)
 		return "sched:sched_process_exit";
 	if (e == MEMBER_CLOCK)
-		return r->per_cpu ? "cpu-clock" : "task-clock";
-	return r->events[e].name;
+		return r->s->per_cpu ? "cpu-clock" : "task-clock";
+	return r->s->events[e].name;
 }
 
-static void drop_event(struct evprof_recorder *r, size_t e)
+static void drop_event(struct evprof__ring_engine *r, size_t e)
 {
-	memmove(&r->events[e], &r->events[e + 1],
-		(r->nr - e - 1) * sizeof(r->events[0]));
-	r->nr--;
+	memmove(&r->s->events[e], &r->s->events[e + 1],
+		(r->s->nr - e - 1) * sizeof(r->s->events[0]));
+	r->s->nr--;
 }
 
 /* What a recording without the exit member loses. */
-static const char *exit_loss(const struct evprof_recorder *r)
+static const char *exit_loss(const struct evprof__engine_setup *s)
 {
-	return r->per_cpu ? "what a task counts after its last switch-out goes "
+	return s->per_cpu ? "what a task counts after its last switch-out goes "
 			    "to the next thread on its CPU"
 			  : "what a task counts after its last sample is lost";
 }
@@ -252,26 +240,26 @@ static const char *exit_loss(const struct evprof_recorder *r)
  * Takes one step down the fallback ladder after member m failed to open
  * with err. Returns false when there is no step left.
  */
-static bool fall_back(struct evprof_recorder *r, long e, int err,
+static bool fall_back(struct evprof__ring_engine *r, long e, int err,
 		      const struct evprof_event_spec *all, size_t all_nr)
 {
 	char advice[512];
 
 	evprof_open_advice(err, member_name(r, e), advice, sizeof(advice));
-	if (err == EINVAL && r->defer && e == 0) {
+	if (err == EINVAL && r->s->defer && e == 0) {
 		/* The probe said yes, the real group says no. */
-		r->defer = false;
-		evprof__recorder_note(
-		    r,
+		r->s->defer = false;
+		evprof__note(
+		    r->s->notes,
 		    "deferred user callchains refused (%s): user stacks "
 		    "inline",
 		    advice);
 	} else if (e == MEMBER_EXIT) {
 		r->exit_member = false;
-		evprof__recorder_note(r,
-				      "task exits cannot be sampled (%s): %s",
-				      advice, exit_loss(r));
-	} else if (e == MEMBER_CUT && r->off_cpu) {
+		evprof__note(r->s->notes,
+			     "task exits cannot be sampled (%s): %s", advice,
+			     exit_loss(r->s));
+	} else if (e == MEMBER_CUT && r->s->off_cpu) {
 		/* No interval without its start: refuse, do not fall back. */
 		pr_warn("--off-cpu samples every context switch, in the "
 			"kernel: %s\n",
@@ -279,44 +267,46 @@ static bool fall_back(struct evprof_recorder *r, long e, int err,
 		return false;
 	} else if (e == MEMBER_CUT) {
 		r->cut_member = false;
-		evprof__recorder_note(
-		    r, "context switches cannot be sampled (%s): %s", advice,
-		    r->per_cpu ? "a CPU's counts go to the thread it samples "
-				 "next, not exactly to the thread that ran"
-			       : "counts after a thread's last sample are "
-				 "lost");
-	} else if ((err == EACCES || err == EPERM) && !r->exclude_kernel) {
-		r->exclude_kernel = true;
-		evprof__recorder_note(
-		    r,
+		evprof__note(r->s->notes,
+			     "context switches cannot be sampled (%s): %s",
+			     advice,
+			     r->s->per_cpu
+				 ? "a CPU's counts go to the thread it samples "
+				   "next, not exactly to the thread that ran"
+				 : "counts after a thread's last sample are "
+				   "lost");
+	} else if ((err == EACCES || err == EPERM) && !r->s->exclude_kernel) {
+		r->s->exclude_kernel = true;
+		evprof__note(
+		    r->s->notes,
 		    "kernel samples are not allowed (%s): recording user "
 		    "space only",
 		    advice);
 	} else if (e == MEMBER_CLOCK && evprof_open_unsupported(err)) {
 		r->cpu_time_member = false;
-		evprof__recorder_note(
-		    r,
+		evprof__note(
+		    r->s->notes,
 		    "%s cannot be counted (%s): CPU time per sample is "
 		    "unknown",
 		    member_name(r, e), advice);
 	} else if (e > 0 && evprof_open_unsupported(err)) {
-		evprof__recorder_note(
-		    r,
+		evprof__note(
+		    r->s->notes,
 		    "%s cannot be counted with %s (%s): recording without "
 		    "it",
-		    r->events[e].name, r->events[0].name, advice);
+		    r->s->events[e].name, r->s->events[0].name, advice);
 		drop_event(r, (size_t)e);
 	} else if (e == 0 && evprof_open_unsupported(err) &&
-		   !is_cpu_clock(&r->events[0])) {
-		evprof__recorder_note(
-		    r,
+		   !is_cpu_clock(&r->s->events[0])) {
+		evprof__note(
+		    r->s->notes,
 		    "%s cannot sample (%s): sampling cpu-clock, keeping "
 		    "every extra event that opens",
-		    r->events[0].name, advice);
-		memcpy(r->events, all, all_nr * sizeof(*all));
-		r->nr = all_nr;
-		return evprof_event_spec__parse(&r->events[0], "cpu-clock") ==
-		       0;
+		    r->s->events[0].name, advice);
+		memcpy(r->s->events, all, all_nr * sizeof(*all));
+		r->s->nr = all_nr;
+		return evprof_event_spec__parse(&r->s->events[0],
+						"cpu-clock") == 0;
 	} else {
 		pr_warn("cannot open %s: %s\n", member_name(r, e), advice);
 		return false;
@@ -329,13 +319,13 @@ static bool fall_back(struct evprof_recorder *r, long e, int err,
  * Returns the set, or NULL with errno set (ESRCH quietly when pid is gone
  * and quiet_gone).
  */
-static struct evprof_group_set *open_groups(struct evprof_recorder *r,
+static struct evprof_group_set *open_groups(struct evprof__ring_engine *r,
 					    pid_t pid, bool quiet_gone)
 {
 	struct evprof_event_spec all[MAX_EVENTS + 1];
-	size_t all_nr = r->nr;
+	size_t all_nr = r->s->nr;
 
-	memcpy(all, r->events, all_nr * sizeof(all[0]));
+	memcpy(all, r->s->events, all_nr * sizeof(all[0]));
 	for (;;) {
 		struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
 		int failed_member = -1, failed_cpu = -1, err;
@@ -348,7 +338,7 @@ static struct evprof_group_set *open_groups(struct evprof_recorder *r,
 		struct evprof_group_set *set;
 		long e;
 
-		set = evprof__recorder_open_set(r, attrs, n, pid, &o);
+		set = evprof__recorder_open_set(&r->pmu_map, attrs, n, pid, &o);
 		if (set)
 			return set;
 		err = errno;
@@ -364,7 +354,7 @@ static struct evprof_group_set *open_groups(struct evprof_recorder *r,
 	}
 }
 
-static int add_set(struct evprof_recorder *r, struct evprof_group_set *set)
+static int add_set(struct evprof__ring_engine *r, struct evprof_group_set *set)
 {
 	struct evprof_group_set **sets =
 	    realloc(r->sets, (r->nr_sets + 1) * sizeof(*sets));
@@ -387,7 +377,7 @@ static bool seen_tid(const pid_t *tids, size_t n, pid_t tid)
 }
 
 /* Opens groups on one attached thread: the first walks the ladder. */
-static int open_thread(struct evprof_recorder *r, pid_t tid)
+static int open_thread(struct evprof__ring_engine *r, pid_t tid)
 {
 	struct evprof_group_set *set;
 
@@ -396,7 +386,8 @@ static int open_thread(struct evprof_recorder *r, pid_t tid)
 		struct evprof_group_set_opts o = {.sz = sizeof(o)};
 
 		set = evprof__recorder_open_set(
-		    r, attrs, evprof__recorder_build_attrs(r, attrs), tid, &o);
+		    &r->pmu_map, attrs, evprof__recorder_build_attrs(r, attrs),
+		    tid, &o);
 	} else {
 		set = open_groups(r, tid, true);
 	}
@@ -418,7 +409,7 @@ static int open_thread(struct evprof_recorder *r, pid_t tid)
  * (their later threads and children inherit them). Threads created while
  * we open are caught by scanning /proc again until nothing is new.
  */
-static int open_threads(struct evprof_recorder *r)
+static int open_threads(struct evprof__ring_engine *r)
 {
 	pid_t *done = NULL;
 	size_t nr_done = 0;
@@ -427,9 +418,9 @@ static int open_threads(struct evprof_recorder *r)
 
 	while (again && !ret) {
 		again = false;
-		for (size_t p = 0; p < r->nr_pids && !ret; p++) {
+		for (size_t p = 0; p < r->s->nr_pids && !ret; p++) {
 			int *tids = NULL;
-			int n = evprof_proc__read_tids(r->pids[p], &tids);
+			int n = evprof_proc__read_tids(r->s->pids[p], &tids);
 
 			for (int i = 0; i < n && !ret; i++) {
 				pid_t *d;
@@ -460,69 +451,14 @@ static int open_threads(struct evprof_recorder *r)
 	return ret;
 }
 
-/* The ring of the CPU a group was opened on (rings follow sets[0]). */
-static struct evprof_ring *ring_of_cpu(const struct evprof_recorder *r, int cpu)
-{
-	for (size_t i = 0; i < r->nr_rings; i++)
-		if (evprof_group_set__cpu(r->sets[0], i) == cpu)
-			return r->rings[i];
-	return NULL;
-}
-
-/*
- * Maps the rings of sets[0]'s leaders; without a size asked for, the
- * default falls back to RING_PAGES_SMALL where the locked-memory limit
- * (kernel.perf_event_mlock_kb, then RLIMIT_MEMLOCK without CAP_IPC_LOCK)
- * refuses it. Returns 0 or -errno.
- */
-static int map_rings(struct evprof_recorder *r)
-{
-	for (size_t i = 0; i < r->nr_rings; i++) {
-		struct evprof_group *g = evprof_group_set__group(r->sets[0], i);
-
-		r->rings[i] =
-		    evprof_ring__open(evprof_group__fd(g, 0), r->ring_pages);
-		if (!r->rings[i] && errno == EPERM && !r->ring_pages_asked &&
-		    r->ring_pages > RING_PAGES_SMALL) {
-			for (size_t k = 0; k < i; k++) {
-				evprof_ring__free(r->rings[k]);
-				r->rings[k] = NULL;
-			}
-			r->ring_pages = RING_PAGES_SMALL;
-			evprof__recorder_note(
-			    r,
-			    "%d KiB rings are over the locked-memory limit: "
-			    "%d KiB per CPU",
-			    RING_PAGES_DEFAULT * 4, RING_PAGES_SMALL * 4);
-			return map_rings(r);
-		}
-		if (!r->rings[i]) {
-			int err = errno;
-
-			pr_warn(
-			    "cannot map the ring buffer of CPU %d: %s%s\n",
-			    evprof_group_set__cpu(r->sets[0], i), strerror(err),
-			    err == EPERM ? " (raise kernel.perf_event_mlock_kb)"
-					 : "");
-			return -err;
-		}
-	}
-	return 0;
-}
-
 /*
  * Maps one ring per CPU on the leaders of sets[0]; every other leader and
  * every cut member sends its records into the ring of its CPU.
  */
-int evprof__recorder_open_rings(struct evprof_recorder *r)
+int evprof__recorder_open_rings(struct evprof__ring_engine *r)
 {
-	int ret;
+	int ret = evprof__rings_map(&r->rings, r->sets[0], r->s);
 
-	r->nr_rings = evprof_group_set__nr(r->sets[0]);
-	r->rings = calloc(r->nr_rings, sizeof(*r->rings));
-	if (!r->rings)
-		return -ENOMEM;
-	ret = map_rings(r);
 	if (ret)
 		return ret;
 	for (size_t k = 0; k < r->nr_sets; k++) {
@@ -530,7 +466,8 @@ int evprof__recorder_open_rings(struct evprof_recorder *r)
 			struct evprof_group *g =
 			    evprof_group_set__group(r->sets[k], i);
 			int cpu = evprof_group_set__cpu(r->sets[k], i);
-			struct evprof_ring *ring = ring_of_cpu(r, cpu);
+			struct evprof_ring *ring =
+			    evprof__rings_of_cpu(&r->rings, cpu);
 			int err = ring ? 0 : -ENODEV; /* a CPU came online */
 
 			if (!err && k > 0)
@@ -553,7 +490,7 @@ int evprof__recorder_open_rings(struct evprof_recorder *r)
 	return 0;
 }
 
-static int declare_ids(struct evprof_recorder *r)
+static int declare_ids(struct evprof__ring_engine *r)
 {
 	for (size_t k = 0; k < r->nr_sets; k++) {
 		for (size_t i = 0; i < evprof_group_set__nr(r->sets[k]); i++) {
@@ -565,13 +502,13 @@ static int declare_ids(struct evprof_recorder *r)
 				int role = e == 0 ? EVPROF_SESSION_SAMPLER
 					   : e == MEMBER_CLOCK
 					       ? EVPROF_SESSION_CPU_TIME
-					   : e == MEMBER_CUT && r->off_cpu
+					   : e == MEMBER_CUT && r->s->off_cpu
 					       ? EVPROF_SESSION_SWITCH_OUT
 					   : e == MEMBER_CUT || e == MEMBER_EXIT
 					       ? EVPROF_SESSION_CUT
 					       : (int)e - 1;
 				int err = evprof_session__set_id(
-				    r->session, evprof_group__id(g, m), role);
+				    r->e.session, evprof_group__id(g, m), role);
 
 				if (err)
 					return err;
@@ -581,43 +518,21 @@ static int declare_ids(struct evprof_recorder *r)
 	return 0;
 }
 
-void evprof__recorder_session_opts(const struct evprof_recorder *r,
-				   const char **counters,
-				   struct evprof_session_opts *so)
-{
-	bool launched = r->child > 0;
-
-	*so = (struct evprof_session_opts){
-	    .sz = sizeof(*so),
-	    .counters = counters,
-	    .nr_counters = r->nr - 1,
-	    /* System-wide keeps everything, else the targets' trees. */
-	    .pids = r->system_wide ? NULL
-		    : launched	   ? &r->child
-				   : r->pids,
-	    .nr_pids = r->system_wide ? 0
-		       : launched     ? 1
-				      : r->nr_pids,
-	};
-	for (size_t i = 1; i < r->nr; i++)
-		counters[i - 1] = r->events[i].name;
-}
-
-int evprof__recorder_new_session(struct evprof_recorder *r)
+int evprof__recorder_new_session(struct evprof__ring_engine *r)
 {
 	const char *counters[MAX_EVENTS];
 	struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
 	struct evprof_session_opts so;
 
-	evprof__recorder_session_opts(r, counters, &so);
-	so.exclude_idle = r->per_cpu && !r->include_idle;
-	so.per_cpu = r->per_cpu;
+	evprof__engine_session_opts(r->s, counters, &so);
+	so.exclude_idle = r->s->per_cpu && !r->s->include_idle;
+	so.per_cpu = r->s->per_cpu;
 	evprof__recorder_build_attrs(r, attrs);
 	attrs[0].read_format =
 	    evprof_group__read_format(evprof_group_set__group(r->sets[0], 0));
 	evprof_record_fmt__from_attr(&so.fmt, &attrs[0]);
-	r->session = evprof_session__new(&so);
-	if (!r->session)
+	r->e.session = evprof_session__new(&so);
+	if (!r->e.session)
 		return -errno;
 	return declare_ids(r);
 }
@@ -626,7 +541,7 @@ int evprof__recorder_new_session(struct evprof_recorder *r)
  * The sched_process_exit tracepoint, whose id lives in tracefs: mounted
  * here when it is not and we may (as perf does). Without it, a note.
  */
-bool evprof__recorder_find_exit(struct evprof_recorder *r)
+void evprof__recorder_find_exit(struct evprof__engine_setup *s)
 {
 	struct evprof_event_spec spec;
 	int err = evprof_event_spec__parse(&spec, "sched:sched_process_exit");
@@ -636,26 +551,26 @@ bool evprof__recorder_find_exit(struct evprof_recorder *r)
 		err =
 		    evprof_event_spec__parse(&spec, "sched:sched_process_exit");
 	if (err) {
-		evprof__recorder_note(
-		    r,
+		evprof__note(
+		    s->notes,
 		    "task exits cannot be sampled (sched:sched_process_exit: "
 		    "%s; tracefs is needed): %s",
-		    evprof_strerror(err), exit_loss(r));
-		return false;
+		    evprof_strerror(err), exit_loss(s));
+		return;
 	}
-	r->exit_attr = spec.attr;
-	return true;
+	s->exit_attr = spec.attr;
+	s->exit_event = true;
 }
 
-int evprof__recorder_open_target(struct evprof_recorder *r)
+int evprof__recorder_open_target(struct evprof__ring_engine *r)
 {
 	struct evprof_group_set *set;
-	int err = evprof__recorder_map_pmus(r);
+	int err = evprof__recorder_map_pmus(&r->pmu_map);
 
 	if (err)
 		return err;
-	if (!r->per_cpu && r->child < 0)
+	if (!r->s->per_cpu && r->s->child < 0)
 		return open_threads(r);
-	set = open_groups(r, r->per_cpu ? -1 : r->child, false);
+	set = open_groups(r, r->s->per_cpu ? -1 : r->s->child, false);
 	return set ? add_set(r, set) : -errno;
 }

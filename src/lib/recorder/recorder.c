@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The recorder: the one module that joins events, rings and the session.
- * The policy it holds is described in include/evprof/recorder.h; opening
- * is recorder_open.c's.
+ * The recorder: the one module that joins events, an engine and the
+ * session. The policy it holds is described in include/evprof/recorder.h;
+ * the engines behind it in engine.h, the profiles it makes in window.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,17 +10,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "os/os.h"
 
-#include "bpf_engine.h"
-#include "open.h"
+/* The engines, by enum evprof_recorder_engine. */
+static const struct evprof__engine_ops *const engines[] = {
+    [EVPROF_RECORDER_ENGINE_RING] = &evprof__engine_ring,
+    [EVPROF_RECORDER_ENGINE_BPF] = &evprof__engine_bpf,
+};
 
-/* Timeline rows held in memory before they spill (about 0.5 MB). */
-#define SPILL_ROWS 8192
+bool evprof_recorder__engine_available(enum evprof_recorder_engine e, char *why,
+				       size_t len)
+{
+	char tmp[1];
+
+	if (!why || !len) {
+		why = tmp;
+		len = sizeof(tmp);
+	}
+	if ((size_t)e >= ARRAY_SIZE(engines)) {
+		snprintf(why, len, "no such engine");
+		return false;
+	}
+	return engines[e]->available(why, len);
+}
 
 static uint64_t clock_ns(clockid_t c)
 {
@@ -46,8 +62,8 @@ static int parse_events(struct evprof_recorder *r, const char *list)
 		return -E2BIG;
 	}
 	/* Braces do not matter here: every event joins the sampler's group. */
-	memcpy(r->events, l->events, l->nr_events * sizeof(r->events[0]));
-	r->nr = l->nr_events;
+	memcpy(r->s.events, l->events, l->nr_events * sizeof(r->s.events[0]));
+	r->s.nr = l->nr_events;
 	evprof_event_list__free(l);
 	return 0;
 }
@@ -89,15 +105,15 @@ static void clamp_freq(struct evprof_recorder *r, uint64_t freq)
 	if (evprof__read_file("/proc/sys/kernel/perf_event_max_sample_rate",
 			      buf, sizeof(buf)) > 0)
 		max = strtol(buf, NULL, 10);
-	r->freq = freq;
+	r->s.freq = freq;
 	if (max > 1 && freq > (uint64_t)max / 2) {
-		evprof__recorder_note(
-		    r,
+		evprof__note(
+		    &r->notes,
 		    "%llu Hz is above half of kernel.perf_event_max_sample_rate "
 		    "(%ld), where the kernel may throttle the group and stop "
 		    "its counters: sampling at %ld Hz",
 		    (unsigned long long)freq, max, max / 2);
-		r->freq = (uint64_t)max / 2;
+		r->s.freq = (uint64_t)max / 2;
 	}
 }
 
@@ -118,14 +134,14 @@ static int set_options(struct evprof_recorder *r,
 		return -EINVAL;
 	if (o->ring_pages & (o->ring_pages - 1))
 		return -EINVAL;
-	r->note_fn = o->note;
-	r->note_ctx = o->note_ctx;
-	r->period = o->period;
-	if (!r->period)
+	r->notes.fn = o->note;
+	r->notes.ctx = o->note_ctx;
+	r->s.period = o->period;
+	if (!r->s.period)
 		clamp_freq(r, o->freq ? o->freq : FREQ_DEFAULT);
-	r->ring_pages = o->ring_pages ? o->ring_pages : RING_PAGES_DEFAULT;
-	r->ring_pages_asked = o->ring_pages;
-	r->callchain = o->call_graph != EVPROF_CALL_GRAPH_NONE;
+	r->s.ring_pages = o->ring_pages ? o->ring_pages : RING_PAGES_DEFAULT;
+	r->s.ring_pages_asked = o->ring_pages;
+	r->s.callchain = o->call_graph != EVPROF_CALL_GRAPH_NONE;
 	if (o->call_graph == EVPROF_CALL_GRAPH_DWARF) {
 		uint32_t sz = o->stack_size ? o->stack_size
 					    : EVPROF_RECORDER_STACK_DEFAULT;
@@ -134,9 +150,9 @@ static int set_options(struct evprof_recorder *r,
 			return -EOPNOTSUPP;
 		if (sz < 8 || sz > EVPROF_RECORDER_STACK_MAX)
 			return -EINVAL;
-		r->dwarf_stack = sz & ~7u; /* the kernel wants u64s */
+		r->s.dwarf_stack = sz & ~7u; /* the kernel wants u64s */
 	}
-	r->off_cpu = EVPROF_OPTS_GET(o, off_cpu, false);
+	r->s.off_cpu = EVPROF_OPTS_GET(o, off_cpu, false);
 	r->flat = EVPROF_OPTS_GET(o, flat_memory, false);
 	r->no_timeline = EVPROF_OPTS_GET(o, no_timeline, false);
 	if (EVPROF_OPTS_GET(o, spill_dir, NULL)) {
@@ -149,52 +165,54 @@ static int set_options(struct evprof_recorder *r,
 		if (!r->debug_cache)
 			return -ENOMEM;
 	}
-	r->exclude_kernel = o->user_only;
-	r->include_idle = o->include_idle;
-	r->system_wide = t->system_wide;
-	r->cpu_time_member = r->cut_member = true;
-	r->per_cpu = t->system_wide || o->mode == EVPROF_RECORDER_CPU ||
-		     (o->mode == EVPROF_RECORDER_AUTO &&
-		      !evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes);
-	/* The BPF engine keeps exits in the kernel: no tracefs needed. */
-	r->exit_member =
-	    EVPROF_OPTS_GET(o, engine, EVPROF_RECORDER_ENGINE_RING) !=
-		EVPROF_RECORDER_ENGINE_BPF &&
-	    evprof__recorder_find_exit(r);
+	r->s.exclude_kernel = o->user_only;
+	r->s.include_idle = o->include_idle;
+	r->s.system_wide = t->system_wide;
+	r->s.per_cpu = t->system_wide || o->mode == EVPROF_RECORDER_CPU ||
+		       (o->mode == EVPROF_RECORDER_AUTO &&
+			!evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes);
+	r->ops->prepare(&r->s);
 	/* A deferred user part comes after its sample: not within a part. */
-	r->defer = r->callchain && !r->dwarf_stack && !r->flat &&
-		   evprof_probe(EVPROF_FEAT_DEFER_CALLCHAIN)->yes;
+	r->s.defer = r->s.callchain && !r->s.dwarf_stack && !r->flat &&
+		     evprof_probe(EVPROF_FEAT_DEFER_CALLCHAIN)->yes;
 	if (t->nr_pids) {
 		r->pids = malloc(t->nr_pids * sizeof(*r->pids));
 		if (!r->pids)
 			return -ENOMEM;
 		memcpy(r->pids, t->pids, t->nr_pids * sizeof(*r->pids));
-		r->nr_pids = t->nr_pids;
+		r->s.pids = r->pids;
+		r->s.nr_pids = t->nr_pids;
 	}
 	r->product = product_of(has_cmd ? t->argv : NULL);
 	return r->product ? 0 : -ENOMEM;
 }
 
+/* The engine's fds, then a pidfd per process. */
 static int open_pidfds(struct evprof_recorder *r)
 {
-	size_t nr_procs = r->child > 0 ? 1 : r->nr_pids;
+	size_t nr_procs = r->s.child > 0 ? 1 : r->s.nr_pids;
+	int *efd;
 
-	r->nr_pfd = r->nr_rings + nr_procs;
+	r->nr_efd = r->e->ops->fds(r->e, NULL, 0);
+	r->nr_pfd = r->nr_efd + nr_procs;
 	r->pfd = calloc(r->nr_pfd, sizeof(*r->pfd));
-	if (!r->pfd)
+	efd = calloc(r->nr_efd + 1, sizeof(*efd));
+	if (!r->pfd || !efd) {
+		free(efd);
 		return -ENOMEM;
+	}
+	r->e->ops->fds(r->e, efd, r->nr_efd);
 	for (size_t i = 0; i < r->nr_pfd; i++) {
-		r->pfd[i].fd = -1;
+		r->pfd[i].fd = i < r->nr_efd ? efd[i] : -1;
 		r->pfd[i].events = POLLIN;
 	}
-	for (size_t i = 0; i < r->nr_rings; i++)
-		r->pfd[i].fd = evprof_ring__fd(r->rings[i]);
+	free(efd);
 	for (size_t i = 0; i < nr_procs; i++) {
-		pid_t pid = r->child > 0 ? r->child : r->pids[i];
+		pid_t pid = r->s.child > 0 ? r->s.child : r->pids[i];
 		int fd = evprof__pidfd_open(pid);
 
 		/* A process already gone reads as exited: fd -1. */
-		r->pfd[r->nr_rings + i].fd = fd < 0 ? -1 : fd;
+		r->pfd[r->nr_efd + i].fd = fd < 0 ? -1 : fd;
 		r->live += fd >= 0;
 	}
 	return 0;
@@ -208,6 +226,8 @@ evprof_recorder__new(const struct evprof_recorder_target *target,
 	static const struct evprof_recorder_opts defaults = {
 	    .sz = sizeof(defaults),
 	};
+	size_t engine =
+	    EVPROF_OPTS_GET(opts, engine, EVPROF_RECORDER_ENGINE_RING);
 	struct evprof_recorder *r;
 	int err;
 
@@ -219,36 +239,26 @@ evprof_recorder__new(const struct evprof_recorder_target *target,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
-	r->child = -1;
+	/* Any other value: the ring engine. */
+	r->ops = engine < ARRAY_SIZE(engines)
+		     ? engines[engine]
+		     : engines[EVPROF_RECORDER_ENGINE_RING];
+	r->s.notes = &r->notes;
+	r->s.child = -1;
 	err = set_options(r, target, opts ? opts : &defaults);
 	if (!err)
 		err = parse_events(r, events ? events : "cycles");
-	/*
-	 * One group on the PMU, checked before the command starts; the BPF
-	 * engine opens each counter on its own (the kernel multiplexes).
-	 */
-	if (!err &&
-	    EVPROF_OPTS_GET(opts, engine, EVPROF_RECORDER_ENGINE_RING) !=
-		EVPROF_RECORDER_ENGINE_BPF)
-		err = evprof__recorder_validate(r);
+	if (!err)
+		err = r->ops->check(&r->s);
 	if (!err && target->argv && target->argv[0]) {
 		r->launch = evprof_launch__new(target->argv);
 		if (!r->launch)
 			err = -errno;
 		else
-			r->child = evprof_launch__pid(r->launch);
+			r->s.child = evprof_launch__pid(r->launch);
 	}
-	if (!err &&
-	    EVPROF_OPTS_GET(opts, engine, EVPROF_RECORDER_ENGINE_RING) ==
-		EVPROF_RECORDER_ENGINE_BPF) {
-		err = evprof__bpf_open(r);
-	} else if (!err) {
-		err = evprof__recorder_open_target(r);
-		if (!err)
-			err = evprof__recorder_open_rings(r);
-		if (!err)
-			err = evprof__recorder_new_session(r);
-	}
+	if (!err)
+		err = r->ops->open(&r->s, &r->e);
 	if (!err)
 		err = open_pidfds(r);
 	if (err) {
@@ -264,28 +274,19 @@ void evprof_recorder__free(struct evprof_recorder *r)
 	if (!r)
 		return;
 	evprof_launch__free(r->launch);
-	evprof__bpf_close(r->bpf);
-	for (size_t i = r->nr_rings; r->pfd && i < r->nr_pfd; i++)
+	if (r->e)
+		r->e->ops->close(r->e);
+	for (size_t i = r->nr_efd; r->pfd && i < r->nr_pfd; i++)
 		if (r->pfd[i].fd >= 0)
 			close(r->pfd[i].fd);
 	free(r->pfd);
-	evprof_session__free(r->session);
-	for (size_t i = 0; i < r->nr_rings; i++)
-		evprof_ring__free(r->rings[i]);
-	free(r->rings);
-	for (size_t k = 0; k < r->nr_sets; k++)
-		evprof_group_set__free(r->sets[k]);
-	free(r->sets);
-	for (size_t i = 0; i < r->nr_notes; i++)
-		free(r->notes[i]);
-	free(r->notes);
+	evprof__notes_fini(&r->notes);
 	free(r->pids);
 	free(r->product);
 	evprof_profile__free(r->cur);
 	evprof_symbolizer__free(r->sym);
 	free(r->spill_dir);
 	free(r->debug_cache);
-	evprof__pmu_map_fini(&r->pmu_map);
 	free(r);
 }
 
@@ -295,9 +296,9 @@ static void seed_processes(struct evprof_recorder *r)
 	struct dirent *d;
 	DIR *dir;
 
-	for (size_t i = 0; i < r->nr_pids; i++)
-		evprof_session__seed_process(r->session, r->pids[i]);
-	if (!r->system_wide)
+	for (size_t i = 0; i < r->s.nr_pids; i++)
+		evprof_session__seed_process(r->e->session, r->s.pids[i]);
+	if (!r->s.system_wide)
 		return;
 	dir = opendir("/proc");
 	while (dir && (d = readdir(dir))) {
@@ -306,7 +307,7 @@ static void seed_processes(struct evprof_recorder *r)
 
 		/* Processes gone meanwhile are no error. */
 		if (!*end && pid > 0)
-			evprof_session__seed_process(r->session, (pid_t)pid);
+			evprof_session__seed_process(r->e->session, (pid_t)pid);
 	}
 	if (dir)
 		closedir(dir);
@@ -314,7 +315,7 @@ static void seed_processes(struct evprof_recorder *r)
 
 int evprof_recorder__start(struct evprof_recorder *r)
 {
-	int err = 0;
+	int err;
 
 	if (!r || r->started)
 		return -EINVAL;
@@ -323,21 +324,9 @@ int evprof_recorder__start(struct evprof_recorder *r)
 	r->start_mono = clock_ns(CLOCK_MONOTONIC);
 	r->start_wall = clock_ns(CLOCK_REALTIME);
 	r->win_start = r->last_part = r->start_mono;
-	/* Task mode on a command: enable_on_exec; else enabled here. */
-	if (r->child < 0 || r->per_cpu) {
-		for (size_t k = 0; k < r->nr_sets && !err; k++)
-			err = evprof_group_set__enable(r->sets[k]);
-		if (err) {
-			pr_warn("cannot enable the events: %s\n",
-				strerror(-err));
-			return err;
-		}
-	}
-	if (r->bpf) {
-		err = evprof__bpf_start(r);
-		if (err)
-			return err;
-	}
+	err = r->e->ops->start(r->e);
+	if (err)
+		return err;
 	if (r->launch) {
 		err = evprof_launch__go(r->launch);
 		evprof_launch__free(r->launch);
@@ -348,18 +337,7 @@ int evprof_recorder__start(struct evprof_recorder *r)
 
 int evprof_recorder__consume(struct evprof_recorder *r)
 {
-	int n = 0;
-
-	for (size_t i = 0; r && i < r->nr_rings; i++) {
-		const void *rec;
-		size_t size;
-
-		while (evprof_ring__next(r->rings[i], &rec, &size) == 1) {
-			evprof_session__feed(r->session, rec, size);
-			n++;
-		}
-	}
-	return n;
+	return r ? r->e->ops->poll(r->e) : 0;
 }
 
 int evprof_recorder__poll(struct evprof_recorder *r, int timeout_ms)
@@ -371,7 +349,7 @@ int evprof_recorder__poll(struct evprof_recorder *r, int timeout_ms)
 	n = poll(r->pfd, r->nr_pfd, timeout_ms);
 	if (n < 0)
 		return -errno;
-	for (size_t i = r->nr_rings; n > 0 && i < r->nr_pfd; i++) {
+	for (size_t i = r->nr_efd; n > 0 && i < r->nr_pfd; i++) {
 		if (r->pfd[i].fd >= 0 && (r->pfd[i].revents & POLLIN)) {
 			close(r->pfd[i].fd);
 			r->pfd[i].fd = -1;
@@ -385,7 +363,7 @@ int evprof_recorder__poll(struct evprof_recorder *r, int timeout_ms)
 
 bool evprof_recorder__done(struct evprof_recorder *r)
 {
-	return r && r->nr_pfd > r->nr_rings && !r->live;
+	return r && r->nr_pfd > r->nr_efd && !r->live;
 }
 
 size_t evprof_recorder__fds(const struct evprof_recorder *r, int *fds,
@@ -405,51 +383,44 @@ size_t evprof_recorder__fds(const struct evprof_recorder *r, int *fds,
 
 int evprof_recorder__stop(struct evprof_recorder *r)
 {
-	int err = 0;
+	int err;
 
 	if (!r)
 		return -EINVAL;
 	if (r->stopped)
 		return 0;
 	r->stopped = true;
-	if (r->bpf)
-		err = evprof__bpf_stop(r);
-	for (size_t k = 0; k < r->nr_sets; k++) {
-		int e = evprof_group_set__disable(r->sets[k]);
-
-		if (e && !err)
-			err = e;
-	}
+	err = r->e->ops->stop(r->e);
 	/* Threads still off CPU now wait until the end of the recording. */
 	r->stop_mono = clock_ns(CLOCK_MONOTONIC);
-	evprof_session__end(r->session, r->stop_mono);
+	evprof_session__end(r->e->session, r->stop_mono);
 	evprof_recorder__consume(r);
 	return err;
 }
 
 pid_t evprof_recorder__pid(const struct evprof_recorder *r)
 {
-	return r ? r->child : -1;
+	return r ? r->s.child : -1;
 }
 
 size_t evprof_recorder__nr_events(const struct evprof_recorder *r)
 {
-	return r ? r->nr : 0;
+	return r ? r->s.nr : 0;
 }
 
 const char *evprof_recorder__event(const struct evprof_recorder *r, size_t i)
 {
-	return r && i < r->nr ? r->events[i].name : NULL;
+	return r && i < r->s.nr ? r->s.events[i].name : NULL;
 }
 
 bool evprof_recorder__per_cpu(const struct evprof_recorder *r)
 {
-	return r && r->per_cpu;
+	return r && r->s.per_cpu;
 }
 
 struct evprof_session *evprof_recorder__session(struct evprof_recorder *r)
 {
-	return r ? r->session : NULL;
+	return r ? r->e->session : NULL;
 }
 
 int evprof_recorder__stats(const struct evprof_recorder *r,
@@ -460,157 +431,10 @@ int evprof_recorder__stats(const struct evprof_recorder *r,
 	if (!r)
 		return -EINVAL;
 	memset(&full, 0, sizeof(full)); /* padding too: it is copied out */
-	for (size_t i = 0; i < r->nr_rings; i++) {
-		struct evprof_ring_stats rs = {.sz = sizeof(rs)};
-
-		evprof_ring__stats(r->rings[i], &rs);
-		full.ring_lost_events += rs.lost_events;
-		full.ring_lost_records += rs.lost_records;
-		full.ring_lost_samples += rs.lost_samples;
-	}
+	r->e->ops->stats(r->e, &full);
 	full.start_mono_ns = r->start_mono;
 	full.start_wall_ns = r->start_wall;
-	full.stack_size = r->dwarf_stack;
-	full.deferred = r->defer;
+	full.stack_size = r->s.dwarf_stack;
+	full.deferred = r->s.defer;
 	return EVPROF_STATS_COPY(st, &full);
-}
-
-void evprof__recorder_note_session(struct evprof_recorder *r,
-				   struct evprof_profile *p)
-{
-	struct evprof_session_stats st = {.sz = sizeof(st)};
-	char buf[256];
-
-	evprof_session__stats(r->session, &st);
-	if (st.throttled) {
-		snprintf(buf, sizeof(buf),
-			 "the kernel throttled sampling %llu times: a "
-			 "throttled group's counters miss what happened until "
-			 "the next tick",
-			 (unsigned long long)st.throttled);
-		evprof_profile__add_note(p, buf);
-	}
-	if (!r->callchain)
-		return;
-	if (r->dwarf_stack)
-		snprintf(buf, sizeof(buf),
-			 "call graph: dwarf (%u-byte user stack copies unwound "
-			 "with libdw): %llu stacks unwound, %llu truncated, "
-			 "%llu copies dropped",
-			 r->dwarf_stack, (unsigned long long)st.stacks_unwound,
-			 (unsigned long long)st.stacks_truncated,
-			 (unsigned long long)st.stacks_dropped);
-	else if (r->defer)
-		snprintf(buf, sizeof(buf),
-			 "call graph: frame pointers, user part deferred: %llu "
-			 "deferred samples, %llu left unstitched",
-			 (unsigned long long)st.deferred_samples,
-			 (unsigned long long)st.deferred_unstitched);
-	else
-		snprintf(buf, sizeof(buf),
-			 "call graph: frame pointers: %llu samples cut where "
-			 "the user stack left code",
-			 (unsigned long long)st.stacks_cut);
-	evprof_profile__add_note(p, buf);
-}
-
-struct evprof_symbolizer *
-evprof__recorder_symbolizer(const struct evprof_recorder *r)
-{
-	struct evprof_symbolizer_opts so = {.sz = sizeof(so),
-					    .debug_cache_dir = r->debug_cache};
-
-	return evprof_symbolizer__new(&so);
-}
-
-struct evprof_profile *evprof__recorder_new_profile(struct evprof_recorder *r,
-						    uint64_t start_mono)
-{
-	struct evprof_profile *p;
-	struct utsname u;
-	char os[200];
-
-	uname(&u);
-	snprintf(os, sizeof(os), "%s %s", u.sysname, u.release);
-	{
-		struct evprof_profile_opts po = {
-		    .sz = sizeof(po),
-		    .product = r->product,
-		    .os = os,
-		    .start_wall_ns =
-			r->start_wall + (start_mono - r->start_mono),
-		    .start_mono_ns = start_mono,
-		    .interval_ns = r->period ? 0 : 1000000000ull / r->freq,
-		    .no_timeline = r->no_timeline,
-		    .spill_dir = r->spill_dir,
-		    /* A small budget: memory flat within seconds. */
-		    .spill_rows = SPILL_ROWS,
-		};
-
-		p = evprof_profile__new(&po);
-		if (!p && r->spill_dir && errno != ENOMEM) {
-			evprof__recorder_note(
-			    r,
-			    "cannot spill the timeline to %s (%s): it stays "
-			    "in memory",
-			    r->spill_dir, strerror(errno));
-			free(r->spill_dir);
-			r->spill_dir = NULL;
-			po.spill_dir = NULL;
-			p = evprof_profile__new(&po);
-		}
-	}
-	for (size_t i = 0; p && i < r->nr_notes; i++) {
-		if (evprof_profile__add_note(p, r->notes[i])) {
-			evprof_profile__free(p);
-			errno = ENOMEM;
-			return NULL;
-		}
-	}
-	return p;
-}
-
-struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
-						struct evprof_symbolizer *sym)
-{
-	struct evprof_symbolizer *own = NULL;
-	struct evprof_profile *p;
-	int err;
-
-	if (!r) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (r->flat) {
-		err = evprof__recorder_part(r, sym, UINT64_MAX);
-		if (err) {
-			errno = -err;
-			return NULL;
-		}
-		p = r->cur;
-		r->cur = NULL;
-		evprof__recorder_note_session(r, p);
-		evprof__recorder_note_pmus(r, p);
-		return p;
-	}
-	p = evprof__recorder_new_profile(r, r->start_mono);
-	if (!p)
-		return NULL;
-	if (!sym) {
-		own = sym = evprof__recorder_symbolizer(r);
-		if (!own) {
-			evprof_profile__free(p);
-			return NULL;
-		}
-	}
-	err = evprof_session__build(r->session, p, sym);
-	evprof_symbolizer__free(own);
-	if (err) {
-		evprof_profile__free(p);
-		errno = -err;
-		return NULL;
-	}
-	evprof__recorder_note_session(r, p);
-	evprof__recorder_note_pmus(r, p);
-	return p;
 }

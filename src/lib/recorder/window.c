@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The recorder's builds in parts (opts.flat_memory): the polls build what
- * is older than a margin into the profile being made about once a second,
+ * The profiles the recorder makes: at once from the session at the end,
+ * or in parts (opts.flat_memory): the polls build what is older than a
+ * margin into the profile being made about once a second,
  * so the session holds a second or so of samples however long the
  * recording; a window hands that profile over and starts the next one.
  * The session does the building (evprof_session__build_until()); this
@@ -9,13 +10,17 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 
-#include "bpf_engine.h"
-#include "open.h"
+#include "internal.h"
 
 #define PART_EVERY_NS 1000000000ull
+/* Timeline rows held in memory before they spill (about 0.5 MB). */
+#define SPILL_ROWS 8192
 
 static uint64_t mono_ns(void)
 {
@@ -25,20 +30,127 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int evprof__recorder_part(struct evprof_recorder *r,
-			  struct evprof_symbolizer *sym, uint64_t until)
+/*
+ * Says which unwinding made the user stacks and how it went, and whether
+ * the kernel throttled sampling (the counters then miss some events).
+ */
+static void note_session(struct evprof_recorder *r, struct evprof_profile *p)
+{
+	struct evprof_session_stats st = {.sz = sizeof(st)};
+	char buf[256];
+
+	evprof_session__stats(r->e->session, &st);
+	if (st.throttled) {
+		snprintf(buf, sizeof(buf),
+			 "the kernel throttled sampling %llu times: a "
+			 "throttled group's counters miss what happened until "
+			 "the next tick",
+			 (unsigned long long)st.throttled);
+		evprof_profile__add_note(p, buf);
+	}
+	if (!r->s.callchain)
+		return;
+	if (r->s.dwarf_stack)
+		snprintf(buf, sizeof(buf),
+			 "call graph: dwarf (%u-byte user stack copies unwound "
+			 "with libdw): %llu stacks unwound, %llu truncated, "
+			 "%llu copies dropped",
+			 r->s.dwarf_stack,
+			 (unsigned long long)st.stacks_unwound,
+			 (unsigned long long)st.stacks_truncated,
+			 (unsigned long long)st.stacks_dropped);
+	else if (r->s.defer)
+		snprintf(buf, sizeof(buf),
+			 "call graph: frame pointers, user part deferred: %llu "
+			 "deferred samples, %llu left unstitched",
+			 (unsigned long long)st.deferred_samples,
+			 (unsigned long long)st.deferred_unstitched);
+	else
+		snprintf(buf, sizeof(buf),
+			 "call graph: frame pointers: %llu samples cut where "
+			 "the user stack left code",
+			 (unsigned long long)st.stacks_cut);
+	evprof_profile__add_note(p, buf);
+}
+
+/* A symbolizer of the recorder's own options. NULL with errno set. */
+static struct evprof_symbolizer *symbolizer(const struct evprof_recorder *r)
+{
+	struct evprof_symbolizer_opts so = {.sz = sizeof(so),
+					    .debug_cache_dir = r->debug_cache};
+
+	return evprof_symbolizer__new(&so);
+}
+
+/*
+ * A profile of r's events and notes covering the time from start_mono.
+ * Returns NULL with errno set.
+ */
+static struct evprof_profile *new_profile(struct evprof_recorder *r,
+					  uint64_t start_mono)
+{
+	struct evprof_profile *p;
+	struct utsname u;
+	char os[200];
+
+	uname(&u);
+	snprintf(os, sizeof(os), "%s %s", u.sysname, u.release);
+	{
+		struct evprof_profile_opts po = {
+		    .sz = sizeof(po),
+		    .product = r->product,
+		    .os = os,
+		    .start_wall_ns =
+			r->start_wall + (start_mono - r->start_mono),
+		    .start_mono_ns = start_mono,
+		    .interval_ns = r->s.period ? 0 : 1000000000ull / r->s.freq,
+		    .no_timeline = r->no_timeline,
+		    .spill_dir = r->spill_dir,
+		    /* A small budget: memory flat within seconds. */
+		    .spill_rows = SPILL_ROWS,
+		};
+
+		p = evprof_profile__new(&po);
+		if (!p && r->spill_dir && errno != ENOMEM) {
+			evprof__note(
+			    &r->notes,
+			    "cannot spill the timeline to %s (%s): it stays "
+			    "in memory",
+			    r->spill_dir, strerror(errno));
+			free(r->spill_dir);
+			r->spill_dir = NULL;
+			po.spill_dir = NULL;
+			p = evprof_profile__new(&po);
+		}
+	}
+	for (size_t i = 0; p && i < r->notes.n; i++) {
+		if (evprof_profile__add_note(p, r->notes.v[i])) {
+			evprof_profile__free(p);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	return p;
+}
+
+/*
+ * flat_memory: builds what the session holds up to until into the profile
+ * being made (sym NULL: the recorder's own). Returns 0 or -errno.
+ */
+static int part(struct evprof_recorder *r, struct evprof_symbolizer *sym,
+		uint64_t until)
 {
 	if (!r->cur) {
-		r->cur = evprof__recorder_new_profile(r, r->win_start);
+		r->cur = new_profile(r, r->win_start);
 		if (!r->cur)
 			return -errno;
 	}
 	if (!sym && !r->sym) {
-		r->sym = evprof__recorder_symbolizer(r);
+		r->sym = symbolizer(r);
 		if (!r->sym)
 			return -errno;
 	}
-	return evprof_session__build_until(r->session, r->cur,
+	return evprof_session__build_until(r->e->session, r->cur,
 					   sym ? sym : r->sym, until);
 }
 
@@ -49,23 +161,24 @@ void evprof__recorder_poll_part(struct evprof_recorder *r)
 
 	/*
 	 * Off-CPU intervals end after their samples: those wait for the end.
-	 * The BPF engine's sums come at windows and the stop only.
+	 * An engine whose samples do not stream in (the BPF engine's sums)
+	 * gives them at windows and the stop only.
 	 */
-	if (!r->flat || r->off_cpu || r->bpf || !r->started || r->stopped ||
-	    r->part_failed)
+	if (!r->flat || r->s.off_cpu || !r->ops->caps.streams || !r->started ||
+	    r->stopped || r->part_failed)
 		return;
 	now = mono_ns();
 	if (now - r->last_part < PART_EVERY_NS)
 		return;
 	r->last_part = now;
-	err = evprof__recorder_part(r, NULL, now - EVPROF_RECORDER_MARGIN_NS);
+	err = part(r, NULL, now - EVPROF_RECORDER_MARGIN_NS);
 	if (err) {
 		/* Samples stay in the session then: memory grows, data is kept. */
 		r->part_failed = true;
-		evprof__recorder_note(r,
-				      "cannot build while recording (%s): "
-				      "samples are kept until the end",
-				      evprof_strerror(err));
+		evprof__note(&r->notes,
+			     "cannot build while recording (%s): "
+			     "samples are kept until the end",
+			     evprof_strerror(err));
 	}
 }
 
@@ -80,7 +193,7 @@ int evprof_recorder__window(struct evprof_recorder *r,
 		return -EINVAL;
 	if (r->windows_over)
 		return -ENODATA;
-	if (r->off_cpu && !r->stopped)
+	if (r->s.off_cpu && !r->stopped)
 		return -EOPNOTSUPP;
 	if (r->stopped) {
 		until = UINT64_MAX;
@@ -93,19 +206,64 @@ int evprof_recorder__window(struct evprof_recorder *r,
 		if (!r->stopped)
 			until = end;
 	}
-	if (r->bpf && !r->stopped) {
-		err = evprof__bpf_window(r, until);
+	if (!r->stopped) {
+		err = r->e->ops->window(r->e, until);
 		if (err)
 			return err;
 	}
-	err = evprof__recorder_part(r, sym, until);
+	err = part(r, sym, until);
 	if (err)
 		return err;
 	evprof_profile__set_end(r->cur, end);
-	evprof__recorder_note_session(r, r->cur);
+	note_session(r, r->cur);
 	*out = r->cur;
 	r->cur = NULL;
 	r->win_start = end;
 	r->windows_over = r->stopped;
 	return 0;
+}
+
+struct evprof_profile *evprof_recorder__profile(struct evprof_recorder *r,
+						struct evprof_symbolizer *sym)
+{
+	struct evprof_symbolizer *own = NULL;
+	struct evprof_profile *p;
+	int err;
+
+	if (!r) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (r->flat) {
+		err = part(r, sym, UINT64_MAX);
+		if (err) {
+			errno = -err;
+			return NULL;
+		}
+		p = r->cur;
+		r->cur = NULL;
+		note_session(r, p);
+		r->e->ops->notes(r->e, p);
+		return p;
+	}
+	p = new_profile(r, r->start_mono);
+	if (!p)
+		return NULL;
+	if (!sym) {
+		own = sym = symbolizer(r);
+		if (!own) {
+			evprof_profile__free(p);
+			return NULL;
+		}
+	}
+	err = evprof_session__build(r->e->session, p, sym);
+	evprof_symbolizer__free(own);
+	if (err) {
+		evprof_profile__free(p);
+		errno = -err;
+		return NULL;
+	}
+	note_session(r, p);
+	r->e->ops->notes(r->e, p);
+	return p;
 }

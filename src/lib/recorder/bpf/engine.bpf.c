@@ -4,7 +4,7 @@
  * every context switch; each delta goes to the thread that ran (at a
  * switch to prev, at a sample to current), and samples aggregate per
  * (pid, tid, user stack, kernel stack) with their sample count, CPU time
- * and every counter's sum. The loader is bpf_engine.c. GPL for the
+ * and every counter's sum. The loader is engine_bpf.c. GPL for the
  * helpers it calls (bpf_perf_event_read_value, bpf_get_stack); MIT like
  * the rest of evprof.
  */
@@ -130,7 +130,7 @@ struct {
  * Two sets of aggregates and of the stacks they name: the programs add to
  * set gen, user space reads and clears the other. A window (continuous
  * mode) flips gen, then waits until no program can still be adding to
- * the old set before it reads it (bpf_engine.c says how), so no entry is
+ * the old set before it reads it (engine_bpf.c says how), so no entry is
  * ever read or deleted while a program adds to it. Set 0 is declared
  * here; the loader makes set 1, like it, at the first window, so a
  * recording without windows never pays for it. Entries are allocated as

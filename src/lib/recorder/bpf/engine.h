@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the in-kernel engine (engine.bpf.c) and its loader (bpf_engine.c)
+ * What the in-kernel engine (engine.bpf.c) and its loader (engine_bpf.c)
  * share: map keys and values, the loss counters. Compiled by both clang
  * -target bpf and the host compiler, so only fixed-size types.
  */

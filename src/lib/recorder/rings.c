@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/* Rings per CPU for the engines: see rings.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rings.h"
+
+static int map_rings(struct evprof__rings *rs, struct evprof__engine_setup *s)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct evprof_group *g = evprof_group_set__group(rs->set, i);
+
+		rs->v[i] =
+		    evprof_ring__open(evprof_group__fd(g, 0), s->ring_pages);
+		if (!rs->v[i] && errno == EPERM && !s->ring_pages_asked &&
+		    s->ring_pages > RING_PAGES_SMALL) {
+			for (size_t k = 0; k < i; k++) {
+				evprof_ring__free(rs->v[k]);
+				rs->v[k] = NULL;
+			}
+			s->ring_pages = RING_PAGES_SMALL;
+			evprof__note(
+			    s->notes,
+			    "%d KiB rings are over the locked-memory limit: "
+			    "%d KiB per CPU",
+			    RING_PAGES_DEFAULT * 4, RING_PAGES_SMALL * 4);
+			return map_rings(rs, s);
+		}
+		if (!rs->v[i]) {
+			int err = errno;
+
+			pr_warn(
+			    "cannot map the ring buffer of CPU %d: %s%s\n",
+			    evprof_group_set__cpu(rs->set, i), strerror(err),
+			    err == EPERM ? " (raise kernel.perf_event_mlock_kb)"
+					 : "");
+			return -err;
+		}
+	}
+	return 0;
+}
+
+int evprof__rings_map(struct evprof__rings *rs,
+		      const struct evprof_group_set *set,
+		      struct evprof__engine_setup *s)
+{
+	rs->set = set;
+	rs->n = evprof_group_set__nr(set);
+	rs->v = calloc(rs->n, sizeof(*rs->v));
+	if (!rs->v) {
+		rs->n = 0;
+		return -ENOMEM;
+	}
+	return map_rings(rs, s);
+}
+
+struct evprof_ring *evprof__rings_of_cpu(const struct evprof__rings *rs,
+					 int cpu)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (evprof_group_set__cpu(rs->set, i) == cpu)
+			return rs->v[i];
+	return NULL;
+}
+
+int evprof__rings_feed(struct evprof__rings *rs, struct evprof_session *session)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		const void *rec;
+		size_t size;
+
+		while (evprof_ring__next(rs->v[i], &rec, &size) == 1) {
+			evprof_session__feed(session, rec, size);
+			n++;
+		}
+	}
+	return n;
+}
+
+size_t evprof__rings_fds(const struct evprof__rings *rs, int *fds, size_t max)
+{
+	for (size_t i = 0; i < rs->n && i < max; i++)
+		fds[i] = evprof_ring__fd(rs->v[i]);
+	return rs->n;
+}
+
+void evprof__rings_stats(const struct evprof__rings *rs,
+			 struct evprof_recorder_stats *st)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct evprof_ring_stats r = {.sz = sizeof(r)};
+
+		evprof_ring__stats(rs->v[i], &r);
+		st->ring_lost_events += r.lost_events;
+		st->ring_lost_records += r.lost_records;
+		st->ring_lost_samples += r.lost_samples;
+	}
+}
+
+void evprof__rings_close(struct evprof__rings *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		evprof_ring__free(rs->v[i]);
+	free(rs->v);
+	rs->v = NULL;
+	rs->n = 0;
+}
