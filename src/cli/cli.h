@@ -4,6 +4,7 @@
 #define EVPROF_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -23,6 +24,60 @@ extern const char cli_report_usage[];
 extern const char cli_diff_usage[];
 extern const char cli_import_usage[];
 extern const char cli_view_usage[];
+
+/*
+ * One option of a command: its names, and what it does to the command's
+ * options struct o. parse takes the argument (NULL without one) and
+ * returns 0, or -1 after a message (the command exits 2); without parse,
+ * the field at off is set: to the argument, or to true.
+ */
+struct cli_opt {
+	const char *name; /* --name */
+	char short_name;  /* -c, or 0: long only */
+	bool arg;	  /* takes an argument */
+	int (*parse)(void *o, const char *arg);
+	size_t off;
+};
+
+/* The field is checked to be what the parser stores (a type error else). */
+#define CLI_OPT_STR(name, c, type, field)                                      \
+	{                                                                      \
+		name, c, true, NULL,                                           \
+		    offsetof(type, field) +                                    \
+			0 * sizeof(_Generic(((type *)0)->field,                \
+					    const char * : 1))                 \
+	}
+#define CLI_OPT_FLAG(name, c, type, field)                                     \
+	{                                                                      \
+		name, c, false, NULL,                                          \
+		    offsetof(type, field) +                                    \
+			0 * sizeof(_Generic(((type *)0)->field, bool : 1))     \
+	}
+#define CLI_OPT_FN(name, c, arg, fn)                                           \
+	{                                                                      \
+		name, c, arg, fn, 0                                            \
+	}
+
+#define CLI_OPTS_MAX 24
+
+/* A command's option table, in the order getopt lists ambiguous names. */
+struct cli_opts {
+	const char *usage; /* --help, and after an option refused */
+	bool in_order;	   /* the first operand ends the options (a command) */
+	struct cli_opt opt[CLI_OPTS_MAX]; /* up to the first without a name */
+};
+
+/* A step of a command that lets the next one run (else: the exit status). */
+#define CLI_GO_ON (-1)
+
+/*
+ * Parses argv's options into o by c's table with getopt_long(), plus
+ * -h/--help. Returns CLI_GO_ON with *first the index of the first
+ * operand, or the exit status: 0 after --help (the usage on stdout), 2
+ * after a message (and the usage on stderr for what getopt refused).
+ */
+int cli_parse_opts(const struct cli_opts *c, int argc, char **argv, void *o,
+		   int *first);
 
 /* The kernel feature probes, one line each (info and --version). */
 void cli_print_features(void);

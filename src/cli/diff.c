@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,70 +329,68 @@ static int run(const struct evprof_profile *p[2], const char *path[2],
 	return err ? 1 : 0;
 }
 
+/* Every option of diff; defaults in cmd_diff. */
+struct diff_options {
+	const char *weight, *out;
+	bool normalize;
+	size_t limit;
+};
+
+static int opt_limit(void *p, const char *arg)
+{
+	struct diff_options *o = p;
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (!*arg || *end || n < 0) {
+		cli_err("--limit takes a count");
+		return -1;
+	}
+	o->limit = (size_t)n;
+	return 0;
+}
+
+#define O struct diff_options
+static const struct cli_opts diff_cli = {
+    .usage = cli_diff_usage,
+    .opt = {
+	CLI_OPT_FLAG("normalize", 'N', O, normalize),
+	CLI_OPT_STR("weight", 'w', O, weight),
+	CLI_OPT_FN("limit", 'n', true, opt_limit),
+	CLI_OPT_STR("output", 'o', O, out),
+    }};
+#undef O
+
 int cmd_diff(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"normalize", no_argument, NULL, 'N'},
-	    {"weight", required_argument, NULL, 'w'},
-	    {"limit", required_argument, NULL, 'n'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *weight = NULL, *out = NULL, *path[2];
+	struct diff_options o = {.limit = 20};
+	const char *path[2];
 	struct evprof_profile *p[2] = {NULL, NULL};
-	bool normalize = false;
-	size_t limit = 20;
-	char *end;
-	long n;
-	int c, s, ret = 1;
+	int first, s, ret;
 
-	while ((c = getopt_long(argc, argv, "Nw:n:o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'N':
-			normalize = true;
-			break;
-		case 'w':
-			weight = optarg;
-			break;
-		case 'n':
-			n = strtol(optarg, &end, 10);
-			if (!*optarg || *end || n < 0) {
-				cli_err("--limit takes a count");
-				return 2;
-			}
-			limit = (size_t)n;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'h':
-			fputs(cli_diff_usage, stdout);
-			return 0;
-		default:
-			fputs(cli_diff_usage, stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 2) {
+	ret = cli_parse_opts(&diff_cli, argc, argv, &o, &first);
+	if (ret != CLI_GO_ON)
+		return ret;
+	if (first != argc - 2) {
 		cli_err("diff needs two profile files, BASE and NEW");
 		fputs(cli_diff_usage, stderr);
 		return 2;
 	}
-	if (out && out_format_of(out) != OUT_PPROF &&
-	    out_format_of(out) != OUT_PAGE) {
+	if (o.out && out_format_of(o.out) != OUT_PPROF &&
+	    out_format_of(o.out) != OUT_PAGE) {
 		cli_err(
 		    "diff writes pprof (.pb.gz) or the page (.html), not %s",
-		    out);
+		    o.out);
 		return 2;
 	}
-	if (out && out_format_of(out) == OUT_PAGE &&
+	if (o.out && out_format_of(o.out) == OUT_PAGE &&
 	    !evprof_page__available()) {
 		cli_err("%s", cli_page_missing);
 		return 1;
 	}
+	ret = 1;
 	for (s = 0; s < 2; s++) {
-		path[s] = argv[optind + s];
+		path[s] = argv[first + s];
 		p[s] = evprof_profile__load(path[s]);
 		if (!p[s]) {
 			cli_err("cannot read %s: %s", path[s],
@@ -402,7 +399,7 @@ int cmd_diff(int argc, char **argv)
 		}
 	}
 	ret = run((const struct evprof_profile *[2]){p[0], p[1]}, path,
-		  normalize, weight, limit, out);
+		  o.normalize, o.weight, o.limit, o.out);
 out:
 	evprof_profile__free(p[0]);
 	evprof_profile__free(p[1]);

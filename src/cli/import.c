@@ -4,7 +4,6 @@
  * profile format evprof writes.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,74 +32,77 @@ const char cli_import_usage[] =
     "      --no-inline     names from symbol tables only: no inline frames\n"
     "                      or source lines (faster with big debug info)\n";
 
+/* Every option of import; defaults in cmd_import. */
+struct import_options {
+	struct evprof_perfdata_opts po;
+	const char *outs[MAX_OUTPUTS], *weight;
+	size_t nr_outs;
+	int fmt; /* enum out_format; -1: each output's name */
+};
+
+static int opt_output(void *p, const char *arg)
+{
+	struct import_options *o = p;
+
+	if (o->nr_outs == MAX_OUTPUTS) {
+		cli_err("at most %d outputs", MAX_OUTPUTS);
+		return -1;
+	}
+	o->outs[o->nr_outs++] = arg;
+	return 0;
+}
+
+static int opt_format(void *p, const char *arg)
+{
+	struct import_options *o = p;
+
+	o->fmt = out_parse_format(arg);
+	if (o->fmt < 0) {
+		cli_err("unknown format '%s' (firefox, folded, pprof or "
+			"speedscope; an OUT named .html gets the page)",
+			arg);
+		return -1;
+	}
+	return 0;
+}
+
+#define O struct import_options
+static const struct cli_opts import_cli = {
+    .usage = cli_import_usage,
+    .opt = {
+	CLI_OPT_FN("output", 'o', true, opt_output),
+	CLI_OPT_FN("format", 'f', true, opt_format),
+	CLI_OPT_STR("weight", 'w', O, weight),
+	CLI_OPT_STR("symfs", 0, O, po.symfs),
+	CLI_OPT_FLAG("no-inline", 0, O, po.no_dwarf),
+    }};
+#undef O
+
 int cmd_import(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"weight", required_argument, NULL, 'w'},
-	    {"symfs", required_argument, NULL, 'S'},
-	    {"no-inline", no_argument, NULL, 'I'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	struct evprof_perfdata_opts po = {.sz = sizeof(po)};
-	const char *outs[MAX_OUTPUTS], *weight = NULL, *in;
+	struct import_options o = {.po = {.sz = sizeof(o.po)}, .fmt = -1};
 	struct evprof_perfdata_stats st = {.sz = sizeof(st)};
 	struct evprof_profile *p;
 	struct evprof_perfdata *pd;
-	size_t nr_outs = 0;
-	int fmt = -1, c, err = 0;
+	const char *in;
+	int first, err;
 	char saved[4096];
 
-	while ((c = getopt_long(argc, argv, "o:f:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (nr_outs == MAX_OUTPUTS) {
-				cli_err("at most %d outputs", MAX_OUTPUTS);
-				return 2;
-			}
-			outs[nr_outs++] = optarg;
-			break;
-		case 'f':
-			fmt = out_parse_format(optarg);
-			if (fmt < 0) {
-				cli_err("unknown format '%s' (firefox, folded, "
-					"pprof or speedscope; an OUT named "
-					".html gets the page)",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'w':
-			weight = optarg;
-			break;
-		case 'S':
-			po.symfs = optarg;
-			break;
-		case 'I':
-			po.no_dwarf = true;
-			break;
-		case 'h':
-			fputs(cli_import_usage, stdout);
-			return 0;
-		default:
-			fputs(cli_import_usage, stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
+	err = cli_parse_opts(&import_cli, argc, argv, &o, &first);
+	if (err != CLI_GO_ON)
+		return err;
+	if (first != argc - 1) {
 		cli_err("import needs one perf.data file (or - for stdin)");
 		fputs(cli_import_usage, stderr);
 		return 2;
 	}
-	in = argv[optind];
-	if (!nr_outs)
-		outs[nr_outs++] = "perf.json.gz";
-	po.no_timeline = !out_wants_timeline(outs, nr_outs, fmt);
-	po.spill_dir = cli_spill_dir();
-	po.debug_cache_dir = cli_debug_cache_dir();
-	pd = evprof_perfdata__open(in, &po);
+	in = argv[first];
+	if (!o.nr_outs)
+		o.outs[o.nr_outs++] = "perf.json.gz";
+	o.po.no_timeline = !out_wants_timeline(o.outs, o.nr_outs, o.fmt);
+	o.po.spill_dir = cli_spill_dir();
+	o.po.debug_cache_dir = cli_debug_cache_dir();
+	pd = evprof_perfdata__open(in, &o.po);
 	if (!pd) {
 		cli_err("cannot open %s: %s", in, evprof_strerror(errno));
 		return 1;
@@ -115,17 +117,18 @@ int cmd_import(int argc, char **argv)
 		return 1;
 	}
 	evprof_perfdata__stats(pd, &st);
-	if (weight && !out_has_column(p, weight)) {
-		cli_err("no event named '%s' in %s", weight, in);
+	err = 0;
+	if (o.weight && !out_has_column(p, o.weight)) {
+		cli_err("no event named '%s' in %s", o.weight, in);
 		err = -ENOENT;
 	}
-	for (size_t i = 0; i < nr_outs && !err; i++) {
-		err = out_write_somewhere(p, outs[i],
-					  fmt < 0 ? out_format_of(outs[i])
-						  : (enum out_format)fmt,
-					  weight, saved, sizeof(saved));
+	for (size_t i = 0; i < o.nr_outs && !err; i++) {
+		err = out_write_somewhere(p, o.outs[i],
+					  o.fmt < 0 ? out_format_of(o.outs[i])
+						    : (enum out_format)o.fmt,
+					  o.weight, saved, sizeof(saved));
 		if (err)
-			cli_err("cannot write %s: %s", outs[i],
+			cli_err("cannot write %s: %s", o.outs[i],
 				evprof_strerror(err));
 	}
 	if (!err)
@@ -135,8 +138,8 @@ int cmd_import(int argc, char **argv)
 			(unsigned long long)st.samples, st.nr_attrs,
 			st.nr_attrs == 1 ? "" : "s",
 			st.pipe ? " (pipe mode)" : "",
-			st.truncated ? " (truncated file)" : "", outs[0],
-			nr_outs > 1 ? ", ..." : "");
+			st.truncated ? " (truncated file)" : "", o.outs[0],
+			o.nr_outs > 1 ? ", ..." : "");
 	evprof_profile__free(p);
 	evprof_perfdata__free(pd);
 	return err ? 1 : 0;

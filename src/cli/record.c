@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -86,41 +85,6 @@ static void print_note(const char *note, void *ctx)
 {
 	(void)ctx;
 	cli_err("%s", note);
-}
-
-/* -g fp | dwarf[,SIZE] | none */
-static int parse_call_graph(struct evprof_recorder_opts *o, const char *arg)
-{
-	char *end;
-	long size;
-
-	o->stack_size = 0;
-	if (!strcmp(arg, "fp") || !strcmp(arg, "none")) {
-		o->call_graph = arg[0] == 'f' ? EVPROF_CALL_GRAPH_FP
-					      : EVPROF_CALL_GRAPH_NONE;
-		return 0;
-	}
-	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
-		cli_err("-g takes fp, dwarf[,SIZE] or none");
-		return -1;
-	}
-	if (!evprof_session__unwind_regs()) {
-		cli_err("-g dwarf: DWARF unwinding is only implemented for "
-			"x86-64");
-		return -1;
-	}
-	o->call_graph = EVPROF_CALL_GRAPH_DWARF;
-	if (!arg[5])
-		return 0;
-	errno = 0;
-	size = strtol(arg + 6, &end, 0);
-	if (errno || *end || size < 8 || size > EVPROF_RECORDER_STACK_MAX) {
-		cli_err("-g dwarf,SIZE: SIZE from 8 to %d bytes",
-			EVPROF_RECORDER_STACK_MAX);
-		return -1;
-	}
-	o->stack_size = (uint32_t)size;
-	return 0;
 }
 
 /*
@@ -273,331 +237,450 @@ static const char *check_weight(struct evprof_recorder *r,
 	return NULL;
 }
 
-int cmd_record(int argc, char **argv)
+#define RECORD_OUTS 8
+
+/* Every option of record (perf's record_options); defaults in cmd_record. */
+struct record_options {
+	const char *events;
+	const char *outs[RECORD_OUTS];
+	int nr_outs;
+	const char *format; /* --format as given */
+	int fmt;	    /* its enum out_format; -1: each output's name */
+	const char *weight;
+	const char *mode;
+	const char *pid_list;
+	double duration; /* seconds; 0: until the end */
+	bool continuous;
+	struct evprof_recorder_opts ro;
+	struct evprof_recorder_target tg;
+	struct cont cont; /* --interval, --output-dir, --keep */
+	struct cli_push_conf push;
+};
+
+/* One recording: its options and what they made. */
+struct record {
+	struct record_options o;
+	pid_t *pids;
+	struct evprof_pusher *pusher;
+	struct evprof_recorder *r;
+	struct evprof_profile *prof;
+	struct timespec t0; /* CLOCK_REALTIME at the start */
+};
+
+static int opt_freq(void *p, const char *arg)
 {
-	static const struct option opts[] = {
-	    {"events", required_argument, NULL, 'e'},
-	    {"freq", required_argument, NULL, 'F'},
-	    {"count", required_argument, NULL, 'c'},
-	    {"call-graph", required_argument, NULL, 'g'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"weight", required_argument, NULL, 'w'},
-	    {"mode", required_argument, NULL, 'm'},
-	    {"duration", required_argument, NULL, 'd'},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"all-cpus", no_argument, NULL, 'a'},
-	    {"include-idle", no_argument, NULL, 'I'},
-	    {"off-cpu", no_argument, NULL, 'O'},
-	    {"push", required_argument, NULL, 'P'},
-	    {"tag", required_argument, NULL, 'T'},
-	    {"push-wait", required_argument, NULL, 'W'},
-	    {"continuous", no_argument, NULL, 'C'},
-	    {"interval", required_argument, NULL, 'i'},
-	    {"output-dir", required_argument, NULL, 'D'},
-	    {"keep", required_argument, NULL, 'k'},
-	    {"engine", required_argument, NULL, 'E'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
+	struct record_options *o = p;
+	long v = atol(arg);
+
+	if (v <= 0) {
+		cli_err("-F needs a positive frequency");
+		return -1;
+	}
+	o->ro.freq = (uint64_t)v;
+	return 0;
+}
+
+static int opt_count(void *p, const char *arg)
+{
+	struct record_options *o = p;
+	long v = atol(arg);
+
+	if (v <= 0) {
+		cli_err("-c needs a positive count");
+		return -1;
+	}
+	o->ro.period = (uint64_t)v;
+	return 0;
+}
+
+/* -g fp | dwarf[,SIZE] | none */
+static int opt_call_graph(void *p, const char *arg)
+{
+	struct evprof_recorder_opts *o = &((struct record_options *)p)->ro;
+	char *end;
+	long size;
+
+	o->stack_size = 0;
+	if (!strcmp(arg, "fp") || !strcmp(arg, "none")) {
+		o->call_graph = arg[0] == 'f' ? EVPROF_CALL_GRAPH_FP
+					      : EVPROF_CALL_GRAPH_NONE;
+		return 0;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
+		cli_err("-g takes fp, dwarf[,SIZE] or none");
+		return -1;
+	}
+	if (!evprof_session__unwind_regs()) {
+		cli_err("-g dwarf: DWARF unwinding is only implemented for "
+			"x86-64");
+		return -1;
+	}
+	o->call_graph = EVPROF_CALL_GRAPH_DWARF;
+	if (!arg[5])
+		return 0;
+	errno = 0;
+	size = strtol(arg + 6, &end, 0);
+	if (errno || *end || size < 8 || size > EVPROF_RECORDER_STACK_MAX) {
+		cli_err("-g dwarf,SIZE: SIZE from 8 to %d bytes",
+			EVPROF_RECORDER_STACK_MAX);
+		return -1;
+	}
+	o->stack_size = (uint32_t)size;
+	return 0;
+}
+
+static int opt_output(void *p, const char *arg)
+{
+	struct record_options *o = p;
+
+	if (o->nr_outs == RECORD_OUTS) {
+		cli_err("at most %d outputs", o->nr_outs);
+		return -1;
+	}
+	o->outs[o->nr_outs++] = arg;
+	return 0;
+}
+
+static int opt_duration(void *p, const char *arg)
+{
+	((struct record_options *)p)->duration = atof(arg);
+	return 0;
+}
+
+static int opt_tag(void *p, const char *arg)
+{
+	return cli_push_tag(&((struct record_options *)p)->push, arg);
+}
+
+static int opt_push_wait(void *p, const char *arg)
+{
+	struct record_options *o = p;
+	long v = atol(arg);
+
+	if (v < 0 || v > 86400) {
+		cli_err("--push-wait takes 0 to 86400 seconds");
+		return -1;
+	}
+	o->push.wait_s = (unsigned int)v;
+	return 0;
+}
+
+static int opt_interval(void *p, const char *arg)
+{
+	struct record_options *o = p;
+
+	o->cont.interval = atof(arg);
+	if (o->cont.interval <= 0) {
+		cli_err("--interval needs positive seconds");
+		return -1;
+	}
+	return 0;
+}
+
+static int opt_keep(void *p, const char *arg)
+{
+	struct record_options *o = p;
+
+	o->cont.keep = atoi(arg);
+	if (o->cont.keep <= 0) {
+		cli_err("--keep needs a positive count");
+		return -1;
+	}
+	return 0;
+}
+
+static int opt_engine(void *p, const char *arg)
+{
+	struct record_options *o = p;
+
+	if (strcmp(arg, "ring") && strcmp(arg, "bpf")) {
+		cli_err("--engine takes ring or bpf");
+		return -1;
+	}
+	o->ro.engine = strcmp(arg, "bpf") ? EVPROF_RECORDER_ENGINE_RING
+					  : EVPROF_RECORDER_ENGINE_BPF;
+	return 0;
+}
+
+#define R struct record_options
+static const struct cli_opts record_cli = {
+    .usage = cli_record_usage,
+    .in_order = true,
+    .opt = {
+	CLI_OPT_STR("events", 'e', R, events),
+	CLI_OPT_FN("freq", 'F', true, opt_freq),
+	CLI_OPT_FN("count", 'c', true, opt_count),
+	CLI_OPT_FN("call-graph", 'g', true, opt_call_graph),
+	CLI_OPT_FN("output", 'o', true, opt_output),
+	CLI_OPT_STR("format", 0, R, format),
+	CLI_OPT_STR("weight", 0, R, weight),
+	CLI_OPT_STR("mode", 0, R, mode),
+	CLI_OPT_FN("duration", 0, true, opt_duration),
+	CLI_OPT_STR("pid", 'p', R, pid_list),
+	CLI_OPT_FLAG("all-cpus", 'a', R, tg.system_wide),
+	CLI_OPT_FLAG("include-idle", 0, R, ro.include_idle),
+	CLI_OPT_FLAG("off-cpu", 0, R, ro.off_cpu),
+	CLI_OPT_STR("push", 0, R, push.url),
+	CLI_OPT_FN("tag", 0, true, opt_tag),
+	CLI_OPT_FN("push-wait", 0, true, opt_push_wait),
+	CLI_OPT_FLAG("continuous", 0, R, continuous),
+	CLI_OPT_FN("interval", 0, true, opt_interval),
+	CLI_OPT_STR("output-dir", 0, R, cont.dir),
+	CLI_OPT_FN("keep", 0, true, opt_keep),
+	CLI_OPT_FN("engine", 0, true, opt_engine),
+    }};
+#undef R
+
+/* The options together, then the pid list: 2 after a message. */
+static int record_check(struct record *rec, int argc, char **argv)
+{
 	static const char *const default_out[] = {
 	    "evprof.json.gz", "evprof.folded", "evprof.pb.gz",
 	    "evprof.speedscope.json"};
-	const char *events = "cycles", *outs[8], *weight = NULL;
-	const char *mode = "auto", *format = NULL, *pid_list = NULL;
-	struct evprof_recorder_opts ro = {.sz = sizeof(ro),
-					  .note = print_note,
-					  .flat_memory = true,
-					  .spill_dir = cli_spill_dir(),
-					  .debug_cache_dir =
-					      cli_debug_cache_dir()};
-	struct cont cont = {.interval = 10, .fmt = OUT_PPROF};
-	bool continuous = false;
-	struct evprof_recorder_target tg = {.sz = sizeof(tg)};
-	struct sigaction sa = {.sa_handler = on_sigint};
-	struct evprof_recorder *r = NULL;
-	struct evprof_profile *prof = NULL;
-	struct cli_push_conf push = {.wait_s = 30};
-	struct evprof_pusher *pusher = NULL;
-	struct timespec t0, t1;
-	pid_t *pids = NULL;
-	char saved[4096];
-	double duration = 0;
-	int fmt = -1, nr_outs = 0;
-	int c, err, status, ret = 1;
-	long v;
+	struct record_options *o = &rec->o;
 
-	while ((c = getopt_long(argc, argv, "+e:F:c:g:o:p:ah", opts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'e':
-			events = optarg;
-			break;
-		case 'F':
-		case 'c':
-			v = atol(optarg);
-			if (v <= 0) {
-				cli_err(c == 'F'
-					    ? "-F needs a positive frequency"
-					    : "-c needs a positive count");
-				return 2;
-			}
-			*(c == 'F' ? &ro.freq : &ro.period) = (uint64_t)v;
-			break;
-		case 'g':
-			if (parse_call_graph(&ro, optarg) < 0)
-				return 2;
-			break;
-		case 'o':
-			if (nr_outs == (int)(sizeof(outs) / sizeof(outs[0]))) {
-				cli_err("at most %d outputs", nr_outs);
-				return 2;
-			}
-			outs[nr_outs++] = optarg;
-			break;
-		case 'f':
-			format = optarg;
-			break;
-		case 'w':
-			weight = optarg;
-			break;
-		case 'm':
-			mode = optarg;
-			break;
-		case 'd':
-			duration = atof(optarg);
-			break;
-		case 'p':
-			pid_list = optarg;
-			break;
-		case 'a':
-			tg.system_wide = true;
-			break;
-		case 'I':
-			ro.include_idle = true;
-			break;
-		case 'O':
-			ro.off_cpu = true;
-			break;
-		case 'P':
-			push.url = optarg;
-			break;
-		case 'T':
-			if (cli_push_tag(&push, optarg))
-				return 2;
-			break;
-		case 'W':
-			v = atol(optarg);
-			if (v < 0 || v > 86400) {
-				cli_err("--push-wait takes 0 to 86400 seconds");
-				return 2;
-			}
-			push.wait_s = (unsigned int)v;
-			break;
-		case 'C':
-			continuous = true;
-			break;
-		case 'i':
-			cont.interval = atof(optarg);
-			if (cont.interval <= 0) {
-				cli_err("--interval needs positive seconds");
-				return 2;
-			}
-			break;
-		case 'D':
-			cont.dir = optarg;
-			break;
-		case 'k':
-			cont.keep = atoi(optarg);
-			if (cont.keep <= 0) {
-				cli_err("--keep needs a positive count");
-				return 2;
-			}
-			break;
-		case 'E':
-			if (strcmp(optarg, "ring") && strcmp(optarg, "bpf")) {
-				cli_err("--engine takes ring or bpf");
-				return 2;
-			}
-			ro.engine = strcmp(optarg, "bpf")
-					? EVPROF_RECORDER_ENGINE_RING
-					: EVPROF_RECORDER_ENGINE_BPF;
-			break;
-		case 'h':
-			fputs(cli_record_usage, stdout);
-			return 0;
-		default:
-			fputs(cli_record_usage, stderr);
-			return 2;
-		}
-	}
-	argv += optind;
-	argc -= optind;
-	if (argc == 0 && !pid_list && !tg.system_wide) {
+	if (argc == 0 && !o->pid_list && !o->tg.system_wide) {
 		cli_err("record needs a command to run, -p PID or -a");
 		fputs(cli_record_usage, stderr);
 		return 2;
 	}
-	if (pid_list && (argc || tg.system_wide)) {
+	if (o->pid_list && (argc || o->tg.system_wide)) {
 		cli_err("-p cannot be combined with -a or a command");
 		return 2;
 	}
-	if (format && (fmt = out_parse_format(format)) < 0) {
+	if (o->format && (o->fmt = out_parse_format(o->format)) < 0) {
 		cli_err("--format takes firefox, folded, pprof or speedscope");
 		return 2;
 	}
-	if (continuous && ((!cont.dir && !push.url) || nr_outs || ro.off_cpu)) {
+	if (o->continuous &&
+	    ((!o->cont.dir && !o->push.url) || o->nr_outs || o->ro.off_cpu)) {
 		cli_err(
-		    !cont.dir && !push.url
+		    !o->cont.dir && !o->push.url
 			? "--continuous needs --output-dir DIR or --push URL"
-		    : nr_outs ? "--continuous writes into --output-dir, "
-				"not -o"
-			      : "--continuous does not take --off-cpu "
-				"(a wait ends after its window)");
+		    : o->nr_outs ? "--continuous writes into --output-dir, "
+				   "not -o"
+				 : "--continuous does not take --off-cpu "
+				   "(a wait ends after its window)");
 		return 2;
 	}
-	if (!nr_outs)
-		outs[nr_outs++] = default_out[fmt < 0 ? OUT_FIREFOX : fmt];
-	if (!strcmp(mode, "auto")) {
-		ro.mode = EVPROF_RECORDER_AUTO;
-	} else if (!strcmp(mode, "task")) {
-		ro.mode = EVPROF_RECORDER_TASK;
-	} else if (!strcmp(mode, "cpu")) {
-		ro.mode = EVPROF_RECORDER_CPU;
+	if (!o->nr_outs)
+		o->outs[o->nr_outs++] =
+		    default_out[o->fmt < 0 ? OUT_FIREFOX : o->fmt];
+	if (!strcmp(o->mode, "auto")) {
+		o->ro.mode = EVPROF_RECORDER_AUTO;
+	} else if (!strcmp(o->mode, "task")) {
+		o->ro.mode = EVPROF_RECORDER_TASK;
+	} else if (!strcmp(o->mode, "cpu")) {
+		o->ro.mode = EVPROF_RECORDER_CPU;
 	} else {
 		cli_err("--mode takes auto, task or cpu");
 		return 2;
 	}
-	if (tg.system_wide && ro.mode == EVPROF_RECORDER_TASK) {
+	if (o->tg.system_wide && o->ro.mode == EVPROF_RECORDER_TASK) {
 		cli_err("-a records per CPU: --mode task does not apply");
 		return 2;
 	}
-	if (pid_list) {
-		int n = cli_parse_pids(pid_list, &pids);
+	if (o->pid_list) {
+		int n = cli_parse_pids(o->pid_list, &rec->pids);
 
 		if (n < 0)
 			return 2;
-		tg.pids = pids;
-		tg.nr_pids = (size_t)n;
+		o->tg.pids = rec->pids;
+		o->tg.nr_pids = (size_t)n;
 	}
 	if (argc)
-		tg.argv = argv;
-	ro.no_timeline = continuous
-			     ? fmt != OUT_FIREFOX
-			     : !out_wants_timeline(outs, (size_t)nr_outs, fmt);
-	/* Refused now, before the command runs, not after it ran. */
-	for (int i = 0; i < nr_outs; i++) {
-		bool in_dir;
+		o->tg.argv = argv;
+	return CLI_GO_ON;
+}
 
-		err = out_check(outs[i], &in_dir);
+/* Refused now, before the command runs: unwritable files, the pusher. */
+static int record_outputs(struct record *rec)
+{
+	struct record_options *o = &rec->o;
+
+	o->ro.no_timeline =
+	    o->continuous
+		? o->fmt != OUT_FIREFOX
+		: !out_wants_timeline(o->outs, (size_t)o->nr_outs, o->fmt);
+	for (int i = 0; i < o->nr_outs; i++) {
+		bool in_dir;
+		int err = out_check(o->outs[i], &in_dir);
+
 		if (err) {
-			cli_err("cannot write %s: %s%s", outs[i],
+			cli_err("cannot write %s: %s%s", o->outs[i],
 				strerror(-err),
 				in_dir ? " (no new file can be made in its "
 					 "directory)"
 				       : "");
-			goto out;
+			return 1;
 		}
 	}
-
-	if (push.nr_tags && !push.url) {
+	if (o->push.nr_tags && !o->push.url) {
 		cli_err("--tag labels pushed profiles: it needs --push");
 		return 2;
 	}
-	/* Refused before recording: bad labels, no libcurl. */
-	if (push.url && !(pusher = cli_pusher_new(&push)))
-		goto out;
+	/* Bad labels, no libcurl. */
+	if (o->push.url && !(rec->pusher = cli_pusher_new(&o->push)))
+		return 1;
+	return CLI_GO_ON;
+}
 
-	r = evprof_recorder__new(&tg, events, &ro);
-	if (!r) {
+/* The recorder made and started, the command run. */
+static int record_start(struct record *rec)
+{
+	struct record_options *o = &rec->o;
+	struct sigaction sa = {.sa_handler = on_sigint};
+	int err;
+
+	rec->r = evprof_recorder__new(&o->tg, o->events, &o->ro);
+	if (!rec->r) {
 		if (errno >= EVPROF_ERR_FIRST || errno == E2BIG)
-			ret = 2; /* a bad event list, already said */
-		else if (argc && errno != EINVAL)
-			cli_err("cannot record '%s': %s", argv[0],
+			return 2; /* a bad event list, already said */
+		if (o->tg.argv && errno != EINVAL)
+			cli_err("cannot record '%s': %s", o->tg.argv[0],
 				strerror(errno));
-		goto out;
+		return 1;
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	clock_gettime(CLOCK_REALTIME, &t0);
-	err = evprof_recorder__start(r);
-	if (err && argc) {
-		cli_err("cannot run '%s': %s", argv[0], strerror(-err));
-		ret = 127;
-		goto out;
+	clock_gettime(CLOCK_REALTIME, &rec->t0);
+	err = evprof_recorder__start(rec->r);
+	if (err && o->tg.argv) {
+		cli_err("cannot run '%s': %s", o->tg.argv[0], strerror(-err));
+		return 127;
 	}
 	if (err)
-		goto out;
+		return 1;
 	/* Attached or system-wide: from here on, it all counts. */
-	if (!argc)
-		cli_err("recording %s%s", pid_list ? "pid " : "",
-			pid_list ? pid_list : "every CPU");
-	if (continuous) {
-		cont.fmt = fmt < 0 ? OUT_PPROF : (enum out_format)fmt;
-		cont.weight = weight;
-		cont.pusher = pusher;
-		cont.rate = (unsigned int)ro.freq;
-		if (cont_init(&cont, r))
-			goto out;
-		status = record_loop(r, duration, cont_tick, &cont);
-		ret = argc ? cli_exit_code(status) : 0;
-		if (cont_finish(&cont))
-			ret = ret ? ret : 1;
-		/* Lost records and samples are said for windows too. */
-		summary(r, cont.dir ? cont.dir : "windows (pushed)");
-		goto push_end;
-	}
-	status = record_loop(r, duration, NULL, NULL);
-	clock_gettime(CLOCK_REALTIME, &t1);
-	ret = argc ? cli_exit_code(status) : 0;
+	if (!o->tg.argv)
+		cli_err("recording %s%s", o->pid_list ? "pid " : "",
+			o->pid_list ? o->pid_list : "every CPU");
+	return CLI_GO_ON;
+}
 
-	prof = evprof_recorder__profile(r, NULL);
-	if (!prof) {
-		cli_err("cannot build the profile: %s", evprof_strerror(errno));
+/* The pusher drained and freed: ret, or 1 when something was not sent. */
+static int record_push_end(struct record *rec, int ret)
+{
+	if (rec->pusher && cli_push_finish(rec->pusher, rec->o.push.wait_s))
 		ret = ret ? ret : 1;
-		goto out;
-	}
-	weight = check_weight(r, prof, weight);
-	/* Queued first: it goes out while the files are written. */
-	if (pusher &&
-	    cli_push_profile(
-		pusher, prof,
-		(uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec,
-		(uint64_t)t1.tv_sec * 1000000000ull + (uint64_t)t1.tv_nsec,
-		(unsigned int)ro.freq))
+	rec->pusher = NULL;
+	return ret;
+}
+
+/* --continuous: a profile per window until the end. */
+static int record_windows(struct record *rec)
+{
+	struct record_options *o = &rec->o;
+	struct cont *cont = &o->cont;
+	int status, ret;
+
+	cont->fmt = o->fmt < 0 ? OUT_PPROF : (enum out_format)o->fmt;
+	cont->weight = o->weight;
+	cont->pusher = rec->pusher;
+	cont->rate = (unsigned int)o->ro.freq;
+	if (cont_init(cont, rec->r))
+		return 1;
+	status = record_loop(rec->r, o->duration, cont_tick, cont);
+	ret = o->tg.argv ? cli_exit_code(status) : 0;
+	if (cont_finish(cont))
 		ret = ret ? ret : 1;
-	for (int i = 0; i < nr_outs; i++) {
-		enum out_format f =
-		    fmt < 0 ? out_format_of(outs[i]) : (enum out_format)fmt;
+	/* Lost records and samples are said for windows too. */
+	summary(rec->r, cont->dir ? cont->dir : "windows (pushed)");
+	return record_push_end(rec, ret);
+}
+
+/* Writes the profile to every output: ret, or 1 when one failed. */
+static int record_write(struct record *rec, const char *weight, int ret)
+{
+	struct record_options *o = &rec->o;
+	char saved[4096];
+
+	for (int i = 0; i < o->nr_outs; i++) {
+		enum out_format f = o->fmt < 0 ? out_format_of(o->outs[i])
+					       : (enum out_format)o->fmt;
 		const char *w = weight;
+		int err;
 
 		/* Firefox thread tracks weigh samples; ns have own tracks. */
-		if (f == OUT_FIREFOX && is_weight_type(prof, weight)) {
+		if (f == OUT_FIREFOX && is_weight_type(rec->prof, weight)) {
 			cli_err("--weight %s: %s is weighed by samples (its "
 				"%s tracks hold the ns)",
-				weight, outs[i], weight);
+				weight, o->outs[i], weight);
 			w = NULL;
 		}
-		err = out_write_somewhere(prof, outs[i], f, w, saved,
+		err = out_write_somewhere(rec->prof, o->outs[i], f, w, saved,
 					  sizeof(saved));
 		if (err) {
-			cli_err("cannot write %s: %s", outs[i],
+			cli_err("cannot write %s: %s", o->outs[i],
 				evprof_strerror(err));
 			ret = ret ? ret : 1;
 		}
 	}
-	summary(r, saved);
-push_end:
-	if (pusher) {
-		if (cli_push_finish(pusher, push.wait_s))
-			ret = ret ? ret : 1;
-		pusher = NULL;
+	summary(rec->r, saved);
+	return ret;
+}
+
+/* One profile of the whole recording, pushed and written. */
+static int record_once(struct record *rec)
+{
+	struct record_options *o = &rec->o;
+	struct timespec t1;
+	const char *weight;
+	int status, ret;
+
+	status = record_loop(rec->r, o->duration, NULL, NULL);
+	clock_gettime(CLOCK_REALTIME, &t1);
+	ret = o->tg.argv ? cli_exit_code(status) : 0;
+	rec->prof = evprof_recorder__profile(rec->r, NULL);
+	if (!rec->prof) {
+		cli_err("cannot build the profile: %s", evprof_strerror(errno));
+		return ret ? ret : 1;
 	}
-out:
-	cont_free(&cont);
-	evprof_pusher__free(pusher);
-	evprof_profile__free(prof);
-	evprof_recorder__free(r);
-	free(pids);
+	weight = check_weight(rec->r, rec->prof, o->weight);
+	/* Queued first: it goes out while the files are written. */
+	if (rec->pusher &&
+	    cli_push_profile(rec->pusher, rec->prof,
+			     (uint64_t)rec->t0.tv_sec * 1000000000ull +
+				 (uint64_t)rec->t0.tv_nsec,
+			     (uint64_t)t1.tv_sec * 1000000000ull +
+				 (uint64_t)t1.tv_nsec,
+			     (unsigned int)o->ro.freq))
+		ret = ret ? ret : 1;
+	ret = record_write(rec, weight, ret);
+	return record_push_end(rec, ret);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record rec = {
+	    .o = {.events = "cycles",
+		  .fmt = -1,
+		  .mode = "auto",
+		  .ro = {.sz = sizeof(rec.o.ro),
+			 .note = print_note,
+			 .flat_memory = true,
+			 .spill_dir = cli_spill_dir(),
+			 .debug_cache_dir = cli_debug_cache_dir()},
+		  .tg = {.sz = sizeof(rec.o.tg)},
+		  .cont = {.interval = 10, .fmt = OUT_PPROF},
+		  .push = {.wait_s = 30}},
+	};
+	int first, ret;
+
+	ret = cli_parse_opts(&record_cli, argc, argv, &rec.o, &first);
+	if (ret == CLI_GO_ON)
+		ret = record_check(&rec, argc - first, argv + first);
+	if (ret == CLI_GO_ON)
+		ret = record_outputs(&rec);
+	if (ret == CLI_GO_ON)
+		ret = record_start(&rec);
+	if (ret == CLI_GO_ON)
+		ret =
+		    rec.o.continuous ? record_windows(&rec) : record_once(&rec);
+	cont_free(&rec.o.cont);
+	evprof_pusher__free(rec.pusher);
+	evprof_profile__free(rec.prof);
+	evprof_recorder__free(rec.r);
+	free(rec.pids);
 	return ret;
 }

@@ -5,7 +5,6 @@
  * in another format.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,78 +28,71 @@ const char cli_report_usage[] =
     "      --weight EVENT  with -o: weigh by that counter (folded,\n"
     "                      Firefox) or show it first (pprof)\n";
 
+/* Every option of report; defaults in cmd_report. */
+struct report_options {
+	struct evprof_report_opts ro;
+	const char *out, *weight;
+};
+
+static int opt_top(void *p, const char *arg)
+{
+	struct report_options *o = p;
+	char *end;
+	long top = strtol(arg, &end, 10);
+
+	if (*end || top < 0) {
+		cli_err("--top takes a count");
+		return -1;
+	}
+	o->ro.top = (unsigned)top;
+	return 0;
+}
+
+#define O struct report_options
+static const struct cli_opts report_cli = {
+    .usage = cli_report_usage,
+    .opt = {
+	CLI_OPT_STR("sort", 's', O, ro.sort),
+	CLI_OPT_FN("top", 'n', true, opt_top),
+	CLI_OPT_FLAG("per-thread", 'T', O, ro.per_thread),
+	CLI_OPT_STR("output", 'o', O, out),
+	CLI_OPT_STR("weight", 0, O, weight),
+    }};
+#undef O
+
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"sort", required_argument, NULL, 's'},
-	    {"top", required_argument, NULL, 'n'},
-	    {"per-thread", no_argument, NULL, 'T'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"weight", required_argument, NULL, 'w'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	struct evprof_report_opts ro = {.sz = sizeof(ro), .top = 20};
-	const char *out = NULL, *weight = NULL;
+	struct report_options o = {.ro = {.sz = sizeof(o.ro), .top = 20}};
 	struct evprof_profile *p;
-	char *end;
-	long top;
-	int c, err;
+	int first, err;
 
-	while ((c = getopt_long(argc, argv, "s:n:To:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			ro.sort = optarg;
-			break;
-		case 'n':
-			top = strtol(optarg, &end, 10);
-			if (*end || top < 0) {
-				cli_err("--top takes a count");
-				return 2;
-			}
-			ro.top = (unsigned)top;
-			break;
-		case 'T':
-			ro.per_thread = true;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'w':
-			weight = optarg;
-			break;
-		case 'h':
-			fputs(cli_report_usage, stdout);
-			return 0;
-		default:
-			fputs(cli_report_usage, stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
+	err = cli_parse_opts(&report_cli, argc, argv, &o, &first);
+	if (err != CLI_GO_ON)
+		return err;
+	if (first != argc - 1) {
 		cli_err("report needs one profile file");
 		fputs(cli_report_usage, stderr);
 		return 2;
 	}
-	p = evprof_profile__load(argv[optind]);
+	p = evprof_profile__load(argv[first]);
 	if (!p) {
-		cli_err("cannot read %s: %s", argv[optind],
+		cli_err("cannot read %s: %s", argv[first],
 			evprof_strerror(errno));
 		return 1;
 	}
-	if (out ? weight && !out_has_column(p, weight)
-		: ro.sort && !out_has_column(p, ro.sort)) {
-		cli_err("no counter named '%s' in %s", out ? weight : ro.sort,
-			argv[optind]);
+	if (o.out ? o.weight && !out_has_column(p, o.weight)
+		  : o.ro.sort && !out_has_column(p, o.ro.sort)) {
+		cli_err("no counter named '%s' in %s",
+			o.out ? o.weight : o.ro.sort, argv[first]);
 		evprof_profile__free(p);
 		return 1;
 	}
-	if (out)
-		err = out_write(p, out, out_format_of(out), weight);
+	if (o.out)
+		err = out_write(p, o.out, out_format_of(o.out), o.weight);
 	else
-		err = evprof_profile__write_report(p, stdout, &ro);
+		err = evprof_profile__write_report(p, stdout, &o.ro);
 	if (err)
-		cli_err("cannot write %s: %s", out ? out : "the report",
+		cli_err("cannot write %s: %s", o.out ? o.out : "the report",
 			evprof_strerror(err));
 	evprof_profile__free(p);
 	return err ? 1 : 0;

@@ -12,7 +12,6 @@
  * shown under it.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -75,7 +74,16 @@ struct stat_group {
 	struct evprof_group **inst; /* one per instance; NULL if it vanished */
 };
 
+/* Every option of stat; defaults in cmd_stat. */
+struct stat_options {
+	const char *events;
+	const char *pids; /* -p as given */
+	long interval_ms; /* 0: no intervals */
+	bool per_thread, system_wide;
+};
+
 struct stat {
+	struct stat_options o;
 	struct evprof_event_list *list;
 	struct stat_event *ev;
 	struct stat_group *grp;
@@ -88,10 +96,13 @@ struct stat {
 	struct counts *slots; /* [event * nslot + slot], from read_totals() */
 	struct instance *inst;
 	size_t ninst;
-	bool per_thread, system_wide, launched;
+	bool launched;
 	bool user_only; /* kernel counting refused: everything :u */
+	struct evprof_launch *launch;
 	pid_t child;
-	const char *what; /* header text */
+	pid_t *pids; /* -p's processes */
+	size_t nr_pids;
+	char what[512]; /* header text */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -209,7 +220,7 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 		if (failed < 0 || failed >= (int)n)
 			failed = 0;
 		if ((errno == EACCES || errno == EPERM) && !st->user_only &&
-		    !st->system_wide) {
+		    !st->o.system_wide) {
 			/* As record does: what paranoid 2 still allows. */
 			char advice[512];
 
@@ -668,7 +679,7 @@ static void print_final(struct stat *st, double wall_ns,
 	size_t n = st->list->nr_events;
 
 	printf("\n Performance counter stats for %s:\n\n", st->what);
-	if (st->per_thread) {
+	if (st->o.per_thread) {
 		struct counts *c = calloc(n, sizeof(*c));
 
 		for (size_t ii = 0; c && ii < st->ninst; ii++) {
@@ -796,71 +807,48 @@ static void build_what(char *buf, size_t len, char **argv, const char *pids,
 	}
 }
 
-int cmd_stat(int argc, char **argv)
+static int opt_interval(void *p, const char *arg)
 {
-	static const struct option opts[] = {
-	    {"events", required_argument, NULL, 'e'},
-	    {"interval", required_argument, NULL, 'I'},
-	    {"per-thread", no_argument, NULL, 'T'},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"all-cpus", no_argument, NULL, 'a'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *events = DEFAULT_EVENTS, *pids = NULL;
-	pid_t *pid_v = NULL;
-	int nr_pids = 0;
-	struct stat st = {0};
-	struct evprof_launch *l = NULL;
-	struct sigaction sa = {.sa_handler = on_sigint};
-	struct rusage ru;
-	long interval_ms = 0;
-	char what[512] = "";
-	int c, err, status, ret = 1;
-	uint64_t t0;
+	struct stat_options *o = p;
 
-	while ((c = getopt_long(argc, argv, "+e:I:p:ah", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			events = optarg;
-			break;
-		case 'I':
-			interval_ms = atol(optarg);
-			if (interval_ms < 10) {
-				cli_err("-I needs at least 10 ms");
-				return 2;
-			}
-			break;
-		case 'T':
-			st.per_thread = true;
-			break;
-		case 'p':
-			pids = optarg;
-			break;
-		case 'a':
-			st.system_wide = true;
-			break;
-		case 'h':
-			fputs(cli_stat_usage, stdout);
-			return 0;
-		default:
-			fputs(cli_stat_usage, stderr);
-			return 2;
-		}
+	o->interval_ms = atol(arg);
+	if (o->interval_ms < 10) {
+		cli_err("-I needs at least 10 ms");
+		return -1;
 	}
-	argv += optind;
-	argc -= optind;
-	st.launched = argc > 0;
-	if (!st.launched && !pids && !st.system_wide) {
+	return 0;
+}
+
+#define O struct stat_options
+static const struct cli_opts stat_cli = {
+    .usage = cli_stat_usage,
+    .in_order = true,
+    .opt = {
+	CLI_OPT_STR("events", 'e', O, events),
+	CLI_OPT_FN("interval", 'I', true, opt_interval),
+	CLI_OPT_FLAG("per-thread", 0, O, per_thread),
+	CLI_OPT_STR("pid", 'p', O, pids),
+	CLI_OPT_FLAG("all-cpus", 'a', O, system_wide),
+    }};
+#undef O
+
+/* The options together, then the event list: 2 (or 1) after a message. */
+static int stat_check(struct stat *st, int argc, char **argv)
+{
+	const struct stat_options *o = &st->o;
+	int err;
+
+	st->launched = argc > 0;
+	if (!st->launched && !o->pids && !o->system_wide) {
 		cli_err("stat needs a command, -p PID or -a");
 		fputs(cli_stat_usage, stderr);
 		return 2;
 	}
-	if (pids && (st.system_wide || st.launched)) {
+	if (o->pids && (o->system_wide || st->launched)) {
 		cli_err("-p cannot be combined with -a or a command");
 		return 2;
 	}
-	if (st.per_thread && !pids) {
+	if (o->per_thread && !o->pids) {
 		/*
 		 * Per-thread totals of a launched command would need each
 		 * inherited counter's value at thread exit, which the kernel
@@ -870,82 +858,108 @@ int cmd_stat(int argc, char **argv)
 			"command are counted only in the total");
 		return 2;
 	}
-	err = evprof_event_list__parse(&st.list, events);
+	err = evprof_event_list__parse(&st->list, o->events);
 	if (err) {
-		cli_err("bad event list '%s': %s", events,
+		cli_err("bad event list '%s': %s", o->events,
 			evprof_strerror(err));
 		return 2;
 	}
-	for (size_t gi = 0; gi < st.list->nr_groups; gi++) {
-		const struct evprof_event_group_range *r = &st.list->groups[gi];
+	for (size_t gi = 0; gi < st->list->nr_groups; gi++) {
+		const struct evprof_event_group_range *r =
+		    &st->list->groups[gi];
 
 		if (r->nr > EVPROF_SNAPSHOT_MAX) {
 			cli_err("a group holds at most %d events",
 				EVPROF_SNAPSHOT_MAX);
-			goto out;
+			return 1;
 		}
-		if (evprof_group__validate(st.list->events + r->first, r->nr) <
+		if (evprof_group__validate(st->list->events + r->first, r->nr) <
 		    0)
-			goto out;
+			return 1;
 	}
-	build_what(what, sizeof(what), argv, pids, st.system_wide);
-	st.what = what;
+	build_what(st->what, sizeof(st->what), argv, o->pids, o->system_wide);
+	return CLI_GO_ON;
+}
 
-	if (st.launched) {
-		l = evprof_launch__new(argv);
-		if (!l) {
+/* The command started (held before its exec), every group opened. */
+static int stat_open(struct stat *st, char **argv)
+{
+	int n, err;
+
+	if (st->launched) {
+		st->launch = evprof_launch__new(argv);
+		if (!st->launch) {
 			cli_err("cannot start '%s': %s", argv[0],
 				strerror(errno));
-			goto out;
+			return 1;
 		}
-		st.child = evprof_launch__pid(l);
+		st->child = evprof_launch__pid(st->launch);
 	}
-	if (st.system_wide)
-		err = add_cpu_instances(&st);
-	else if (pids && (nr_pids = cli_parse_pids(pids, &pid_v)) < 0)
-		err = -EINVAL;
-	else if (pids)
-		err = add_pid_instances(&st, pid_v, (size_t)nr_pids);
-	else
-		err = add_instance(&st, st.child, -1, argv[0]);
-	if (err)
-		goto out;
+	if (st->o.system_wide) {
+		err = add_cpu_instances(st);
+	} else if (st->o.pids) {
+		n = cli_parse_pids(st->o.pids, &st->pids);
+		if (n < 0)
+			return 1;
+		st->nr_pids = (size_t)n;
+		err = add_pid_instances(st, st->pids, st->nr_pids);
+	} else {
+		err = add_instance(st, st->child, -1, argv[0]);
+	}
+	if (err || plan_groups(st))
+		return 1;
+	for (size_t ii = 0; ii < st->ninst; ii++)
+		for (size_t gi = 0; gi < st->nr_grp; gi++)
+			if (open_group(st, gi, ii) < 0)
+				return 1;
+	return CLI_GO_ON;
+}
 
-	if (plan_groups(&st))
-		goto out;
-	for (size_t ii = 0; ii < st.ninst; ii++)
-		for (size_t gi = 0; gi < st.nr_grp; gi++)
-			if (open_group(&st, gi, ii) < 0)
-				goto out;
+/* Counts until the targets are done, then prints: the command's status. */
+static int stat_run(struct stat *st, char **argv)
+{
+	struct sigaction sa = {.sa_handler = on_sigint};
+	struct rusage ru;
+	int err, status;
+	uint64_t t0;
 
 	/* Ctrl-C ends counting (or reaches the command), then we print. */
 	sigaction(SIGINT, &sa, NULL);
 	t0 = cli_now_ns();
-	if (st.launched) {
-		if (st.system_wide)
-			for (size_t gi = 0; gi < st.nr_grp; gi++)
-				for (size_t ii = 0; ii < st.ninst; ii++)
-					if (st.grp[gi].inst[ii])
+	if (st->launched) {
+		if (st->o.system_wide)
+			for (size_t gi = 0; gi < st->nr_grp; gi++)
+				for (size_t ii = 0; ii < st->ninst; ii++)
+					if (st->grp[gi].inst[ii])
 						evprof_group__enable(
-						    st.grp[gi].inst[ii]);
-		err = evprof_launch__go(l);
+						    st->grp[gi].inst[ii]);
+		err = evprof_launch__go(st->launch);
 		if (err) {
 			cli_err("cannot run '%s': %s", argv[0], strerror(-err));
-			ret = 127;
-			goto out;
+			return 127;
 		}
 	}
-	status = wait_targets(&st, pid_v, nr_pids > 0 ? (size_t)nr_pids : 0,
-			      interval_ms, t0);
+	status = wait_targets(st, st->pids, st->nr_pids, st->o.interval_ms, t0);
 	getrusage(RUSAGE_CHILDREN, &ru);
-	print_final(&st, (double)(cli_now_ns() - t0), st.launched ? &ru : NULL);
-	ret = st.launched ? cli_exit_code(status) : 0;
-	goto out;
+	print_final(st, (double)(cli_now_ns() - t0), st->launched ? &ru : NULL);
+	return st->launched ? cli_exit_code(status) : 0;
+}
 
-out:
+int cmd_stat(int argc, char **argv)
+{
+	struct stat st = {.o = {.events = DEFAULT_EVENTS}};
+	int first, ret;
+
+	ret = cli_parse_opts(&stat_cli, argc, argv, &st.o, &first);
+	if (ret == CLI_GO_ON)
+		ret = stat_check(&st, argc - first, argv + first);
+	if (ret == CLI_GO_ON)
+		ret = stat_open(&st, argv + first);
+	if (ret == CLI_GO_ON)
+		ret = stat_run(&st, argv + first);
 	/* Kills a command that never ran; one that ran is left alone. */
-	evprof_launch__free(l);
+	evprof_launch__free(st.launch);
 	close_all(&st);
-	free(pid_v);
+	free(st.pids);
 	return ret;
 }

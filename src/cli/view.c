@@ -12,7 +12,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -264,86 +263,83 @@ static struct evprof_profile *load(const char *path)
 	return p;
 }
 
+/* Every option of view; defaults in cmd_view. */
+struct view_options {
+	struct evprof_page_opts po;
+	const char *out, *base_path;
+	long port; /* 0: any */
+	bool no_open;
+};
+
+static int opt_port(void *p, const char *arg)
+{
+	struct view_options *o = p;
+	char *end;
+
+	o->port = strtol(arg, &end, 10);
+	if (*end || o->port < 0 || o->port > 65535) {
+		cli_err("--port takes 0..65535");
+		return -1;
+	}
+	return 0;
+}
+
+#define O struct view_options
+static const struct cli_opts view_cli = {
+    .usage = cli_view_usage,
+    .opt = {
+	CLI_OPT_STR("output", 'o', O, out),
+	CLI_OPT_FN("port", 0, true, opt_port),
+	CLI_OPT_FLAG("no-open", 0, O, no_open),
+	CLI_OPT_STR("weight", 'w', O, po.weight),
+	CLI_OPT_STR("base", 'b', O, base_path),
+    }};
+#undef O
+
 int cmd_view(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"port", required_argument, NULL, 'P'},
-	    {"no-open", no_argument, NULL, 'N'},
-	    {"weight", required_argument, NULL, 'w'},
-	    {"base", required_argument, NULL, 'b'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	struct evprof_page_opts po = {.sz = sizeof(po)};
+	struct view_options o = {.po = {.sz = sizeof(o.po)}};
 	struct evprof_profile *p = NULL, *base = NULL;
-	const char *out = NULL, *base_path = NULL;
 	struct site site = {0};
-	bool open = true;
-	char *page = NULL, *end;
-	long port = 0;
-	int c, err, ret = 1;
+	char *page = NULL;
+	int first, err, ret;
 
-	while ((c = getopt_long(argc, argv, "o:w:b:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'P':
-			port = strtol(optarg, &end, 10);
-			if (*end || port < 0 || port > 65535) {
-				cli_err("--port takes 0..65535");
-				return 2;
-			}
-			break;
-		case 'N':
-			open = false;
-			break;
-		case 'w':
-			po.weight = optarg;
-			break;
-		case 'b':
-			base_path = optarg;
-			break;
-		case 'h':
-			fputs(cli_view_usage, stdout);
-			return 0;
-		default:
-			fputs(cli_view_usage, stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
+	ret = cli_parse_opts(&view_cli, argc, argv, &o, &first);
+	if (ret != CLI_GO_ON)
+		return ret;
+	if (first != argc - 1) {
 		cli_err("view needs one profile file");
 		fputs(cli_view_usage, stderr);
 		return 2;
 	}
+	ret = 1;
 	if (!evprof_page__available()) {
 		cli_err("%s", cli_page_missing);
 		return 1;
 	}
-	p = load(argv[optind]);
+	p = load(argv[first]);
 	if (!p)
 		goto out;
-	if (base_path) {
-		base = load(base_path);
+	if (o.base_path) {
+		base = load(o.base_path);
 		if (!base)
 			goto out;
-		po.base = base;
+		o.po.base = base;
 	}
-	po.title = argv[optind];
-	if (po.weight && !out_has_column(p, po.weight)) {
-		cli_err("no counter named '%s' in %s", po.weight, argv[optind]);
+	o.po.title = argv[first];
+	if (o.po.weight && !out_has_column(p, o.po.weight)) {
+		cli_err("no counter named '%s' in %s", o.po.weight,
+			argv[first]);
 		goto out;
 	}
-	if (out)
-		err = evprof_profile__write_page(p, out, &po);
+	if (o.out)
+		err = evprof_profile__write_page(p, o.out, &o.po);
 	else
-		err = page_in_memory(p, &po, &page, &site.len);
+		err = page_in_memory(p, &o.po, &page, &site.len);
 	if (err)
-		cli_err("cannot write %s: %s", out ? out : "the page",
+		cli_err("cannot write %s: %s", o.out ? o.out : "the page",
 			evprof_strerror(err));
-	if (err || out) {
+	if (err || o.out) {
 		ret = err ? 1 : 0;
 		goto out;
 	}
@@ -351,7 +347,7 @@ int cmd_view(int argc, char **argv)
 	evprof_profile__free(p);
 	base = p = NULL;
 	site.page = page;
-	ret = serve(&site, (int)port, open);
+	ret = serve(&site, (int)o.port, !o.no_open);
 out:
 	free(page);
 	evprof_profile__free(base);

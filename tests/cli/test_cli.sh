@@ -5,7 +5,7 @@
 # build declares, the source revision and kernel features that agree with
 # the running kernel; `help CMD` lists each command's options; the installed man pages render and
 # carry every option of --help; bash completion completes commands and
-# options.
+# options; options parse as getopt_long does.
 . "$(dirname "$0")/lib.sh"
 
 BUILD=$(dirname "$EVPROF")
@@ -96,5 +96,49 @@ diff" ] && ok "completion: record, --format, --per-thread, diff --normalize, hel
 		fail "completion gave: $got"
 else
 	fail "no bash completion installed"
+fi
+
+# 5. Options as getopt_long parses them from each command's table.
+for c in $cmds; do
+	[ "$c" = info ] && continue # takes no options
+	"$EVPROF" "$c" --bogus x >"$TMP/o" 2>"$TMP/e"
+	rc=$?
+	[ $rc = 2 ] && [ ! -s "$TMP/o" ] &&
+		grep -qx "$c: unrecognized option '--bogus'" "$TMP/e" &&
+		grep -q "^usage: evprof $c " "$TMP/e" &&
+		ok "$c --bogus: refused, with the usage, exit 2" ||
+		fail "$c --bogus: exit $rc, $(head -1 "$TMP/e")"
+done
+# An abbreviation that fits several names lists them in the table's order.
+"$EVPROF" record --p 1 2>"$TMP/e"
+rc=$?
+[ $rc = 2 ] && grep -qx "record: option '--p' is ambiguous; possibilities: \
+'--pid' '--push' '--push-wait'" "$TMP/e" &&
+	ok "record --p: ambiguous, --pid --push --push-wait" ||
+	fail "record --p: exit $rc, $(head -1 "$TMP/e")"
+# Options go in order: a bad value ends before a later --help.
+"$EVPROF" record -F 0 -h true >"$TMP/o" 2>"$TMP/e"
+rc=$?
+[ $rc = 2 ] && [ ! -s "$TMP/o" ] &&
+	[ "$(cat "$TMP/e")" = "evprof: -F needs a positive frequency" ] &&
+	ok "record -F 0 -h: the bad -F first, exit 2" ||
+	fail "record -F 0 -h: exit $rc, $(head -1 "$TMP/e")"
+# record and stat stop at the command: what follows is its own (where
+# they can count here at all).
+if ! "$EVPROF" record -e cpu-clock -o "$TMP/r.folded" -- true 2>"$TMP/e"; then
+	skip "record cannot run here: $(head -1 "$TMP/e")"
+elif "$EVPROF" record -e cpu-clock -o "$TMP/r.folded" sh -c 'exit 3' -F 0 \
+	2>"$TMP/e"; [ $? = 3 ]; then
+	ok "record CMD -c ... -F 0: the command's options (its exit 3)"
+else
+	fail "record CMD -c ... -F 0: $(head -1 "$TMP/e")"
+fi
+if ! "$EVPROF" stat -e task-clock -- true >/dev/null 2>"$TMP/e"; then
+	skip "stat cannot run here: $(head -1 "$TMP/e")"
+elif "$EVPROF" stat -e task-clock sh -c 'exit 4' -I 1 >/dev/null \
+	2>"$TMP/e"; [ $? = 4 ]; then
+	ok "stat CMD -c ... -I 1: the command's options (its exit 4)"
+else
+	fail "stat CMD -c ... -I 1: $(head -1 "$TMP/e")"
 fi
 finish
