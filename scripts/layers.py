@@ -113,9 +113,6 @@ def loops(deps):
     return out
 
 
-FUNC_START = re.compile(r"^[A-Za-z_].*\)\s*$|^[A-Za-z_][^;]*\($")
-
-
 def long_functions(path):
     """Functions in the kernel's style: the body opens with '{' alone in
     column 0 and closes with '}' in column 0."""
