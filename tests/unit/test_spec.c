@@ -317,6 +317,51 @@ static void test_pmu_software(void **state)
 	assert_non_null(strstr(msgs, PMUS "/nosuchpmu/type"));
 }
 
+/* perf's period= and freq= terms, after a PMU or after a name. */
+static void test_sample_terms(void **state)
+{
+	struct evprof_event_spec s;
+
+	(void)state;
+	s = parse_ok("page-faults/period=64/");
+	assert_int_equal(s.attr.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(s.attr.config, PERF_COUNT_SW_PAGE_FAULTS);
+	assert_int_equal(s.attr.sample_period, 64);
+	assert_false(s.attr.freq);
+	s = parse_ok("instructions/freq=4000/:u");
+	assert_int_equal(s.attr.config, PERF_COUNT_HW_INSTRUCTIONS);
+	assert_true(s.attr.freq);
+	assert_int_equal(s.attr.sample_freq, 4000);
+	assert_true(s.attr.exclude_kernel);
+	s = parse_ok("context-switches/freq=10,period=0x10/");
+	assert_false(s.attr.freq); /* the last term wins, as in perf */
+	assert_int_equal(s.attr.sample_period, 16);
+	s = parse_ok("page-faults");
+	assert_int_equal(s.attr.sample_period, 0);
+	assert_false(s.attr.freq);
+	expect_err("page-faults/period=0/", -EVPROF_ERR_BAD_SPEC);
+	expect_err("page-faults/umask=1/", -EVPROF_ERR_BAD_SPEC);
+	expect_err("page-faults/period/", -EVPROF_ERR_BAD_SPEC);
+	expect_err("page-faults/period=x/", -EVPROF_ERR_BAD_SPEC);
+	expect_err("no-such-event/period=1/", -EVPROF_ERR_UNKNOWN_EVENT);
+}
+
+static void test_pmu_sample_terms(void **state)
+{
+	struct evprof_event_spec s;
+	uint32_t type;
+
+	(void)state;
+	if (!pmu_type("software", &type))
+		skip_because("no software PMU in sysfs");
+	s = parse_ok("software/config=2,period=1000/");
+	assert_int_equal(s.attr.config, 2);
+	assert_int_equal(s.attr.sample_period, 1000);
+	s = parse_ok("software/config=2,freq=99/");
+	assert_true(s.attr.freq);
+	assert_int_equal(s.attr.sample_freq, 99);
+}
+
 /* ---- recorded hosts -------------------------------------------------------
  */
 
@@ -580,6 +625,9 @@ static void test_tracepoint(void **state)
 	assert_int_equal(s.attr.config, id);
 	assert_true(s.attr.exclude_kernel);
 	assert_false(s.attr.exclude_user);
+	s = parse_ok("sched:sched_switch/period=4/");
+	assert_int_equal(s.attr.config, id);
+	assert_int_equal(s.attr.sample_period, 4);
 
 	msgs[0] = '\0';
 	nr_warn = 0;
@@ -841,6 +889,9 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_setup_teardown(test_modifiers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_format_apply, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pmu_software, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sample_terms, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pmu_sample_terms, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_host_intel, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_host_amd, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_host_nopmu, setup, teardown),

@@ -32,6 +32,53 @@ static void warn_unknown(const char *s, const struct spec_notes *why)
 		why->len ? " (" : "", why->text, why->len ? ")" : "", known);
 }
 
+static int resolve(struct perf_event_attr *attr, const char *base,
+		   struct spec_notes *why);
+
+/*
+ * name/terms/ where name is no PMU: an event name with perf's sampling
+ * terms only (page-faults/period=64/). Quietly unknown when name is.
+ */
+static int resolve_named(struct perf_event_attr *attr, const char *base,
+			 struct spec_notes *why)
+{
+	const char *slash = strchr(base, '/');
+	const char *t = slash + 1, *end = base + strlen(base) - 1;
+	char name[EVPROF_EVENT_NAME_MAX];
+	int err;
+
+	memcpy(name, base, (size_t)(slash - base));
+	name[slash - base] = '\0';
+	err = resolve(attr, name, why);
+	while (!err && t < end) {
+		const char *comma = memchr(t, ',', (size_t)(end - t));
+		size_t len = (size_t)((comma ? comma : end) - t);
+		const char *eq = memchr(t, '=', len);
+		uint64_t v;
+
+		err = -EVPROF_ERR_BAD_SPEC;
+		if (!eq ||
+		    evprof__spec_u64(eq + 1, len - (size_t)(eq - t) - 1, &v)) {
+			pr_warn("bad term '%.*s' in '%s': after an event name, "
+				"want period=N or freq=N\n",
+				SHOWN(len), t, base);
+			break;
+		}
+		err = evprof__spec_sample_term(attr, t, (size_t)(eq - t), v);
+		if (!err) {
+			pr_warn("unknown term '%.*s' in '%s': after an event "
+				"name, want period=N or freq=N\n",
+				SHOWN(len), t, base);
+			err = -EVPROF_ERR_BAD_SPEC;
+		}
+		if (err < 0)
+			break;
+		err = 0;
+		t += len + 1;
+	}
+	return err;
+}
+
 /* Finds what base names; -EVPROF_ERR_UNKNOWN_EVENT quietly (see why). */
 static int resolve(struct perf_event_attr *attr, const char *base,
 		   struct spec_notes *why)
@@ -40,8 +87,14 @@ static int resolve(struct perf_event_attr *attr, const char *base,
 	struct spec_notes fail = {.len = 0};
 	int err, tp_err = 0;
 
-	if (strchr(base, '/'))
-		return evprof__spec_resolve_pmu(attr, base, why);
+	if (strchr(base, '/')) {
+		if (colon && colon < strchr(base, '/'))
+			return resolve_named(attr, base, why);
+		err = evprof__spec_resolve_pmu(attr, base, why);
+		return err == -EVPROF_ERR_UNKNOWN_EVENT
+			   ? resolve_named(attr, base, why)
+			   : err;
+	}
 	err = evprof__spec_resolve_builtin(attr, base);
 	if (err != -EVPROF_ERR_UNKNOWN_EVENT)
 		return err;

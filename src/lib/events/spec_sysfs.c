@@ -98,6 +98,12 @@ static int apply_term(struct perf_event_attr *attr, const char *pmu,
 			SHOWN(len), t, pmu);
 		return -EVPROF_ERR_BAD_SPEC;
 	}
+	if (eq) {
+		int r = evprof__spec_sample_term(attr, t, klen, v);
+
+		if (r)
+			return r < 0 ? r : 0;
+	}
 	if (eq && klen == 6 && !strncmp(t, "config", 6)) {
 		attr->config = v;
 		return 0;

@@ -62,6 +62,27 @@ int evprof__spec_u64(const char *s, size_t len, uint64_t *out)
 	return evprof__spec_digits(s, len, 10, out);
 }
 
+int evprof__spec_sample_term(struct perf_event_attr *attr, const char *t,
+			     size_t klen, uint64_t v)
+{
+	bool period = klen == 6 && !strncmp(t, "period", 6);
+
+	if (!period && !(klen == 4 && !strncmp(t, "freq", 4)))
+		return 0;
+	if (!v) {
+		pr_warn("%.*s=0: want a positive number (a counter that only "
+			"counts is a group member without the term)\n",
+			(int)klen, t);
+		return -EVPROF_ERR_BAD_SPEC;
+	}
+	attr->freq = !period;
+	if (period)
+		attr->sample_period = v;
+	else
+		attr->sample_freq = v;
+	return 1;
+}
+
 /*
  * A name we may put in a sysfs or tracefs path: letters, digits, '_' and
  * '-', so that nothing typed can climb out of the directory ("..", "/").

@@ -33,6 +33,15 @@ EVPROF_HIDDEN int evprof__spec_digits(const char *s, size_t len,
 /* "0x1f" (hex) or "31" (decimal), as evprof__spec_digits(). */
 EVPROF_HIDDEN int evprof__spec_u64(const char *s, size_t len, uint64_t *out);
 
+/*
+ * perf's sampling terms, period=N and freq=N, into attr: a period or a
+ * frequency for this event alone. Returns 1 when t[0..klen) named one, 0
+ * when not, -EVPROF_ERR_BAD_SPEC for a value of 0 (said).
+ */
+EVPROF_HIDDEN int evprof__spec_sample_term(struct perf_event_attr *attr,
+					   const char *t, size_t klen,
+					   uint64_t v);
+
 /* Longest PMU, term or tracepoint component we look up in sysfs/tracefs. */
 #define SPEC_COMPONENT_MAX 64
 
