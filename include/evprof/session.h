@@ -103,6 +103,19 @@ struct evprof_session_opts {
 	 * fed in ring order.
 	 */
 	bool per_cpu;
+	/*
+	 * Bit i: counter i samples on its own (its ids' samples are fed too)
+	 * and is attributed by its own samples: its delta since the thread's
+	 * previous sample of it goes to the stack of its next one, held per
+	 * thread meanwhile, so a counter lands where its events happened. Such
+	 * a sample carries that counter's value alone and stands for no
+	 * sample of time (a values-only profile sample). The sampler's
+	 * samples take CPU time, the sampler_counter and every counter whose
+	 * bit is clear (those ride along: what they counted since the
+	 * thread's previous sample goes to wherever the sampler fires, which
+	 * gives exact ratios over each interval). 0: every counter rides.
+	 */
+	uint64_t own_counters;
 };
 
 /* Returns a session or NULL with errno set (EINVAL, ENOMEM). */
@@ -223,6 +236,18 @@ struct evprof_session_stats {
 	uint64_t offcpu_preempted;
 	uint64_t offcpu_unmatched;
 	uint64_t offcpu_unstarted;
+	/*
+	 * Kept samples of counters attributed by their own samples
+	 * (opts.own_counters): values on a stack, no sample of time, so not
+	 * in samples. THROTTLE records per counter (index nr_counters: the
+	 * sampler's) and of hidden members (CPU time, cuts); throttled counts
+	 * them all. The kernel stops a throttled event (since Linux 6.16 its
+	 * whole group) until the next tick: what it would have counted then
+	 * is missing.
+	 */
+	uint64_t counter_samples;
+	uint64_t throttled_by[EVPROF_PROFILE_MAX_COUNTERS];
+	uint64_t throttled_hidden;
 };
 
 /*

@@ -404,6 +404,113 @@ static void test_deltas_two_threads(void **state)
 	evprof_session__free(s);
 }
 
+/*
+ * Each counter attributed by its own samples, on a cycles/instructions
+ * group as a PMU host records it: cycles (L0) samples and counts time
+ * (clock C0), instructions (A0) samples on its own. Between samples the
+ * thread runs hot code (instructions, stack HOT) then cold code (cycles,
+ * stack COLD): each counter's delta since its previous own sample must go
+ * to its own sample's stack; ride-along gives each read to every sample.
+ */
+static const uint64_t cold_chain[] = {UCTX, 0x400500, 0};
+static const uint64_t hot_chain[] = {UCTX, 0x400900, 0};
+static const char *const instructions[] = {"instructions"};
+static const struct ev own_stream[] = {
+    SAMPLE(100, 101, 1000, cold_chain, {L0, 100}, {A0, 10}, {C0, 1000}),
+    SAMPLE_OF(A0, 100, 101, 2000, hot_chain, {L0, 150}, {A0, 1010}, {C0, 1500}),
+    SAMPLE(100, 101, 3000, cold_chain, {L0, 300}, {A0, 1012}, {C0, 3000}),
+    SAMPLE_OF(A0, 100, 101, 4000, hot_chain, {L0, 350}, {A0, 2012}, {C0, 3500}),
+};
+
+static struct evprof_session *own_session(uint64_t own)
+{
+	struct evprof_session *s = session_of((struct evprof_session_opts){
+	    .counters = instructions,
+	    .nr_counters = 1,
+	    .sampler_counter = "cycles",
+	    .own_counters = own,
+	});
+
+	assert_int_equal(evprof_session__set_id(s, L0, EVPROF_SESSION_SAMPLER),
+			 0);
+	assert_int_equal(evprof_session__set_id(s, A0, 0), 0);
+	assert_int_equal(evprof_session__set_id(s, C0, EVPROF_SESSION_CPU_TIME),
+			 0);
+	return s;
+}
+
+static void test_own_attribution(void **state)
+{
+	struct evprof_session *s = own_session(1);
+	struct rb b;
+
+	(void)state;
+	feed_all(s, own_stream);
+	/* slot 0 instructions, 1 cycles (the sampler), -1 CPU */
+	assert_int_equal(delta_of(s, 0, 1), 100);
+	assert_int_equal(delta_of(s, 0, -1), 1000);
+	assert_int_equal(delta_of(s, 0, 0), UINT64_MAX); /* held: 10 */
+	assert_int_equal(delta_of(s, 1, 0), 10 + 1000);
+	assert_int_equal(delta_of(s, 1, 1), UINT64_MAX);  /* held: 50 */
+	assert_int_equal(delta_of(s, 1, -1), UINT64_MAX); /* held: 500 */
+	assert_int_equal(delta_of(s, 2, 1), 50 + 150);
+	assert_int_equal(delta_of(s, 2, -1), 500 + 1500);
+	assert_int_equal(delta_of(s, 2, 0), UINT64_MAX); /* held: 2 */
+	assert_int_equal(delta_of(s, 3, 0), 2 + 1000);
+	assert_true(s->store.samples.a[1].flags & SS_OWN);
+	assert_true(s->store.samples.a[3].flags & SS_OWN);
+	assert_false(s->store.samples.a[0].flags & SS_OWN);
+	assert_false(s->store.samples.a[2].flags & SS_OWN);
+
+	/* THROTTLE records, by the counter they name. */
+	for (uint64_t id = L0; id <= C0; id += C0 - L0) {
+		rb_begin(&b, PERF_RECORD_THROTTLE, 0);
+		rb_u64(&b, 4100);
+		rb_u64(&b, id);
+		rb_u64(&b, id);
+		rb_trailer(&b, 100, 101, 4100, id);
+		assert_int_equal(rb_feed(s, &b), 0);
+	}
+	rb_begin(&b, PERF_RECORD_THROTTLE, 0);
+	rb_u64(&b, 4100);
+	rb_u64(&b, A0);
+	rb_u64(&b, A0);
+	rb_trailer(&b, 100, 101, 4100, A0);
+	assert_int_equal(rb_feed(s, &b), 0);
+	{
+		struct evprof_session_stats st = {.sz = sizeof(st)};
+		struct evprof_profile *p = built(s, NULL);
+
+		evprof_session__stats(s, &st);
+		assert_int_equal(st.throttled, 3);
+		assert_int_equal(st.throttled_by[0], 1);  /* instructions */
+		assert_int_equal(st.throttled_by[1], 1);  /* cycles */
+		assert_int_equal(st.throttled_hidden, 1); /* the clock */
+		assert_int_equal(st.counter_samples, 2);
+		/* Every count kept: what follows a last sample too. */
+		assert_int_equal(evprof_session__thread_total(s, 101, 0), 2012);
+		assert_int_equal(evprof_session__thread_total(
+				     s, 101, EVPROF_SESSION_SAMPLER),
+				 350);
+		assert_int_equal(evprof_session__thread_total(
+				     s, 101, EVPROF_SESSION_CPU_TIME),
+				 3500);
+		evprof_profile__free(p);
+	}
+	evprof_session__free(s);
+
+	/* Ride-along: the instructions' own samples are samples like any. */
+	s = own_session(0);
+	feed_all(s, own_stream);
+	assert_int_equal(delta_of(s, 0, 0), 10);
+	assert_int_equal(delta_of(s, 1, 0), 1000);
+	assert_int_equal(delta_of(s, 1, 1), 50);
+	assert_int_equal(delta_of(s, 1, -1), 500);
+	assert_int_equal(delta_of(s, 2, 0), 2);
+	assert_false(s->store.samples.a[1].flags & SS_OWN);
+	evprof_session__free(s);
+}
+
 /* A value going down is a new instance (reused tid); a FORK resets too. */
 static void test_counter_reset(void **state)
 {
@@ -1517,6 +1624,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_new_rejects),
 	    cmocka_unit_test(test_deltas_two_threads),
 	    cmocka_unit_test(test_counter_reset),
+	    cmocka_unit_test(test_own_attribution),
 	    cmocka_unit_test(test_process_tree),
 	    cmocka_unit_test(test_names_exec),
 	    cmocka_unit_test(test_accounting),

@@ -45,6 +45,7 @@ struct build {
 	bool part; /* a partial build (sess_part): drops what it built */
 	int slot_counter[EVPROF_PROFILE_MAX_COUNTERS];
 	int w_off, w_pre; /* weight types "off-cpu" and "preempted" */
+	uint64_t own;	  /* kept SS_OWN samples */
 };
 
 static int cmp_order(const void *pa, const void *pb)
@@ -168,7 +169,7 @@ static int emit_sample(struct build *b, const struct ssample *x,
 	    .stack = stack,
 	    .cpu_delta_ns = x->flags & SS_HAS_CPU ? x->cpu_delta : 0,
 	    .counters = vals,
-	    .values_only = x->flags & SS_TAIL,
+	    .values_only = x->flags & (SS_TAIL | SS_OWN),
 	};
 
 	for (size_t i = 0; i < b->s->nr_slots; i++) {
@@ -360,10 +361,11 @@ static void keep(struct build *b, const struct order *so, size_t ns,
 		th->kept++;
 		evprof__tasks_proc(b->t, th->proc)->kept++;
 		*kept += !(x->flags & (SS_OFFCPU | SS_TAIL));
+		b->own += !!(x->flags & SS_OWN);
 		/* An aggregate stands for its count of samples. */
 		*weight += x->flags & SS_AGGR
 			       ? evprof__sstore_aggr_samples(&s->store, x)
-			       : !(x->flags & (SS_OFFCPU | SS_TAIL));
+			       : !(x->flags & (SS_OFFCPU | SS_TAIL | SS_OWN));
 		*cut += (x->flags & (SS_OFFCPU | SS_CUT | SS_TAIL)) == SS_CUT;
 	}
 }
@@ -488,6 +490,7 @@ int evprof_session__build(struct evprof_session *s, struct evprof_profile *p,
 	if (!err) {
 		s->built = true;
 		s->st.samples = weight;
+		s->st.counter_samples = b.own;
 		s->st.stacks_cut = cut;
 		s->st.samples_filtered = s->idle + (ns - s->nr_offcpu) - kept;
 	}
@@ -612,9 +615,11 @@ static int part_end(struct evprof_session *s, const struct build *b, int err,
 	s->built = true;
 	s->part->kept += kept;
 	s->part->weight += weight;
+	s->part->own += b->own;
 	s->part->cut += cut;
 	s->part->replayed += ns;
 	s->st.samples = s->part->weight;
+	s->st.counter_samples = s->part->own;
 	s->st.stacks_cut = s->part->cut;
 	s->st.samples_filtered =
 	    s->idle + (s->part->replayed - s->nr_offcpu) - s->part->kept;

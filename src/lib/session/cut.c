@@ -101,14 +101,20 @@ void evprof__cut_hold(struct sess_cut *c, const struct sess_store *st,
 }
 
 void evprof__cut_take(struct sess_cut *c, const struct sess_store *st,
-		      struct tstate *ts, uint64_t *vals, uint64_t *has,
-		      uint64_t *cpu, bool *has_cpu)
+		      struct tstate *ts, uint64_t slots, bool with_cpu,
+		      uint64_t *vals, uint64_t *has, uint64_t *cpu,
+		      bool *has_cpu)
 {
 	if (!ts->pending)
 		return;
-	add_slots(vals, has, c->vals.a + ts->vals, ts->has, st->nr_slots);
-	add_cpu(cpu, has_cpu, ts->cpu, ts->has_cpu);
-	clear_pending(ts);
+	add_slots(vals, has, c->vals.a + ts->vals, ts->has & slots,
+		  st->nr_slots);
+	ts->has &= ~slots;
+	if (with_cpu) {
+		add_cpu(cpu, has_cpu, ts->cpu, ts->has_cpu);
+		ts->has_cpu = false;
+	}
+	ts->pending = ts->has || ts->has_cpu;
 }
 
 /* Adds ts's pending deltas to its latest sample, in place. */
@@ -143,7 +149,7 @@ static int add_sample(struct sess_cut *c, struct sess_store *st,
 
 	if (evprof__sstore_sample_reserve(st))
 		return -ENOMEM;
-	evprof__cut_take(c, st, ts, vals, &has, &cpu, &has_cpu);
+	evprof__cut_take(c, st, ts, ~0ULL, true, vals, &has, &cpu, &has_cpu);
 	ts->last = (uint32_t)st->samples.n;
 	evprof__sstore_sample(st,
 			      &(struct ssample){

@@ -62,12 +62,15 @@ EVPROF_HIDDEN void evprof__cut_hold(struct sess_cut *c,
 				    const struct sess_store *st,
 				    struct tstate *ts, const uint64_t *vals,
 				    uint64_t has, uint64_t cpu, bool has_cpu);
-/* Moves ts's pending deltas into a sample's (vals by slot, *has bits). */
-EVPROF_HIDDEN void evprof__cut_take(struct sess_cut *c,
-				    const struct sess_store *st,
-				    struct tstate *ts, uint64_t *vals,
-				    uint64_t *has, uint64_t *cpu,
-				    bool *has_cpu);
+/*
+ * Moves ts's pending deltas of slots (bits), and its CPU time with
+ * with_cpu, into a sample's (vals by slot, *has bits); the rest stays
+ * pending.
+ */
+EVPROF_HIDDEN void
+evprof__cut_take(struct sess_cut *c, const struct sess_store *st,
+		 struct tstate *ts, uint64_t slots, bool with_cpu,
+		 uint64_t *vals, uint64_t *has, uint64_t *cpu, bool *has_cpu);
 /*
  * A FORK at time makes tid a new task: the old one's pending deltas go to
  * its samples. Returns 0, or -ENOMEM when they had to be dropped.

@@ -44,7 +44,8 @@ struct evprof_session {
 	size_t nr_pids;
 	bool exclude_idle;
 	bool per_cpu;
-	bool has_cut;	 /* an id has role EVPROF_SESSION_CUT or SWITCH_OUT */
+	uint64_t own; /* opts.own_counters: slots attributed by own samples */
+	bool has_cut; /* an id has role EVPROF_SESSION_CUT or SWITCH_OUT */
 	bool has_switch; /* an id has role EVPROF_SESSION_SWITCH_OUT */
 
 	struct sess_store store;

@@ -37,6 +37,7 @@ struct sess_part {
 	struct evprof_profile *p; /* the profile filled last, NULL: none */
 	uint64_t kept, cut;	  /* samples kept, cut, over every build */
 	uint64_t weight;	  /* samples the kept ones stand for */
+	uint64_t own;		  /* kept SS_OWN samples */
 	uint64_t replayed;	  /* samples replayed (kept or not) */
 	uint64_t trimmed;	  /* replayed at the last malloc_trim() */
 	size_t chains_live;	  /* chain words after the last compaction */

@@ -77,6 +77,10 @@ evprof_session__new(const struct evprof_session_opts *opts)
 	s->fmt = opts->fmt;
 	s->exclude_idle = opts->exclude_idle;
 	s->per_cpu = opts->per_cpu;
+	/* Bits beyond the counters would name the sampler's slot. */
+	s->own =
+	    opts->own_counters &
+	    (opts->nr_counters < 64 ? (1ULL << opts->nr_counters) - 1 : ~0ULL);
 	s->nr_slots = opts->nr_counters + !!opts->sampler_counter;
 	s->store.nr_slots = s->nr_slots;
 	s->delta.per_cpu = opts->per_cpu;
@@ -236,6 +240,55 @@ static void take_deltas(struct evprof_session *s,
 	}
 }
 
+/*
+ * Whose sample id is: a counter's attributed by its own samples, or the
+ * sampler's (any other).
+ */
+static int sample_owner(const struct evprof_session *s, uint64_t id)
+{
+	int role;
+
+	if (!s->own || !evprof__delta_role(&s->delta, id, &role) || role < 0 ||
+	    !(s->own >> role & 1))
+		return EVPROF_SESSION_SAMPLER;
+	return role;
+}
+
+/*
+ * The slots (bits) a sample whose id has role takes, and whether its CPU
+ * time: a counter's own sample takes its counter, the sampler's the rest.
+ */
+static uint64_t owned_slots(const struct evprof_session *s, int role, bool *cpu)
+{
+	*cpu = role < 0;
+	return role >= 0 ? 1ULL << role : ~s->own;
+}
+
+/*
+ * Holds what sd has that a sample of role does not take, then adds what
+ * the thread held for it.
+ */
+static void settle_deltas(struct evprof_session *s, struct tstate *ts, int role,
+			  struct sample_deltas *sd)
+{
+	bool cpu_mine;
+	uint64_t mine = owned_slots(s, role, &cpu_mine);
+	uint64_t other = sd->has & ~mine;
+	bool other_cpu = sd->has_cpu && !cpu_mine;
+
+	if (other || other_cpu) {
+		evprof__cut_hold(&s->cut, &s->store, ts, sd->vals, other,
+				 sd->cpu, other_cpu);
+		sd->has &= mine;
+		if (other_cpu) {
+			sd->cpu = 0;
+			sd->has_cpu = false;
+		}
+	}
+	evprof__cut_take(&s->cut, &s->store, ts, mine, cpu_mine, sd->vals,
+			 &sd->has, &sd->cpu, &sd->has_cpu);
+}
+
 /* Deltas of the idle task, which no sample carries. */
 static void drop_deltas(struct evprof_session *s,
 			const struct sample_deltas *sd)
@@ -262,7 +315,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	struct ssample *ss;
 	struct tstate *ts = NULL;
 	struct cpu_state *cs = NULL;
-	int role;
+	int role, own;
 	bool cut, off;
 	/* Per-CPU values must follow every read, the idle task's too. */
 	bool idle = s->exclude_idle && (s->fmt.sample_type & PERF_SAMPLE_TID) &&
@@ -290,11 +343,12 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		return err;
 	role = cut_role(s, smp, &snap, refs);
 	cut = role != 0;
+	own = cut ? EVPROF_SESSION_SAMPLER : sample_owner(s, smp->id);
 	/* A switch-out that opens an off-CPU interval keeps its own stack. */
 	off = role == EVPROF_SESSION_SWITCH_OUT;
 	if (!err && s->per_cpu && (s->fmt.sample_type & PERF_SAMPLE_CPU))
 		err = evprof__cut_cpu(&s->cut, smp->cpu, &cs);
-	if (!err && s->has_cut && !idle) {
+	if (!err && (s->has_cut || s->own) && !idle) {
 		ts = evprof__tstate_get(&s->cut, &s->store, tid);
 		if (!ts)
 			err = -ENOMEM;
@@ -346,8 +400,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		return 0;
 	}
 	if (ts) {
-		evprof__cut_take(&s->cut, &s->store, ts, sd.vals, &sd.has,
-				 &sd.cpu, &sd.has_cpu);
+		settle_deltas(s, ts, own, &sd);
 		ts->last = (uint32_t)s->store.samples.n;
 	}
 
@@ -359,7 +412,8 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 				       .pid = smp->pid,
 				       .tid = tid,
 				       .chain = chain,
-				       .flags = sd.has_cpu ? SS_HAS_CPU : 0,
+				       .flags = (sd.has_cpu ? SS_HAS_CPU : 0) |
+						(own >= 0 ? SS_OWN : 0),
 				   },
 				   sd.vals);
 	evprof__stitch_sample(&s->stitch, smp, ss);
@@ -367,6 +421,23 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 }
 
 /* ---- side-band records -------------------------------------------------- */
+
+/* A THROTTLE record, counted by the role of the event it names. */
+static void count_throttle(struct evprof_session *s, uint64_t id)
+{
+	int role;
+
+	s->st.throttled++;
+	if (!evprof__delta_role(&s->delta, id, &role))
+		return;
+	if (role >= 0 && (size_t)role < s->nr_counters)
+		s->st.throttled_by[role]++;
+	else if (role == EVPROF_SESSION_SAMPLER &&
+		 s->nr_counters < EVPROF_PROFILE_MAX_COUNTERS)
+		s->st.throttled_by[s->nr_counters]++;
+	else
+		s->st.throttled_hidden++;
+}
 
 static int feed_comm(struct evprof_session *s, const struct evprof_record *r)
 {
@@ -519,7 +590,7 @@ int evprof_session__feed(struct evprof_session *s, const void *rec, size_t size)
 		s->st.lost_samples += r.lost_samples;
 		break;
 	case PERF_RECORD_THROTTLE:
-		s->st.throttled++;
+		count_throttle(s, r.throttle.id);
 		break;
 	case EVPROF_RECORD_CALLCHAIN_DEFERRED:
 		err = evprof__stitch_deferred(&s->stitch, &s->store, &r);

@@ -33,6 +33,11 @@
  * holds the deltas the thread's last cuts add to it, no sample of its own.
  */
 #define SS_TAIL 0x100
+/*
+ * A sample of a counter attributed by its own samples: its values on its
+ * stack, no sample of time (see evprof_session_opts.own_counters).
+ */
+#define SS_OWN 0x200
 
 #define NO_SAMPLE UINT32_MAX
 
