@@ -191,6 +191,19 @@ struct evprof_recorder_opts {
 	 * symbolizers (those it makes when given none).
 	 */
 	const char *debug_cache_dir;
+	/*
+	 * Counters ride along on the sampler's samples, as they did before
+	 * 0.3: no counter samples on its own, and what each counted since the
+	 * thread's previous sample goes to wherever the sampler fires.
+	 * Cheaper (no sample per counter period) and right for ratios over
+	 * each interval (IPC of the code around a time sample), wrong for
+	 * where a counter's events happen. By default every counter that can
+	 * sample also samples on its own, at its period=/freq= term or a
+	 * default per kind of event, and is attributed by its own samples
+	 * (evprof_session_opts.own_counters); one that cannot rides along,
+	 * with a note.
+	 */
+	bool ride_along;
 };
 
 /*

@@ -25,14 +25,16 @@ const char cli_record_usage[] =
     "usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
     "                     [-o FILE]... [--format firefox|folded|pprof|speedscope]\n"
     "                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
-    "                     [--off-cpu] [--engine ring|bpf]\n"
+    "                     [--off-cpu] [--engine ring|bpf] [--attribution own|ride]\n"
     "                     [--push URL [--tag KEY=VALUE]... [--push-wait S]]\n"
     "                     [--continuous [--interval S]\n"
     "                     [--output-dir DIR [--keep N]]]\n"
     "                     [-p PID[,PID...] | -a [--include-idle]] [-- CMD ARGS...]\n"
     "\n"
-    "  -e, --events LIST   first event samples, the others are counted with\n"
-    "                      every sample (default: cycles)\n"
+    "  -e, --events LIST   first event samples time, the others are counted\n"
+    "                      in its group and sample on their own (default:\n"
+    "                      cycles); EVENT/period=N/ or /freq=N/ sets one's\n"
+    "                      rate\n"
     "  -F, --freq HZ       samples per second of the sampling event (1000)\n"
     "  -c, --count N       sample every N events instead\n"
     "  -g, --call-graph M  fp (default): kernel + frame-pointer user stacks\n"
@@ -56,6 +58,10 @@ const char cli_record_usage[] =
     "      --engine E      ring (default): every sample to user space;\n"
     "                      bpf: sums per thread and stack in the kernel\n"
     "                      (root or CAP_BPF + CAP_PERFMON; no timeline)\n"
+    "      --attribution A own (default): each counter's counts on the stacks\n"
+    "                      of its own samples, where its events happened;\n"
+    "                      ride: on the first event's samples, each interval's\n"
+    "                      counts where it ended (cheaper; ratios per interval)\n"
     "      --duration S    stop after S seconds (the command gets SIGTERM)\n"
     "  -p, --pid PIDS      attach to running processes (all their threads)\n"
     "  -a, --all-cpus      system-wide (per-CPU mode)\n"
@@ -143,21 +149,50 @@ static int record_loop(struct evprof_recorder *r, double duration,
 	return status;
 }
 
+/* "page-faults 3, cpu-clock 1": THROTTLE records by event, into buf. */
+static void throttled_by(struct evprof_recorder *r,
+			 const struct evprof_session_stats *ss, char *buf,
+			 size_t len)
+{
+	size_t n = evprof_recorder__nr_events(r), off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && i < EVPROF_PROFILE_MAX_COUNTERS; i++) {
+		/* The session's counters are the events after the sampler. */
+		uint64_t t = ss->throttled_by[i + 1 < n ? i : n - 1];
+		const char *name =
+		    evprof_recorder__event(r, i + 1 < n ? i + 1 : 0);
+
+		if (t && off < len)
+			off += (size_t)snprintf(buf + off, len - off,
+						"%s%s %llu", off ? ", " : "",
+						name, (unsigned long long)t);
+	}
+	if (ss->throttled_hidden && off < len)
+		snprintf(buf + off, len - off, "%shidden members %llu",
+			 off ? ", " : "",
+			 (unsigned long long)ss->throttled_hidden);
+}
+
 static void summary(struct evprof_recorder *r, const char *path)
 {
 	struct evprof_recorder_stats st = {.sz = sizeof(st)};
 	struct evprof_session_stats ss = {.sz = sizeof(ss)};
+	char own[64] = "", by[256];
 	double secs;
 
 	evprof_recorder__stats(r, &st);
 	evprof_session__stats(evprof_recorder__session(r), &ss);
 	secs = (double)(cli_now_ns() - st.start_mono_ns) / 1e9;
+	if (ss.counter_samples)
+		snprintf(own, sizeof(own), " (+%llu of counters on their own)",
+			 (unsigned long long)ss.counter_samples);
 	fprintf(stderr,
-		"evprof: %llu samples of %s, %u threads in %u processes, "
+		"evprof: %llu samples of %s%s, %u threads in %u processes, "
 		"%.3f s; lost %llu records (%llu LOST records), %llu samples; "
 		"wrote %s\n",
 		(unsigned long long)ss.samples, evprof_recorder__event(r, 0),
-		ss.threads, ss.processes, secs,
+		own, ss.threads, ss.processes, secs,
 		(unsigned long long)st.ring_lost_events,
 		(unsigned long long)st.ring_lost_records,
 		(unsigned long long)st.ring_lost_samples, path);
@@ -184,13 +219,16 @@ static void summary(struct evprof_recorder *r, const char *path)
 			(unsigned long long)ss.offcpu_preempted,
 			(unsigned long long)ss.offcpu_unmatched,
 			(unsigned long long)ss.offcpu_unstarted);
-	if (ss.throttled)
+	if (ss.throttled) {
+		throttled_by(r, &ss, by, sizeof(by));
 		fprintf(stderr,
-			"evprof: the kernel throttled sampling %llu times "
-			"(past kernel.perf_event_max_sample_rate / HZ "
+			"evprof: the kernel throttled sampling %llu times (%s; "
+			"past kernel.perf_event_max_sample_rate / HZ "
 			"interrupts in a tick); the counters of a throttled "
-			"group miss what happened until its next tick\n",
-			(unsigned long long)ss.throttled);
+			"group miss what happened until its next tick: raise "
+			"that event's period=N\n",
+			(unsigned long long)ss.throttled, by);
+	}
 	if (st.stack_size)
 		fprintf(stderr,
 			"evprof: call graph dwarf: %llu stacks unwound, %llu "
@@ -402,6 +440,18 @@ static int opt_engine(void *p, const char *arg)
 	return 0;
 }
 
+static int opt_attribution(void *opts, const char *arg)
+{
+	struct record_options *o = opts;
+
+	if (strcmp(arg, "own") && strcmp(arg, "ride")) {
+		cli_err("--attribution takes own or ride");
+		return -1;
+	}
+	o->ro.ride_along = !strcmp(arg, "ride");
+	return 0;
+}
+
 #define R struct record_options
 static const struct cli_opts record_cli = {
     .usage = cli_record_usage,
@@ -428,6 +478,7 @@ static const struct cli_opts record_cli = {
 	CLI_OPT_STR("output-dir", 0, R, cont.dir),
 	CLI_OPT_FN("keep", 0, true, opt_keep),
 	CLI_OPT_FN("engine", 0, true, opt_engine),
+	CLI_OPT_FN("attribution", 0, true, opt_attribution),
     }};
 #undef R
 

@@ -317,23 +317,36 @@ static void test_pmu_software(void **state)
 	assert_non_null(strstr(msgs, PMUS "/nosuchpmu/type"));
 }
 
+/* s parsed; its name must read name (sampling terms dropped). */
+static struct evprof_event_spec parse_named(const char *s, const char *name)
+{
+	struct evprof_event_spec spec;
+	int err = evprof_event_spec__parse(&spec, s);
+
+	if (err)
+		fail_msg("parse '%s': %d %s", s, err, msgs);
+	assert_string_equal(spec.name, name);
+	return spec;
+}
+
 /* perf's period= and freq= terms, after a PMU or after a name. */
 static void test_sample_terms(void **state)
 {
 	struct evprof_event_spec s;
 
 	(void)state;
-	s = parse_ok("page-faults/period=64/");
+	s = parse_named("page-faults/period=64/", "page-faults");
 	assert_int_equal(s.attr.type, PERF_TYPE_SOFTWARE);
 	assert_int_equal(s.attr.config, PERF_COUNT_SW_PAGE_FAULTS);
 	assert_int_equal(s.attr.sample_period, 64);
 	assert_false(s.attr.freq);
-	s = parse_ok("instructions/freq=4000/:u");
+	s = parse_named("instructions/freq=4000/:u", "instructions:u");
 	assert_int_equal(s.attr.config, PERF_COUNT_HW_INSTRUCTIONS);
 	assert_true(s.attr.freq);
 	assert_int_equal(s.attr.sample_freq, 4000);
 	assert_true(s.attr.exclude_kernel);
-	s = parse_ok("context-switches/freq=10,period=0x10/");
+	s = parse_named("context-switches/freq=10,period=0x10/",
+			"context-switches");
 	assert_false(s.attr.freq); /* the last term wins, as in perf */
 	assert_int_equal(s.attr.sample_period, 16);
 	s = parse_ok("page-faults");
@@ -625,7 +638,7 @@ static void test_tracepoint(void **state)
 	assert_int_equal(s.attr.config, id);
 	assert_true(s.attr.exclude_kernel);
 	assert_false(s.attr.exclude_user);
-	s = parse_ok("sched:sched_switch/period=4/");
+	s = parse_named("sched:sched_switch/period=4/", "sched:sched_switch");
 	assert_int_equal(s.attr.config, id);
 	assert_int_equal(s.attr.sample_period, 4);
 

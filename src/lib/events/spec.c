@@ -79,6 +79,25 @@ static int resolve_named(struct perf_event_attr *attr, const char *base,
 	return err;
 }
 
+/*
+ * pmu/terms/, else name/terms/ (then *named, where given, is set): see
+ * resolve().
+ */
+static int resolve_slashed(struct perf_event_attr *attr, const char *base,
+			   struct spec_notes *why, bool *named)
+{
+	const char *colon = strchr(base, ':');
+	int err = -EVPROF_ERR_UNKNOWN_EVENT;
+
+	if (!colon || colon > strchr(base, '/'))
+		err = evprof__spec_resolve_pmu(attr, base, why);
+	if (err != -EVPROF_ERR_UNKNOWN_EVENT)
+		return err;
+	if (named)
+		*named = true;
+	return resolve_named(attr, base, why);
+}
+
 /* Finds what base names; -EVPROF_ERR_UNKNOWN_EVENT quietly (see why). */
 static int resolve(struct perf_event_attr *attr, const char *base,
 		   struct spec_notes *why)
@@ -87,14 +106,8 @@ static int resolve(struct perf_event_attr *attr, const char *base,
 	struct spec_notes fail = {.len = 0};
 	int err, tp_err = 0;
 
-	if (strchr(base, '/')) {
-		if (colon && colon < strchr(base, '/'))
-			return resolve_named(attr, base, why);
-		err = evprof__spec_resolve_pmu(attr, base, why);
-		return err == -EVPROF_ERR_UNKNOWN_EVENT
-			   ? resolve_named(attr, base, why)
-			   : err;
-	}
+	if (strchr(base, '/'))
+		return resolve_slashed(attr, base, why, NULL);
 	err = evprof__spec_resolve_builtin(attr, base);
 	if (err != -EVPROF_ERR_UNKNOWN_EVENT)
 		return err;
@@ -161,6 +174,7 @@ int evprof__spec_parse(struct evprof_event_spec *spec, const char *str)
 	struct spec_notes why = {.len = 0};
 	struct spec_mods m = {.p = 0};
 	const char *colon;
+	bool named = false;
 	int err;
 
 	if (!len) {
@@ -195,7 +209,12 @@ int evprof__spec_parse(struct evprof_event_spec *spec, const char *str)
 			return -EVPROF_ERR_BAD_SPEC;
 		}
 		end[1] = '\0';
-		err = resolve(&spec->attr, base, &why);
+		err = resolve_slashed(&spec->attr, base, &why, &named);
+		/* The terms set how it samples, not what: the name drops them. */
+		if (!err && named)
+			snprintf(spec->name, sizeof(spec->name), "%.*s%s",
+				 (int)(strchr(str, '/') - str), str,
+				 strrchr(str, '/') + 1);
 	} else if (colon &&
 		   !evprof__spec_parse_mods(
 		       colon + 1, len - (size_t)(colon - str) - 1, &m)) {

@@ -36,6 +36,85 @@ void evprof__notes_fini(struct evprof__notes *n)
 	n->n = 0;
 }
 
+bool evprof__event_is_time(const struct evprof_event_spec *e)
+{
+	return e->attr.type == PERF_TYPE_SOFTWARE &&
+	       (e->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+		e->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/* Software events that count nothing a sample could place. */
+static bool never_samples(const struct evprof_event_spec *e)
+{
+	return e->attr.type == PERF_TYPE_SOFTWARE &&
+	       (e->attr.config == PERF_COUNT_SW_DUMMY ||
+		e->attr.config == PERF_COUNT_SW_BPF_OUTPUT);
+}
+
+void evprof__engine_own_counters(struct evprof__engine_setup *s,
+				 bool ride_along)
+{
+	s->own = 0;
+	for (size_t i = 1; !ride_along && i < s->nr; i++)
+		if (!never_samples(&s->events[i]))
+			s->own |= 1ULL << i;
+}
+
+/*
+ * Fixed periods of software events. A sample with its callchain costs
+ * about 4 us: on a fault-bound loop (tests/fixtures/wl_burst, 80 000
+ * faults) busy CPU over the bare run was +11 ticks riding along, +10 at
+ * period 16, +14 at 4, +37 at 1 (medians of 5, 2 cores). On a pipe
+ * ping-pong (bench/switch_work.c) the cut member's sample at every switch
+ * costs the same with context-switches sampling every 1st, 4th or 16th
+ * switch, within the noise. A frequency would start them at period 1,
+ * children inheriting the parent's current period: short threads would
+ * sample densely at first.
+ */
+#define PERIOD_FAULTS	16
+#define PERIOD_SWITCHES 4
+
+void evprof__engine_member_period(const struct evprof__engine_setup *s,
+				  const struct evprof_event_spec *e,
+				  struct perf_event_attr *a)
+{
+	if (e->attr.freq || e->attr.sample_period)
+		return; /* its own period= or freq= term */
+	a->freq = 0;
+	a->sample_freq = 0;
+	if (evprof__event_is_time(e)) {
+		a->sample_period =
+		    s->period ? s->period : 1000000000ull / s->freq;
+		return;
+	}
+	if (e->attr.type == PERF_TYPE_SOFTWARE) {
+		switch (e->attr.config) {
+		case PERF_COUNT_SW_PAGE_FAULTS:
+		case PERF_COUNT_SW_PAGE_FAULTS_MIN:
+			a->sample_period = PERIOD_FAULTS;
+			return;
+		case PERF_COUNT_SW_CONTEXT_SWITCHES:
+			a->sample_period = PERIOD_SWITCHES;
+			return;
+		default: /* rare: major faults, migrations, ... */
+			a->sample_period = 1;
+			return;
+		}
+	}
+	if (e->attr.type == PERF_TYPE_TRACEPOINT ||
+	    e->attr.type == PERF_TYPE_BREAKPOINT) {
+		a->sample_period = 1; /* each one is an event of interest */
+		return;
+	}
+	/* Hardware: as the sampler, at -c or -F, as perf does. */
+	if (s->period) {
+		a->sample_period = s->period;
+	} else {
+		a->freq = 1;
+		a->sample_freq = s->freq;
+	}
+}
+
 void evprof__engine_session_opts(const struct evprof__engine_setup *s,
 				 const char **counters,
 				 struct evprof_session_opts *so)
@@ -53,6 +132,10 @@ void evprof__engine_session_opts(const struct evprof__engine_setup *s,
 	    .nr_pids = s->system_wide ? 0
 		       : launched     ? 1
 				      : s->nr_pids,
+	    /* A time sampler's delta is the CPU time already there. */
+	    .sampler_counter =
+		evprof__event_is_time(&s->events[0]) ? NULL : s->events[0].name,
+	    .own_counters = s->own >> 1,
 	};
 	for (size_t i = 1; i < s->nr; i++)
 		counters[i - 1] = s->events[i].name;

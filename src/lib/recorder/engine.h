@@ -57,10 +57,15 @@ EVPROF_HIDDEN void evprof__notes_fini(struct evprof__notes *n);
  * recorder reads the result back. It outlives the engine.
  */
 struct evprof__engine_setup {
-	/* The user's events: [0] samples, the others count. */
+	/*
+	 * The user's events: [0] samples, the others count, and those of bit
+	 * i of own sample on their own too (attributed by their own samples).
+	 */
 	struct evprof_event_spec events[MAX_EVENTS + 1];
 	size_t nr;
+	uint64_t own;
 	uint64_t freq, period; /* -F, or a sample every period events */
+	bool rate_asked;       /* -F or -c given, not the default */
 	bool callchain;
 	bool defer;	      /* deferred user callchains (Linux 6.19) */
 	uint32_t dwarf_stack; /* bytes of user stack per sample, 0: none */
@@ -83,6 +88,23 @@ struct evprof__engine_setup {
 	struct evprof__notes *notes;
 };
 
+/*
+ * Members of s that sample on their own, by default every one that can:
+ * the bits of s->own, set once the events are parsed.
+ */
+EVPROF_HIDDEN void evprof__engine_own_counters(struct evprof__engine_setup *s,
+					       bool ride_along);
+/*
+ * What member event e samples at when its spec says nothing: fills
+ * a's sample_period, or freq and sample_freq.
+ */
+EVPROF_HIDDEN void
+evprof__engine_member_period(const struct evprof__engine_setup *s,
+			     const struct evprof_event_spec *e,
+			     struct perf_event_attr *a);
+/* Whether e counts time (cpu-clock, task-clock): its delta is ns on CPU. */
+EVPROF_HIDDEN bool evprof__event_is_time(const struct evprof_event_spec *e);
+
 /* How user stacks are walked (evprof__engine_caps.unwinders). */
 enum {
 	EVPROF__UNWIND_FP = 1u << 0,	   /* frame pointers, in the kernel */
@@ -94,7 +116,7 @@ enum {
 struct evprof__engine_caps {
 	unsigned int unwinders; /* EVPROF__UNWIND_* */
 	bool off_cpu;		/* intervals with a stack per wait */
-	/* Each counter samples on its own; today the first samples alone. */
+	/* Counters may sample on their own (evprof__engine_setup.own). */
 	bool counter_samples;
 	/* Samples reach the session as they come: the polls may build. */
 	bool streams;

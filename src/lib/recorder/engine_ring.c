@@ -208,6 +208,7 @@ const struct evprof__engine_ops evprof__engine_ring = {
 			 EVPROF__UNWIND_DWARF,
 	    .off_cpu = true,
 	    .streams = true,
+	    .counter_samples = true,
 	    .max_counters = MAX_EVENTS - 1,
 	},
     .available = ring_available,

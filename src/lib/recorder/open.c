@@ -59,7 +59,14 @@ static bool is_cpu_clock(const struct evprof_event_spec *s)
 static void sampler_attr(const struct evprof__ring_engine *r,
 			 struct perf_event_attr *a)
 {
-	if (r->s->period) {
+	if (a->freq || a->sample_period) {
+		/* its own period= or freq= term */
+	} else if (!r->s->rate_asked && a->type != PERF_TYPE_HARDWARE &&
+		   a->type != PERF_TYPE_HW_CACHE && a->type != PERF_TYPE_RAW &&
+		   !evprof__event_is_time(&r->s->events[0])) {
+		/* page-faults and the like: the period a member would get */
+		evprof__engine_member_period(r->s, &r->s->events[0], a);
+	} else if (r->s->period) {
 		a->sample_period = r->s->period;
 	} else {
 		a->freq = 1;
@@ -98,6 +105,36 @@ static void sampler_attr(const struct evprof__ring_engine *r,
 }
 
 /*
+ * A member that samples on its own: at its period, with the sampler's
+ * call graph, into the ring of its CPU (evprof__recorder_open_rings()).
+ */
+static void member_attr(const struct evprof__ring_engine *r, size_t i,
+			struct perf_event_attr *a)
+{
+	if (!(r->s->own >> i & 1)) {
+		a->sample_period = 0; /* counting only */
+		a->freq = 0;
+		return;
+	}
+	evprof__engine_member_period(r->s, &r->s->events[i], a);
+	set_call_graph(r, a);
+	evprof_attr__set_bit(a, EVPROF_ATTR_BIT_DEFER_OUTPUT, false);
+}
+
+/*
+ * Whether an event of the group samples at a fixed period over 1, which
+ * PERF_SAMPLE_PERIOD would turn into every single event for a software
+ * one (one format for all: none then asks for it).
+ */
+static bool fixed_period(const struct perf_event_attr *attrs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!attrs[i].freq && attrs[i].sample_period > 1)
+			return true;
+	return false;
+}
+
+/*
  * Fills attrs: sampler, the hidden clock, the extras, then the hidden cut
  * and exit members.
  */
@@ -109,14 +146,6 @@ size_t evprof__recorder_build_attrs(struct evprof__ring_engine *r,
 		      PERF_SAMPLE_READ;
 	size_t n = 0;
 
-	/*
-	 * A software event with PERF_SAMPLE_PERIOD and a fixed period samples
-	 * every single event, each with its own period (perf_swevent_event(),
-	 * Linux 6.18 as since 2.6.33): ask for the period only when the
-	 * kernel picks it (-F).
-	 */
-	if (!r->s->period)
-		st |= PERF_SAMPLE_PERIOD;
 	if (r->s->callchain)
 		st |= PERF_SAMPLE_CALLCHAIN;
 	for (size_t i = 0; i < r->s->nr; i++) {
@@ -129,9 +158,8 @@ size_t evprof__recorder_build_attrs(struct evprof__ring_engine *r,
 			a->exclude_hv = 1;
 		}
 		if (i > 0) {
-			a->sample_period = 0; /* counting only */
-			a->freq = 0;
 			a->disabled = 0;
+			member_attr(r, i, a);
 			continue;
 		}
 		sampler_attr(r, a);
@@ -192,6 +220,15 @@ size_t evprof__recorder_build_attrs(struct evprof__ring_engine *r,
 		x->sample_stack_user = 0;
 	}
 	r->nr_members = n;
+	/*
+	 * A software event with PERF_SAMPLE_PERIOD and a fixed period samples
+	 * every single event, each with its own period (perf_swevent_event(),
+	 * Linux 6.18 as since 2.6.33): ask for the period only when the
+	 * kernel picks every one.
+	 */
+	if (!fixed_period(attrs, n))
+		for (size_t i = 0; i < n; i++)
+			attrs[i].sample_type |= PERF_SAMPLE_PERIOD;
 	return n;
 }
 
@@ -223,9 +260,12 @@ static const char *member_name(const struct evprof__ring_engine *r, long e)
 
 static void drop_event(struct evprof__ring_engine *r, size_t e)
 {
+	uint64_t below = r->s->own & ((1ULL << e) - 1);
+
 	memmove(&r->s->events[e], &r->s->events[e + 1],
 		(r->s->nr - e - 1) * sizeof(r->s->events[0]));
 	r->s->nr--;
+	r->s->own = below | (r->s->own >> (e + 1) << e);
 }
 
 /* What a recording without the exit member loses. */
@@ -241,7 +281,8 @@ static const char *exit_loss(const struct evprof__engine_setup *s)
  * with err. Returns false when there is no step left.
  */
 static bool fall_back(struct evprof__ring_engine *r, long e, int err,
-		      const struct evprof_event_spec *all, size_t all_nr)
+		      const struct evprof_event_spec *all, size_t all_nr,
+		      uint64_t all_own)
 {
 	char advice[512];
 
@@ -275,6 +316,15 @@ static bool fall_back(struct evprof__ring_engine *r, long e, int err,
 				   "next, not exactly to the thread that ran"
 				 : "counts after a thread's last sample are "
 				   "lost");
+	} else if (e > 0 && (r->s->own >> e & 1) &&
+		   (err == EINVAL || evprof_open_unsupported(err))) {
+		/* Counting may still work where sampling does not. */
+		r->s->own &= ~(1ULL << e);
+		evprof__note(r->s->notes,
+			     "%s cannot sample on its own (%s): its counts "
+			     "ride on %s's samples",
+			     r->s->events[e].name, advice,
+			     r->s->events[0].name);
 	} else if ((err == EACCES || err == EPERM) && !r->s->exclude_kernel) {
 		r->s->exclude_kernel = true;
 		evprof__note(
@@ -305,6 +355,7 @@ static bool fall_back(struct evprof__ring_engine *r, long e, int err,
 		    r->s->events[0].name, advice);
 		memcpy(r->s->events, all, all_nr * sizeof(*all));
 		r->s->nr = all_nr;
+		r->s->own = all_own;
 		return evprof_event_spec__parse(&r->s->events[0],
 						"cpu-clock") == 0;
 	} else {
@@ -324,6 +375,7 @@ static struct evprof_group_set *open_groups(struct evprof__ring_engine *r,
 {
 	struct evprof_event_spec all[MAX_EVENTS + 1];
 	size_t all_nr = r->s->nr;
+	uint64_t all_own = r->s->own;
 
 	memcpy(all, r->s->events, all_nr * sizeof(all[0]));
 	for (;;) {
@@ -347,7 +399,7 @@ static struct evprof_group_set *open_groups(struct evprof__ring_engine *r,
 		e = failed_member < 0
 			? 0
 			: evprof__recorder_event_of(r, (size_t)failed_member);
-		if (!fall_back(r, e, err, all, all_nr)) {
+		if (!fall_back(r, e, err, all, all_nr, all_own)) {
 			errno = err;
 			return NULL;
 		}
@@ -451,6 +503,15 @@ static int open_threads(struct evprof__ring_engine *r)
 	return ret;
 }
 
+/* Whether member m samples: the hidden cut and exit, own counters. */
+static bool member_samples(const struct evprof__ring_engine *r, size_t m)
+{
+	long e = evprof__recorder_event_of(r, m);
+
+	return e == MEMBER_CUT || e == MEMBER_EXIT ||
+	       (e > 0 && r->s->own >> e & 1);
+}
+
 /*
  * Maps one ring per CPU on the leaders of sets[0]; every other leader and
  * every cut member sends its records into the ring of its CPU.
@@ -473,12 +534,10 @@ int evprof__recorder_open_rings(struct evprof__ring_engine *r)
 			if (!err && k > 0)
 				err = evprof_ring__add_fd(
 				    ring, evprof_group__fd(g, 0));
-			/* The hidden samplers are the last members. */
-			for (size_t m =
-				 r->nr_members - r->cut_member - r->exit_member;
-			     !err && m < r->nr_members; m++)
-				err = evprof_ring__add_fd(
-				    ring, evprof_group__fd(g, m));
+			for (size_t m = 1; !err && m < r->nr_members; m++)
+				if (member_samples(r, m))
+					err = evprof_ring__add_fd(
+					    ring, evprof_group__fd(g, m));
 			if (err) {
 				pr_warn("cannot send CPU %d's records to its "
 					"ring: %s\n",

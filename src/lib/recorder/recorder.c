@@ -68,6 +68,23 @@ static int parse_events(struct evprof_recorder *r, const char *list)
 	return 0;
 }
 
+/* Which counters sample on their own: all that can, unless told not to. */
+static void own_counters(struct evprof_recorder *r,
+			 const struct evprof_recorder_opts *o)
+{
+	bool ride = EVPROF_OPTS_GET(o, ride_along, false);
+
+	if (!ride && r->s.nr > 1 && !r->ops->caps.counter_samples) {
+		evprof__note(&r->notes,
+			     "this engine cannot sample counters on their own: "
+			     "each counter's counts ride on %s's samples "
+			     "(--attribution ride)",
+			     r->s.events[0].name);
+		ride = true;
+	}
+	evprof__engine_own_counters(&r->s, ride);
+}
+
 /* "evprof ARGV..." for the profile's product name. */
 static char *product_of(char *const *argv)
 {
@@ -137,6 +154,7 @@ static int set_options(struct evprof_recorder *r,
 	r->notes.fn = o->note;
 	r->notes.ctx = o->note_ctx;
 	r->s.period = o->period;
+	r->s.rate_asked = o->period || o->freq;
 	if (!r->s.period)
 		clamp_freq(r, o->freq ? o->freq : FREQ_DEFAULT);
 	r->s.ring_pages = o->ring_pages ? o->ring_pages : RING_PAGES_DEFAULT;
@@ -248,6 +266,8 @@ evprof_recorder__new(const struct evprof_recorder_target *target,
 	err = set_options(r, target, opts ? opts : &defaults);
 	if (!err)
 		err = parse_events(r, events ? events : "cycles");
+	if (!err)
+		own_counters(r, opts ? opts : &defaults);
 	if (!err)
 		err = r->ops->check(&r->s);
 	if (!err && target->argv && target->argv[0]) {
