@@ -113,13 +113,18 @@ for f in sorted(glob.glob(f"{tmp}/w/evprof-*.json.gz")):
         if "evprofCounter" in t:
             continue
         s = t["samples"]
-        w["faults"] += sum(s.get("samplyEventDeltas", {}).get("page-faults", []))
+        # null: a sample without a page-fault delta (cpu-clock's own).
+        pf = [v or 0 for v in s.get("samplyEventDeltas", {}).get("page-faults", [])]
+        w["faults"] += sum(pf)
         if t["name"] == "staller":
-            w["busy"] += sum(s["samplyEventDeltas"]["page-faults"])
+            w["busy"] += sum(pf)
             at = w["mono_ms"]
-            for d in s["timeDeltas"]:
+            # Weight 0: a page-fault sample, no sample of time.
+            weight = s.get("weight") or [1] * len(s["timeDeltas"])
+            for d, wt in zip(s["timeDeltas"], weight):
                 at += d
-                samples.append(at)
+                if wt:
+                    samples.append(at)
     wins.append(w)
 wins.sort(key=lambda w: w["wall_ms"])
 nwin = len(wins)

@@ -446,8 +446,11 @@ static int read_samples(struct fx *c, int thr, jo *s)
 			return MALFORMED;
 		t += (uint64_t)v;
 		smp.time_ns = t;
-		if (w && int_at(w, i, &v) && v > 0)
+		/* Weight 0: values that stand for no sample (a counter's). */
+		if (w && int_at(w, i, &v) && v >= 0) {
 			smp.weight = (uint64_t)v;
+			smp.values_only = !v;
+		}
 		if (cpu && fixed(json_object_array_get_idx(cpu, i), 3, &v) &&
 		    v > 0)
 			smp.cpu_delta_ns = (uint64_t)v;

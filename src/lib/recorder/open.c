@@ -287,7 +287,11 @@ static bool fall_back(struct evprof__ring_engine *r, long e, int err,
 	char advice[512];
 
 	evprof_open_advice(err, member_name(r, e), advice, sizeof(advice));
-	if (err == EINVAL && r->s->defer && e == 0) {
+	if (e == 0 && r->auto_precise && r->s->events[0].attr.precise_ip &&
+	    (err == EINVAL || err == EOPNOTSUPP)) {
+		/* As perf's :P: the highest the PMU takes, quietly. */
+		r->s->events[0].attr.precise_ip--;
+	} else if (err == EINVAL && r->s->defer && e == 0) {
 		/* The probe said yes, the real group says no. */
 		r->s->defer = false;
 		evprof__note(
@@ -378,6 +382,17 @@ static struct evprof_group_set *open_groups(struct evprof__ring_engine *r,
 	uint64_t all_own = r->s->own;
 
 	memcpy(all, r->s->events, all_nr * sizeof(all[0]));
+	/*
+	 * A hardware sampler without :p asks for the least skid the PMU has
+	 * (PEBS, IBS): precise_ip 3, lowered as the kernel refuses. Members
+	 * keep theirs: a precise event may not take a fixed counter, and the
+	 * group fitted the PMU without.
+	 */
+	if (!r->nr_sets && r->s->events[0].hw_slot &&
+	    !r->s->events[0].attr.precise_ip) {
+		r->s->events[0].attr.precise_ip = 3;
+		r->auto_precise = true;
+	}
 	for (;;) {
 		struct perf_event_attr attrs[EVPROF_SNAPSHOT_MAX];
 		int failed_member = -1, failed_cpu = -1, err;

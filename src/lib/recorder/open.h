@@ -31,8 +31,10 @@ struct evprof__ring_engine {
 	struct evprof__engine_setup *s; /* the recorder's */
 	bool cpu_time_member;		/* the hidden task/cpu-clock */
 	bool cut_member;		/* the hidden context-switches cut */
-	bool exit_member;  /* the hidden sched_process_exit cut, last */
-	size_t nr_members; /* of the group build_attrs() makes */
+	bool exit_member; /* the hidden sched_process_exit cut, last */
+	/* The sampler's precise_ip is ours to lower (none was asked). */
+	bool auto_precise;
+	size_t nr_members;		/* of the group build_attrs() makes */
 	struct evprof_group_set **sets; /* one, or one per attached thread */
 	size_t nr_sets;
 	struct evprof__rings rings; /* on the leaders of sets[0] */
