@@ -80,6 +80,81 @@ record ride --attribution ride -e cpu-clock,page-faults -F 2000 \
 	-- "$WL" 2 150 100 2000
 shares ride "$TMP/ride.json.gz" "$TMP/ride.err" ride
 
+# Every reader weighs page-faults by its own samples. The Firefox
+# Profiler's loader: each thread's page-faults track sums what the thread
+# counted.
+if FXLOAD_TOTALS=1 bash "$TOOLS/fxload.sh" "$TMP/task.json.gz" >"$TMP/load" 2>&1; then
+	node "$TOOLS/fxquery.mjs" "$TMP/task.json.gz" >"$TMP/q"
+	for t in 0 1; do
+		want=$(value page-faults "$(grep "^thread burst-$t " "$TMP/q")")
+		got=$(awk -v n="burst-$t" '$1 == "loader-total" && $4 == n &&
+			$5 == "page-faults" { print $3 }' "$TMP/load")
+		[ -n "$want" ] && [ "$got" = "$want" ] &&
+			ok "the profiler's loader: burst-$t page-faults track $got" ||
+			fail "the profiler's loader: burst-$t page-faults track '$got', file '$want'"
+	done
+else
+	[ $? -eq 77 ] && skip "no Firefox Profiler loader" ||
+		fail "loader: $(tail -3 "$TMP/load")"
+fi
+# diff per counter: from riding along to own samples, page faults move
+# from spin_for to touch_pages.
+"$EVPROF" diff -n 0 -w page-faults "$TMP/ride.json.gz" "$TMP/task.json.gz" \
+	>"$TMP/diff" 2>&1 || fail "diff: $(cat "$TMP/diff")"
+moved=$(awk '/^by self/ { on = 1; getline; for (i = 1; i <= NF; i++)
+		if ($i == "page-faults:diff") c = i; next }
+	on && /^$/ { on = 0 }
+	on && ($(NF - 1) == "touch_pages" || $(NF - 1) == "spin_for") {
+		printf "%s=%s ", $(NF - 1), $c }' "$TMP/diff")
+case $moved in
+*touch_pages=+[0-9]*spin_for=-[0-9]* | *spin_for=-[0-9]*touch_pages=+[0-9]*)
+	ok "diff ride -> own by page-faults: $moved" ;;
+*) fail "diff ride -> own by page-faults: '$moved'" ;;
+esac
+# The page in a real browser, weighed by page-faults.
+if [ -x "${CHROMIUM:-/usr/bin/chromium}" ] &&
+	[ -d "$TOOLS/node_modules/playwright-core" ] &&
+	"$EVPROF" view -o "$TMP/task.html" "$TMP/task.json.gz" 2>/dev/null; then
+	if node "$TOOLS/view.mjs" "$TMP/task.html" --offline --weight page-faults \
+		--funcs touch_pages,spin_for >"$TMP/b.json" 2>"$TMP/b.err"; then
+		shares_px=$(node -e "const w = JSON.parse(require('fs').readFileSync(
+			'$TMP/b.json')).widths; console.log((w.touch_pages || 0) / w.all,
+			(w.spin_for || 0) / w.all)")
+		awk -v t="${shares_px% *}" -v s="${shares_px#* }" \
+			'BEGIN { exit !(t >= 0.97 && s <= 0.02) }' &&
+			ok "the page by page-faults: touch_pages, spin_for shares $shares_px" ||
+			fail "the page by page-faults: touch_pages, spin_for shares '$shares_px'"
+	else
+		fail "view.mjs: $(tail -3 "$TMP/b.err")"
+	fi
+else
+	skip "no browser, its driver or the page here"
+fi
+# Windows of a continuous recording: each window's counts where they
+# happened, summed over the windows (pprof files, read by report).
+"$EVPROF" record --continuous --interval 0.2 --output-dir "$TMP/w" \
+	-e cpu-clock,page-faults -F 2000 -- "$WL" 2 150 100 2000 \
+	>/dev/null 2>"$TMP/cont.err" || fail "continuous: $(tail -3 "$TMP/cont.err")"
+for f in "$TMP"/w/*.pb.gz; do
+	"$EVPROF" report -s page-faults -n 0 "$f" | awk '
+		$1 == "total:" { for (i = 2; i <= NF; i++)
+			if ($i ~ /^page-faults=/) { sub(/.*=/, "", $i); all = $i } }
+		/^by total/ { on = 1 }
+		on && $(NF - 1) == "touch_pages" { t = $4 }
+		on && $(NF - 1) == "spin_for" { s = $4 }
+		END { print all + 0, t + 0, s + 0 }'
+done | awk '{ a += $1; t += $2; s += $3; n++ }
+	END { print n, a, t, s }' >"$TMP/cont"
+read -r nwin all touch spin <"$TMP/cont"
+truth=$(sed -n 's/^thread burst-[01] .* touch=\([0-9]*\).*/\1/p' "$TMP/cont.err" |
+	awk '{ s += $1 } END { print s + 0 }')
+if [ "$nwin" -ge 2 ] && within "$touch" "$truth" 0.5 &&
+	awk -v s="$spin" -v a="$all" 'BEGIN { exit !(s <= 0.02 * a) }'; then
+	ok "$nwin windows: $touch page faults through touch_pages (its own count $truth), $spin through spin_for, of $all"
+else
+	fail "$nwin windows: '$touch' through touch_pages (its own count $truth), '$spin' through spin_for, of '$all'"
+fi
+
 # The sampling event alone is a counter, in every output.
 record alone -e page-faults -o "$TMP/alone.pb.gz" -- "$WL" 2 100 100 500
 shares alone "$TMP/alone.json.gz" "$TMP/alone.err"
