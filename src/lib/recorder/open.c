@@ -636,10 +636,65 @@ void evprof__recorder_find_exit(struct evprof__engine_setup *s)
 	s->exit_event = true;
 }
 
+/* Whether e is the kernel event a hidden member samples every time. */
+static bool twin_of_hidden(const struct evprof__ring_engine *r,
+			   const struct perf_event_attr *e)
+{
+	return (r->cut_member && e->type == PERF_TYPE_SOFTWARE &&
+		e->config == PERF_COUNT_SW_CONTEXT_SWITCHES) ||
+	       (r->exit_member && e->type == r->s->exit_attr.type &&
+		e->config == r->s->exit_attr.config);
+}
+
+/*
+ * Two sampling events of one software or tracepoint event share the
+ * kernel's sample data, its id included (perf_sample_data.sample_flags,
+ * Linux 6.18): the second one's samples carry the first one's id. A user
+ * event that is a hidden member's twin does not sample then: as a member
+ * it rides along; as the sampler, cpu-clock samples and it counts.
+ */
+static int untwin(struct evprof__ring_engine *r)
+{
+	for (size_t i = 1; i < r->s->nr; i++) {
+		if (!(r->s->own >> i & 1) ||
+		    !twin_of_hidden(r, &r->s->events[i].attr))
+			continue;
+		r->s->own &= ~(1ULL << i);
+		evprof__note(r->s->notes,
+			     "%s does not sample on its own beside the hidden "
+			     "member that samples it every time (the kernel "
+			     "gives both one sample's data): its counts ride "
+			     "on %s's samples",
+			     r->s->events[i].name, r->s->events[0].name);
+	}
+	if (!twin_of_hidden(r, &r->s->events[0].attr))
+		return 0;
+	if (r->s->nr > MAX_EVENTS - 1) {
+		pr_warn("%s cannot sample beside the hidden member that "
+			"samples it every time, and there is no room for "
+			"cpu-clock to sample instead\n",
+			r->s->events[0].name);
+		return -EINVAL;
+	}
+	memmove(&r->s->events[1], &r->s->events[0],
+		r->s->nr * sizeof(r->s->events[0]));
+	r->s->nr++;
+	r->s->own <<= 1;
+	evprof__note(r->s->notes,
+		     "%s cannot sample beside the hidden member that samples "
+		     "it every time (the kernel gives both one sample's data): "
+		     "sampling cpu-clock, %s counted in its group",
+		     r->s->events[1].name, r->s->events[1].name);
+	return evprof_event_spec__parse(&r->s->events[0], "cpu-clock");
+}
+
 int evprof__recorder_open_target(struct evprof__ring_engine *r)
 {
 	struct evprof_group_set *set;
-	int err = evprof__recorder_map_pmus(&r->pmu_map);
+	int err = untwin(r);
+
+	if (!err)
+		err = evprof__recorder_map_pmus(&r->pmu_map);
 
 	if (err)
 		return err;
