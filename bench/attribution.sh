@@ -4,11 +4,12 @@
 # an order that rotates every round. Configs, for a CPU-bound workload
 # (cpu_work.c, 2 threads) and a switch-heavy one (switch_work.c, a pipe
 # ping-pong), at evprof's default rates and at a tenth of them (periods
-# 10x): the bare run; evprof record -e cpu-clock,page-faults,
-# context-switches with own samples (the default) and riding along
-# (--attribution ride); perf record -g sampling the same events, not
-# grouped, at the same periods (same payload but the group reads, which
-# perf cannot take without a group); plain perf record -g on cpu-clock.
+# 10x): the bare run; evprof record -e cpu-clock,page-faults with own
+# samples (the default) and riding along (--attribution ride); perf record
+# -g sampling the same events, not grouped, at the same periods (same
+# payload but the group reads, which perf cannot take without a group);
+# plain perf record -g on cpu-clock. (context-switches would ride along in
+# evprof beside its hidden switch cut: not the same payload.)
 # Per config: the overhead in the whole machine's busy CPU against the
 # bare run of the same round (bench/lib.sh; median and 95% confidence
 # interval), samples, and each own run's ratio to perf's same-payload run
@@ -31,13 +32,13 @@ cc -O1 -fno-omit-frame-pointer -pthread -o "$out/cpu" bench/cpu_work.c
 cc -O1 -fno-omit-frame-pointer -pthread -o "$out/sw" bench/switch_work.c
 declare -A wl=([cpu]="$out/cpu 2 $iter" [switch]="$out/sw 4 $passes")
 # evprof's defaults (docs/record.md: how counters are attributed), x1, x10.
-declare -A freq=([1]=1000 [10]=100) pf=([1]=16 [10]=160) cs=([1]=4 [10]=40)
+declare -A freq=([1]=1000 [10]=100) pf=([1]=16 [10]=160)
 
 # one ROUND CONFIG: CONFIG is WORKLOAD-RATE-WHAT (cpu-1-own, ...).
 one() {
 	local r=$1 c=$2 w x what samples=-
 	IFS=- read -r w x what <<<"$c"
-	local ev="cpu-clock,page-faults/period=${pf[$x]}/,context-switches/period=${cs[$x]}/"
+	local ev="cpu-clock,page-faults/period=${pf[$x]}/"
 	# shellcheck disable=SC2206
 	local cmd=(${wl[$w]})
 	case $what in
@@ -50,9 +51,7 @@ one() {
 		;;
 	perf)
 		bench_run "$r" "$c" perf record -g -F "${freq[$x]}" -e cpu-clock \
-			-e "page-faults/period=${pf[$x]}/" \
-			-e "context-switches/period=${cs[$x]}/" \
-			-o "$out/perf.data" -- "${cmd[@]}"
+			-e "page-faults/period=${pf[$x]}/" -o "$out/perf.data" -- "${cmd[@]}"
 		samples=$(sed -n 's/.* (\([0-9]*\) samples) \]$/\1/p' "$out/stderr")
 		;;
 	perfg)

@@ -155,6 +155,27 @@ else
 	fail "$nwin windows: '$touch' through touch_pages (its own count $truth), '$spin' through spin_for, of '$all'"
 fi
 
+# A rate the kernel refuses (a frequency above its maximum sample rate, a
+# period with the top bit set): that counter rides along, said on stderr
+# and in the profile, and the recording is whole.
+for term in freq=1000000000 period=0x8000000000000000; do
+	record "bad-${term%%=*}" -e "cpu-clock,page-faults/$term/" \
+		-- "$WL" 2 50 100 500
+	err=$TMP/bad-${term%%=*}.err
+	grep -q "page-faults cannot sample on its own (.*): its counts ride on cpu-clock's samples" "$err" &&
+		ok "page-faults/$term/: said it rides along" ||
+		fail "page-faults/$term/: no note: $(tail -3 "$err")"
+	node "$TOOLS/fxquery.mjs" "$TMP/bad-${term%%=*}.json.gz" >"$TMP/q"
+	grep -q "^meta page-faults cannot sample on its own" "$TMP/q" &&
+		ok "page-faults/$term/: the note is in the profile" ||
+		fail "page-faults/$term/: no note in the profile"
+	line=$(grep "^thread burst-0 " "$err")
+	got=$(value page-faults "$(grep "^thread burst-0 tid=$(value tid "$line") " "$TMP/q")")
+	[ -n "$got" ] && within "$got" "$(value faults "$line")" 0.5 &&
+		ok "page-faults/$term/: burst-0 $got page faults, rusage $(value faults "$line")" ||
+		fail "page-faults/$term/: burst-0 '$got' page faults, rusage $(value faults "$line")"
+done
+
 # The sampling event alone is a counter, in every output.
 record alone -e page-faults -o "$TMP/alone.pb.gz" -- "$WL" 2 100 100 500
 shares alone "$TMP/alone.json.gz" "$TMP/alone.err"
