@@ -38,6 +38,11 @@ within() {
 }
 
 finish() {
+	# No test passes with a throttle: a throttled group misses events
+	# (every evprof closing line kept in $TMP is looked at).
+	local thr
+	thr=$(grep -rhI "^evprof: the kernel throttled sampling" "$TMP" 2>/dev/null | head -1)
+	[ -z "$thr" ] || fail "a recording was throttled: $thr"
 	if [ "$failures" -ne 0 ]; then
 		echo "$failures check(s) failed" >&2
 		exit 1
