@@ -893,10 +893,86 @@ static void test_malformed(void **state)
 	assert_non_null(strstr(evprof_perfdata__error(pd), want));
 	evprof_perfdata__free(pd);
 
-	/* Not a perf.data file at all. */
+	/* perf.data version 1 (before Linux 2.6.35). */
 	memcpy(b.b, "PERFFILE", 8);
 	assert_null(import(&b, &pd));
+	assert_non_null(strstr(evprof_perfdata__error(pd), "version 1"));
+	evprof_perfdata__free(pd);
+
+	/* Not a perf.data file at all. */
+	memcpy(b.b, "PERFILE3", 8);
+	assert_null(import(&b, &pd));
 	assert_non_null(strstr(evprof_perfdata__error(pd), "magic"));
+	evprof_perfdata__free(pd);
+	free(b.b);
+}
+
+/*
+ * MMAP2 as kernels 3.12 to 3.15 (and RHEL 7's 3.10) wrote it: no prot and
+ * flags, the file name at byte 64; data maps told by MISC_MMAP_DATA.
+ */
+static void old_mmap2(struct buf *b, uint16_t misc, uint64_t addr,
+		      const char *path, uint64_t id)
+{
+	size_t at = rec_begin(b, PERF_RECORD_MMAP2, misc);
+
+	u32x2(b, 100, 100);
+	u64(b, addr);
+	u64(b, 0x10000);
+	u64(b, 0);
+	u32x2(b, 253, 1); /* maj, min */
+	u64(b, 42);	  /* ino */
+	u64(b, 0);	  /* ino_generation */
+	str8(b, path);
+	trailer(b, 100, 100, 1, id);
+	rec_end(b, at);
+}
+
+static void test_old_mmap2(void **state)
+{
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, 2, 1, PLAIN_ST, 0);
+	struct evprof_perfdata_opts o = {.sz = sizeof(o)};
+	struct evprof_perfdata *pd;
+	struct evprof_profile *p;
+	struct buf b = {0};
+	char leaf[128] = "", want[64];
+	uint64_t id = 7;
+	size_t bad;
+
+	(void)state;
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	comm(&b, 100, 100, "true", 1, id);
+	old_mmap2(&b, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA,
+		  0x7fff0000, "[stack]", id);
+	old_mmap2(&b, PERF_RECORD_MISC_USER, 0x400000,
+		  "/nonexistent/evprof-old-mmap2", id);
+	sample(&b, 100, 100, 10, id, 1, NULL, 0);
+	sample(&b, 100, 100, 11, id, 1, NULL, 0);
+	empty(&b, 68);
+	pd = evprof_perfdata__open_mem(b.b, b.n, &o);
+	assert_non_null(pd);
+	p = evprof_perfdata__import(pd);
+	if (!p)
+		fail_msg("%s", evprof_perfdata__error(pd));
+	assert_int_equal(thread_sum(p, 100, NULL).samples, 2);
+	evprof_profile__for_each_entry(p, 0, leaf_entry, (void *[]){p, leaf});
+	/* The name read from byte 64, the sample placed in its map. */
+	assert_string_equal(leaf, "evprof-old-mmap2+0x1000");
+	evprof_profile__free(p);
+	evprof_perfdata__free(pd);
+
+	/* A name with no end fits neither layout: refused where it is. */
+	b.n = 0;
+	pipe_header(&b);
+	header_attr(&b, &a, &id, 1);
+	bad = b.n;
+	old_mmap2(&b, PERF_RECORD_MISC_USER, 0x400000, "/abcdefghijklmn", id);
+	b.b[bad + 64 + 15] = 'o';
+	assert_null(import(&b, &pd));
+	snprintf(want, sizeof(want), "malformed MMAP2 record at offset 0x%zx",
+		 bad);
+	assert_string_equal(evprof_perfdata__error(pd), want);
 	evprof_perfdata__free(pd);
 	free(b.b);
 }
@@ -1299,6 +1375,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_kernel_of_this_boot),
 	    cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_old_mmap2),
 	    cmocka_unit_test(test_long_sideband),
 	    cmocka_unit_test(test_order_cap),
 	    cmocka_unit_test(test_unzip_bounded),

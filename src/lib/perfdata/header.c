@@ -423,6 +423,12 @@ static int read_features(struct pd_header *h, struct pd_src *s)
 		off = evprof__load_u64(tab + k * 16);
 		len = evprof__load_u64(tab + k * 16 + 8);
 		k++;
+		/*
+		 * A flagged feature with a 0-byte section (CPUDESC in an
+		 * armv7 perf 3.14 file) says nothing: as if absent.
+		 */
+		if (!len)
+			continue;
 		err = read_meta(h, s, off, len, &b, "feature section");
 		if (!err) {
 			err = feature(h, (uint64_t)i, b, len);
@@ -453,6 +459,9 @@ int evprof__pd_header_read(struct pd_header *h, struct pd_src *s)
 	hsize = evprof__load_u64(p + 8);
 	if (magic == PERF_MAGIC2_SW)
 		return bad(h, 0, "big-endian perf.data (not supported)");
+	/* "PERFFILE": the first format, before Linux 2.6.35. */
+	if (magic == 0x454c494646524550ULL)
+		return bad(h, 0, "perf.data version 1 (not supported)");
 	if (magic != PERF_MAGIC2)
 		return bad(h, 0, "not a perf.data file (no PERFILE2 magic)");
 	if (hsize == PIPE_HEADER) {

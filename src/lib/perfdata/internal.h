@@ -403,6 +403,7 @@ struct evprof_perfdata {
 	uint64_t truncated_at; /* input offset of a cut record, 0: none */
 	uint64_t end_off;      /* where the record stream stopped */
 	uint64_t rec[PD_MAX_RECORD / 8];
+	uint64_t mmap2[PD_MAX_RECORD / 8]; /* an old MMAP2, rewritten */
 	char err[320];
 };
 

@@ -615,10 +615,46 @@ static bool fast_time(struct evprof_perfdata *pd, const struct pd_rec *r,
 	return true;
 }
 
+/*
+ * Kernels 3.12 to 3.15 (and RHEL 7's 3.10) wrote MMAP2 without the prot
+ * and flags words that 3.16 put before the file name: the name starts at
+ * byte 64, not 72. Such a record is rewritten into today's layout in out,
+ * prot told by MISC_MMAP_DATA as MMAP's is. False when pr is not one:
+ * its name must fill [64, size - sample_id) exactly, padded to 8.
+ */
+static bool old_mmap2(const struct evprof_perfdata *pd, const struct pd_rec *pr,
+		      uint64_t *out)
+{
+	const size_t name = 64;
+	size_t sid = evprof__pd_sid_size(&pd->h.attrs[0].fmt), room, n;
+	const uint8_t *b = (const uint8_t *)pr->data;
+	uint8_t *o = (uint8_t *)out;
+	uint32_t prot;
+
+	if (pr->type != PERF_RECORD_MMAP2 ||
+	    (pr->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
+	    pr->size < name + 8 + sid || pr->size + 8u > PD_MAX_RECORD - 8)
+		return false;
+	room = pr->size - sid - name;
+	n = strnlen((const char *)b + name, room);
+	if (n == room || (n + 8) / 8 * 8 != room)
+		return false;
+	prot = pr->misc & PERF_RECORD_MISC_MMAP_DATA ? PROT_READ | PROT_WRITE
+						     : PROT_READ | PROT_EXEC;
+	memcpy(o, b, name);
+	memcpy(o + name, &prot, 4);
+	memset(o + name + 4, 0, 4);
+	memcpy(o + name + 8, b + name, pr->size - name);
+	o[6] = (uint8_t)(pr->size + 8);
+	o[7] = (uint8_t)((pr->size + 8u) >> 8);
+	return true;
+}
+
 /* A kernel record: queued for its round. */
 static int queue(struct evprof_perfdata *pd, const struct pd_rec *pr)
 {
 	struct evprof_record r;
+	struct pd_rec up;
 	struct pd_attr *a;
 	uint64_t time;
 	int err;
@@ -632,6 +668,13 @@ static int queue(struct evprof_perfdata *pd, const struct pd_rec *pr)
 		return evprof__pd_order_add(&pd->order, pr->data, pr->size,
 					    time, pr->off, emit, pd);
 	err = decode(pd, pr->data, pr->size, &r, &a);
+	if (err && err != -ENOTSUP && old_mmap2(pd, pr, pd->mmap2)) {
+		up = *pr;
+		up.data = pd->mmap2;
+		up.size = (uint16_t)(pr->size + 8);
+		pr = &up;
+		err = decode(pd, pr->data, pr->size, &r, &a);
+	}
 	if (err == -ENOTSUP)
 		return note_unknown(pd, pr->type);
 	if (err)
