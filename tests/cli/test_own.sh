@@ -65,7 +65,7 @@ record() {
 
 cpu=$(first_cpu)
 for mode in task cpu; do
-	for p in "" /period=1/ /period=16/ /period=256/; do
+	for p in "" /period=1/ /period=16/ /period=256/; do # "": 64
 		label=$mode${p//[\/=]/}
 		record "$label" --mode "$mode" -e "cpu-clock,page-faults$p" -F 2000 \
 			-- "$WL" 2 150 100 2000

@@ -64,14 +64,17 @@ void evprof__engine_own_counters(struct evprof__engine_setup *s,
  * Fixed periods of software events. A sample with its callchain costs
  * about 4 us: on a fault-bound loop (tests/fixtures/wl_burst, 80 000
  * faults) busy CPU over the bare run was +11 ticks riding along, +10 at
- * period 16, +14 at 4, +37 at 1 (medians of 5, 2 cores). On a pipe
+ * period 16 and at 64, +14 at 4, +37 at 1 (medians of 5, 2 cores). What
+ * decides is the rings: a tree of short processes faulting per CPU
+ * (tests/cli/test_churn.sh, --continuous --mode cpu) lost 67 107 records
+ * at period 16 and none at 64, riding along 4 215, on a loaded host. On a pipe
  * ping-pong (bench/switch_work.c) the cut member's sample at every switch
  * costs the same with context-switches sampling every 1st, 4th or 16th
  * switch, within the noise. A frequency would start them at period 1,
  * children inheriting the parent's current period: short threads would
  * sample densely at first.
  */
-#define PERIOD_FAULTS	16
+#define PERIOD_FAULTS	64
 #define PERIOD_SWITCHES 4
 
 void evprof__engine_member_period(const struct evprof__engine_setup *s,
