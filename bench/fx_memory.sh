@@ -95,10 +95,10 @@ END {
 		n = c[b " json.gz " short]
 		for (i = 1; i <= n; i++) {
 			f = b " json.gz "; p = b " pb.gz "
-			gf[i] = (m[f long, i] - m[f short, i]) * 1024 /
-				(s[f long, i] - s[f short, i])
-			gp[i] = (m[p long, i] - m[p short, i]) * 1024 /
-				(s[p long, i] - s[p short, i])
+			df = s[f long, i] - s[f short, i]
+			dp = s[p long, i] - s[p short, i]
+			gf[i] = (m[f long, i] - m[f short, i]) * 1024 / df
+			gp[i] = (m[p long, i] - m[p short, i]) * 1024 / dp
 			d[i] = gf[i] - gp[i]
 			fs[i] = m[f short, i]; ps[i] = m[p short, i]
 			fl[i] = m[f long, i]; pl[i] = m[p long, i]
