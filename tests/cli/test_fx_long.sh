@@ -5,14 +5,14 @@
 # fx_long.py: its columns larger than the memory the writer keeps for
 # them, its gzip longer than the compressor's chunks in flight) is the
 # same, byte for byte, as the build before the writer kept less of it in
-# memory wrote (commit b195aa0: the SHA-256 sums below), .json and
-# .json.gz alike; the .json.gz unpacks to the .json; and the Firefox
+# memory wrote (commit b195aa0: the SHA-256 sum below; not the .json.gz's,
+# whose bytes are ISA-L's, which may pick other code for another CPU); the
+# .json.gz unpacks to the .json; and the Firefox
 # Profiler's loader reads it with every sample and every page fault the
 # generator put in (computed here from its formula).
 . "$(dirname "$0")/lib.sh"
 TOOLS="$SRCDIR/tests/tools"
 want_json=f1672f3a28ee0fad180cdce086cd060e910c715945607485ac54871c874a0d63
-want_gz=7ed8cd568ed0c0b76079c29e546075d6343d66352451ac2911f28d822dd8b0d3
 
 if ! command -v python3 >/dev/null || ! command -v sha256sum >/dev/null; then
 	skip "no python3 or sha256sum to make and check the profile"
@@ -27,9 +27,6 @@ done
 got=$(sha256sum <"$TMP/out.json" | cut -d' ' -f1)
 [ "$got" = "$want_json" ] && ok ".json as before" ||
 	fail ".json changed: sha256 $got"
-got=$(sha256sum <"$TMP/out.json.gz" | cut -d' ' -f1)
-[ "$got" = "$want_gz" ] && ok ".json.gz as before" ||
-	fail ".json.gz changed: sha256 $got"
 gzip -dc "$TMP/out.json.gz" | cmp -s - "$TMP/out.json" &&
 	ok ".json.gz unpacks to the .json" ||
 	fail ".json.gz does not unpack to the .json"
