@@ -167,14 +167,15 @@ static void deflate_pump(struct evprof__sink *s, int flush, int *err)
  * so the pieces concatenate; their CRC-32s combine. The writer fills one
  * chunk while workers compress the others, and writes finished ones out in
  * order (it alone touches the file); at the end, a final empty block and
- * the gzip trailer. Up to ZJOBS chunks (4 MiB) wait for the workers: the
- * Firefox writer hands a track's columns over in a burst, then formats the
- * next while they are compressed (4 chunks: 9 ms more of a 95 ms import).
+ * the gzip trailer. Up to ZJOBS chunks wait for the workers; each chunk
+ * is 0.5 MiB of memory (in and out) once an output has been that long, so
+ * few: 16 made the Firefox output of a long recording 4-9 MB larger than
+ * its pprof output (4 chunks had cost 9 ms of a 95 ms import).
  */
 #define ZCHUNK	 (256 * 1024)
 #define ZWINDOW	 (32 * 1024)
 #define ZWORKERS 3
-#define ZJOBS	 16
+#define ZJOBS	 4
 
 enum zstate { ZFREE, ZREADY, ZBUSY, ZDONE };
 

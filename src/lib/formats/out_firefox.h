@@ -56,9 +56,10 @@ struct fx_ctx {
  * can be written one after the other: open it, write values into j, end
  * it, evprof__json_copy() f into the document, close it (whatever
  * happened). open and end return 0 or -errno. Of the n columns open at
- * once, each holds its share of FX_COLS_MEM in memory, the rest in a file.
+ * once, each holds its share of FX_COLS_MEM in memory, the rest in a file:
+ * a long thread's columns (about 40 bytes a sample) stay out of memory.
  */
-#define FX_COLS_MEM (8u << 20)
+#define FX_COLS_MEM (256u << 10)
 
 struct fx_col {
 	FILE *f;

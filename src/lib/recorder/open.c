@@ -613,17 +613,19 @@ int evprof__recorder_new_session(struct evprof__ring_engine *r)
 
 /*
  * The sched_process_exit tracepoint, whose id lives in tracefs: mounted
- * here when it is not and we may (as perf does). Without it, a note.
+ * here when it is not and we may (as perf does), before the name is
+ * resolved, so that what resolving says stays true. Without it, a note.
  */
 void evprof__recorder_find_exit(struct evprof__engine_setup *s)
 {
 	struct evprof_event_spec spec;
-	int err = evprof_event_spec__parse(&spec, "sched:sched_process_exit");
+	int err;
 
-	if (err && !access("/sys/kernel/tracing", F_OK) &&
-	    !mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		err =
-		    evprof_event_spec__parse(&spec, "sched:sched_process_exit");
+	if (access("/sys/kernel/tracing/events", F_OK) &&
+	    access("/sys/kernel/debug/tracing/events", F_OK) &&
+	    !access("/sys/kernel/tracing", F_OK))
+		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	err = evprof_event_spec__parse(&spec, "sched:sched_process_exit");
 	if (err) {
 		evprof__note(
 		    s->notes,
