@@ -246,10 +246,8 @@ EVPROF_API int evprof_session__stats(const struct evprof_session *s,
 /*
  * Total delta of counter c (EVPROF_SESSION_CPU_TIME for CPU time,
  * EVPROF_SESSION_SAMPLER for sampler_counter) that the kept samples of
- * thread tid carry (before the first build: every stored sample). Returns
- * 0 when there is none, and for a thread that exited before the last of
- * several evprof_session__build_until() parts: those forget the threads
- * that are done (see there).
+ * thread tid carry (before the first build: every stored sample), over
+ * every task that had the tid. Returns 0 when there is none.
  */
 EVPROF_API uint64_t evprof_session__thread_total(const struct evprof_session *s,
 						 pid_t tid, int counter);
@@ -329,8 +327,8 @@ EVPROF_API int evprof_session__build(struct evprof_session *s,
  * until_ns is done: it is forgotten (its held cut deltas went out in the
  * part that replayed its exit), with its process once that has no thread
  * left, so that the memory a session holds does not grow with the number
- * of tasks that came and went either; evprof_session__thread_total() no
- * longer knows it. Returns 0 or -errno (-EINVAL, -ENOMEM,
+ * of tasks that came and went either (its totals stay: a few words per
+ * tid, as many as the tids used). Returns 0 or -errno (-EINVAL, -ENOMEM,
  * -EOPNOTSUPP; after an error p may hold some of the samples).
  */
 EVPROF_API int evprof_session__build_until(struct evprof_session *s,

@@ -309,50 +309,6 @@ static bool gone(uint32_t tid, uint64_t time, void *ctx)
 	       evprof__hashmap_find(g->tids, (long)tid, NULL);
 }
 
-/* Drops the totals of the tids forgotten; compacted in place. */
-static int forget_totals(struct sess_part *pt, size_t nr_slots,
-			 const struct gone_set *g)
-{
-	struct evprof_hashmap_entry *cur, *tmp;
-	size_t words = nr_slots + 1, n, w = 0, bkt;
-	uint32_t *to;
-
-	if (!pt->tid_tot)
-		return 0;
-	pt->last_ok = false; /* offsets move */
-	n = pt->tot.n / words;
-	to = malloc((n ? n : 1) * sizeof(*to));
-	if (!to)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		to[i] = 0;
-	EVPROF_HASHMAP_FOR_EACH(pt->tid_tot, cur, bkt)
-	{
-		if (evprof__hashmap_find(g->tids, cur->key, NULL))
-			to[(size_t)cur->value / words] = NO_INDEX;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (to[i] == NO_INDEX)
-			continue;
-		memmove(pt->tot.a + w * words, pt->tot.a + i * words,
-			words * sizeof(uint64_t));
-		to[i] = (uint32_t)w++;
-	}
-	EVPROF_HASHMAP_FOR_EACH_SAFE(pt->tid_tot, cur, tmp, bkt)
-	{
-		uint32_t i = to[(size_t)cur->value / words];
-
-		if (i == NO_INDEX)
-			evprof__hashmap_delete(pt->tid_tot, cur->key, NULL,
-					       NULL);
-		else
-			cur->value = (long)(i * words);
-	}
-	pt->tot.n = w * words;
-	free(to);
-	return 0;
-}
-
 /* Keeps the strings that remaining side-band events and tasks name. */
 static int compact_strs(struct sess_part *pt, struct sess_store *st)
 {
@@ -427,7 +383,6 @@ int evprof__part_forget(struct sess_part *pt, struct sess_store *st,
 		err = g.err;
 		err = keep_first(err, evprof__cut_forget(c, st, gone, &g));
 		err = keep_first(err, evprof__delta_forget(d, gone, &g));
-		err = keep_first(err, forget_totals(pt, st->nr_slots, &g));
 	}
 	evprof__hashmap_free(g.tids);
 	if (err < 0)
