@@ -56,13 +56,12 @@ EVPROF_HIDDEN void evprof__part_free(struct sess_part *pt);
 /*
  * Drops the samples flagged SS_BUILT (their totals kept first), their
  * deltas and stack copies, and the side-band events of time up to until
- * among the first nr_sb (those the build replayed);
- * threads whose latest sample goes hold their cut deltas on its stack
- * from now on. Returns 0 or -ENOMEM (nothing dropped then).
+ * among the first nr_sb (those the build replayed). Returns 0 or -ENOMEM
+ * (nothing dropped then).
  */
 EVPROF_HIDDEN int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
-				    struct sess_stitch *k, struct sess_cut *c,
-				    uint64_t until, size_t nr_sb);
+				    struct sess_stitch *k, uint64_t until,
+				    size_t nr_sb);
 
 /*
  * How long after its EXIT a task's records may still be stamped: its last
@@ -76,8 +75,7 @@ EVPROF_HIDDEN int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 
 /*
  * Before a part's build up to until: the held cut deltas of the threads
- * that exited by then go to their latest sample (or a new one at their
- * last cut) now, as at the end, so that they are built in the part of
+ * that exited by then go to their "[unsampled]" frame now, as at the end, so that they are built in the part of
  * their exit. Returns 0 or -ENOMEM.
  */
 EVPROF_HIDDEN int evprof__part_flush_exits(struct sess_part *pt,

@@ -299,9 +299,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		if (!ts)
 			err = -ENOMEM;
 	}
-	/* A cut's stack is kept while its thread has no sample. */
-	if (!err && !idle &&
-	    (!cut || off || (ts->last == NO_SAMPLE && !ts->has_chain))) {
+	if (!err && !idle && (!cut || off)) {
 		sample_chain(s, r, one, &ips, &nr);
 		err = evprof__sstore_chain(&s->store, ips, nr, &chain);
 	}
@@ -324,10 +322,6 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		ts->time = smp->time;
 	}
 	if (cut) {
-		if (ts->last == NO_SAMPLE && !ts->has_chain) {
-			ts->chain = chain;
-			ts->has_chain = true;
-		}
 		evprof__cut_hold(&s->cut, &s->store, ts, sd.vals, sd.has,
 				 sd.cpu, sd.has_cpu);
 		if (off) {
@@ -345,11 +339,9 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		}
 		return 0;
 	}
-	if (ts) {
+	if (ts)
 		evprof__cut_take(&s->cut, &s->store, ts, sd.vals, &sd.has,
 				 &sd.cpu, &sd.has_cpu);
-		ts->last = (uint32_t)s->store.samples.n;
-	}
 
 	ss = evprof__sstore_sample(&s->store,
 				   &(struct ssample){
