@@ -49,9 +49,11 @@ struct evprof_session;
  * A member sampling every context switch (context-switches, period 1),
  * whose samples are taken in the context of the task switched out. Its
  * samples are not profile samples: they end the thread's interval, and
- * their deltas are held for the thread's next sample (after its last one:
- * added to that one at build; a thread with none gets one sample at its
- * last switch-out), so each thread's deltas sum to all it counted.
+ * their deltas are held for the thread's next sample, so each thread's
+ * deltas sum to all it counted. What it counted after its last sample (a
+ * short thread: its whole life) goes to one sample on a frame named
+ * "[unsampled]" right under the thread: no code it ran is known to have
+ * caused it, least of all the exit path its last switch-out was in.
  */
 #define EVPROF_SESSION_CUT (-3)
 /*
@@ -271,10 +273,8 @@ EVPROF_API int evprof_session__stats(const struct evprof_session *s,
 /*
  * Total delta of counter c (EVPROF_SESSION_CPU_TIME for CPU time,
  * EVPROF_SESSION_SAMPLER for sampler_counter) that the kept samples of
- * thread tid carry (before the first build: every stored sample). Returns
- * 0 when there is none, and for a thread that exited before the last of
- * several evprof_session__build_until() parts: those forget the threads
- * that are done (see there).
+ * thread tid carry (before the first build: every stored sample), over
+ * every task that had the tid. Returns 0 when there is none.
  */
 EVPROF_API uint64_t evprof_session__thread_total(const struct evprof_session *s,
 						 pid_t tid, int counter);
@@ -312,7 +312,9 @@ EVPROF_API uint64_t evprof_session__unwind_regs(void);
  * the user ips of the first later CALLCHAIN_DEFERRED of their thread (all
  * records in time order): the same cookie stitches, another one leaves
  * them with their kernel part. Samples with a stack copy get the user part
- * unwound from it instead of the one their callchain has.
+ * unwound from it instead of the one their callchain has. A thread's
+ * counts after its last sample are on its "[unsampled]" frame (see
+ * EVPROF_SESSION_CUT).
  * Side-band records and samples are replayed in time order, so every
  * sample sees the maps, names and process tree of its time; an exec starts
  * a new profile process (same pid) named after the new image. Addresses
@@ -335,9 +337,9 @@ EVPROF_API int evprof_session__build(struct evprof_session *s,
  * the replay learnt (processes, threads, names, maps, the process tree)
  * and every held cut delta stay for the next part, so each part continues
  * the last: every delta lands in exactly one part. until_ns UINT64_MAX is
- * the last part: held cut deltas go on samples first (a thread whose
- * latest sample an earlier part took gets one at its last cut, on that
- * sample's stack) and everything left is built.
+ * the last part: held cut deltas go on samples first (each thread's on
+ * its frame "[unsampled]", see evprof_session__build()) and everything
+ * left is built.
  *
  * p is either the profile the previous part filled (one profile of the
  * whole recording, built in steps) or a new one (a window: the counters,
@@ -354,8 +356,8 @@ EVPROF_API int evprof_session__build(struct evprof_session *s,
  * until_ns is done: it is forgotten (its held cut deltas went out in the
  * part that replayed its exit), with its process once that has no thread
  * left, so that the memory a session holds does not grow with the number
- * of tasks that came and went either; evprof_session__thread_total() no
- * longer knows it. Returns 0 or -errno (-EINVAL, -ENOMEM,
+ * of tasks that came and went either (its totals stay: a few words per
+ * tid, as many as the tids used). Returns 0 or -errno (-EINVAL, -ENOMEM,
  * -EOPNOTSUPP; after an error p may hold some of the samples).
  */
 EVPROF_API int evprof_session__build_until(struct evprof_session *s,

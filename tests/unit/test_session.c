@@ -298,6 +298,31 @@ static struct evprof_profile *built(struct evprof_session *s,
 	return p;
 }
 
+struct unsampled {
+	const struct evprof_profile *p;
+	uint64_t faults[8]; /* counter 0 on "[unsampled]", tid - 100 */
+};
+
+static int unsampled_entry(const struct evprof_profile_entry *e, void *ctx)
+{
+	struct unsampled *u = ctx;
+	struct evprof_profile_thread_info ti;
+	struct evprof_profile_frame f;
+	int parent, frame;
+
+	assert_int_equal(
+	    evprof_profile__stack_info(u->p, e->stack, &parent, &frame), 0);
+	assert_int_equal(evprof_profile__frame_info(u->p, frame, &f), 0);
+	if (strcmp(f.function, "[unsampled]"))
+		return 0;
+	/* One frame right under the thread, never below code. */
+	assert_int_equal(parent, -1);
+	assert_int_equal(evprof_profile__thread_info(u->p, e->thread, &ti), 0);
+	assert_true(ti.tid >= 100 && ti.tid < 108);
+	u->faults[ti.tid - 100] += e->counters[0];
+	return 0;
+}
+
 /* Delta of slot (-1: CPU) of the k-th stored sample; UINT64_MAX: none. */
 static uint64_t delta_of(const struct evprof_session *s, size_t k, int slot)
 {
@@ -781,11 +806,23 @@ static void test_per_cpu_cuts(void **state)
 	assert_int_equal(delta_of(s, 3, -1), 500 + 500 + 500);
 
 	p = built(s, NULL);
-	/* Tails go to each thread's last sample; 103 gets one at its cut. */
-	assert_int_equal(s->store.samples.n, 5);
-	assert_int_equal(delta_of(s, 2, 0), 8 + 2);
-	assert_int_equal(delta_of(s, 3, 0), 20 + 1);
-	assert_int_equal(delta_of(s, 4, 0), 5);
+	/*
+	 * Tails (after each thread's last sample; 103's whole life) go to a
+	 * sample of each on "[unsampled]", not to its last stack or cut's.
+	 */
+	assert_int_equal(s->store.samples.n, 7);
+	assert_int_equal(delta_of(s, 2, 0), 3 + 5);
+	assert_int_equal(delta_of(s, 3, 0), 8 + 12);
+	{
+		struct unsampled u = {.p = p};
+
+		assert_int_equal(
+		    evprof_profile__for_each_entry(p, -1, unsampled_entry, &u),
+		    0);
+		assert_int_equal(u.faults[1], 1);
+		assert_int_equal(u.faults[2], 2);
+		assert_int_equal(u.faults[3], 5);
+	}
 	assert_int_equal(evprof_session__thread_total(s, 101, 0), 31);
 	assert_int_equal(evprof_session__thread_total(s, 102, 0), 30);
 	assert_int_equal(evprof_session__thread_total(s, 103, 0), 5);
@@ -804,7 +841,7 @@ static void test_per_cpu_cuts(void **state)
 	assert_int_equal(
 	    evprof_session__unattributed(s, EVPROF_SESSION_CPU_TIME), 200);
 	evprof_session__stats(s, &st);
-	assert_int_equal(st.samples, 5);
+	assert_int_equal(st.samples, 4); /* "[unsampled]" is none */
 	assert_int_equal(st.samples_filtered, 1);
 	assert_int_equal(st.counter_resets, 0);
 	evprof_profile__free(p);
@@ -1267,8 +1304,8 @@ static void test_offcpu(void **state)
 	assert_int_equal(st.offcpu_preempted, 1);
 	assert_int_equal(st.offcpu_unmatched, 0);
 	assert_int_equal(st.offcpu_unstarted, 1);
-	/* Cuts are no profile samples: only each thread's flushed tail. */
-	assert_int_equal(st.samples, 4);
+	/* Cuts are no profile samples, nor the tails on "[unsampled]". */
+	assert_int_equal(st.samples, 0);
 	evprof_profile__free(p);
 	evprof_session__free(s);
 }
@@ -1429,16 +1466,11 @@ static void test_build_parts(void **state)
 			steps, ps, NULL,
 			step == 7 ? UINT64_MAX : (uint64_t)step * 100 + 50),
 		    0);
-		/*
-		 * Built samples are dropped: what is left is recent, or a
-		 * thread's stand-in for its latest sample (one at most).
-		 */
+		/* Built samples are dropped: what is left is recent. */
 		for (size_t i = 0; i < steps->store.samples.n; i++)
-			assert_true(
-			    steps->store.samples.a[i].time >
-				(uint64_t)step * 100 + 50 ||
-			    (steps->store.samples.a[i].flags & SS_TAIL));
-		assert_true(steps->store.samples.n <= 4 + 2);
+			assert_true(steps->store.samples.a[i].time >
+				    (uint64_t)step * 100 + 50);
+		assert_true(steps->store.samples.n <= 4);
 	}
 	assert_int_equal(evprof_session__build(whole, pw, NULL), 0);
 	assert_int_equal(evprof_session__build(win, pw, NULL), -EBUSY);

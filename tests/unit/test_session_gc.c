@@ -5,7 +5,8 @@
  * with deltas, exit), built in parts of 100 ms, holds only the tasks of
  * the last second or so, while per thread the parts sum to one whole
  * build of the same stream and to the deltas the stream itself reads; an
- * exited thread's held cut deltas are in the part where it ended.
+ * exited thread's held cut deltas are in the part where it ended, and the
+ * session's totals per tid keep the threads it forgot.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -358,6 +359,11 @@ static int sum_entry(const struct evprof_profile_entry *e, void *ctx)
 		    0);
 		assert_int_equal(evprof_profile__frame_info(sm->p, frame, &f),
 				 0);
+		/* Its tail after its last sample: under the thread itself. */
+		if (!strcmp(f.function, "[unsampled]")) {
+			assert_int_equal(e->samples, 0);
+			return 0;
+		}
 		assert_int_equal(f.lib, k % 2 ? sm->libs[k % 7] : -1);
 		sm->libs_checked++;
 	}
@@ -370,6 +376,8 @@ static int sum_entry(const struct evprof_profile_entry *e, void *ctx)
 		    0);
 		assert_int_equal(evprof_profile__frame_info(sm->p, frame, &f),
 				 0);
+		if (!strcmp(f.function, "[unsampled]"))
+			return 0;
 		assert_true(f.lib == sm->libs[7] || f.lib == sm->libs[0]);
 		sm->long_lib[f.lib == sm->libs[7] ? 7 : 0] += e->samples;
 	}
@@ -447,8 +455,10 @@ static void check_bounded(const struct evprof_session *s)
 	assert_true(pt->t.pending.n <= live);
 	assert_true(s->cut.ts.n <= live);
 	assert_true(s->cut.vals.n <= live * s->nr_slots);
-	assert_true(!pt->tid_tot || evprof__hashmap_size(pt->tid_tot) <= live);
-	assert_true(pt->tot.n <= live * (s->nr_slots + 1));
+	/* Totals are per tid, kept (the tids wrap): bounded by the tids. */
+	assert_true(!pt->tid_tot ||
+		    evprof__hashmap_size(pt->tid_tot) <= NR_TIDS + 2);
+	assert_true(pt->tot.n <= (NR_TIDS + 2) * (s->nr_slots + 1));
 	assert_true(s->delta.inst.n <= live * 4);
 	/* names "w<k>" and paths, a few side-band events' */
 	assert_true(s->store.strs.n <= 3 * live * 16);
@@ -542,6 +552,19 @@ static void run(bool per_cpu, bool one)
 	assert_memory_equal(sw->faults, sp->faults, sizeof(sw->faults));
 	assert_memory_equal(sw->cpu, sp->cpu, sizeof(sw->cpu));
 	assert_memory_equal(sw->samples, sp->samples, sizeof(sw->samples));
+	/*
+	 * ... and the session's totals of each tid still know the threads
+	 * it forgot (parts drop their samples, not their counts).
+	 */
+	for (uint32_t tid = FIRST_TID; tid < FIRST_TID + NR_TIDS; tid++) {
+		assert_int_equal(
+		    evprof_session__thread_total(parts, (pid_t)tid, 0),
+		    sw->faults[tid]);
+		assert_int_equal(
+		    evprof_session__thread_total(parts, (pid_t)tid,
+						 EVPROF_SESSION_CPU_TIME),
+		    sw->cpu[tid]);
+	}
 	/* ... and to what the stream read (per task: its own counts). */
 	for (uint32_t tid = FIRST_TID; per_cpu && tid < FIRST_TID + NR_TIDS;
 	     tid++) {

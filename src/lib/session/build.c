@@ -169,7 +169,7 @@ static int emit_sample(struct build *b, const struct ssample *x,
 	    .stack = stack,
 	    .cpu_delta_ns = x->flags & SS_HAS_CPU ? x->cpu_delta : 0,
 	    .counters = vals,
-	    .values_only = x->flags & (SS_TAIL | SS_OWN),
+	    .values_only = x->flags & (SS_UNSAMPLED | SS_OWN),
 	};
 
 	for (size_t i = 0; i < b->s->nr_slots; i++) {
@@ -354,39 +354,22 @@ static void keep(struct build *b, const struct order *so, size_t ns,
 			x->flags |= SS_BUILT;
 		if (!evprof__tasks_lineage(b->t, th->proc)->in_tree)
 			continue;
-		if ((x->flags & SS_TAIL) &&
+		if ((x->flags & SS_UNSAMPLED) &&
 		    !evprof__sstore_has_values(&s->store, x))
 			continue;
 		x->flags |= SS_KEPT;
 		th->kept++;
 		evprof__tasks_proc(b->t, th->proc)->kept++;
-		*kept += !(x->flags & (SS_OFFCPU | SS_TAIL));
+		*kept += !(x->flags & (SS_OFFCPU | SS_UNSAMPLED));
 		b->own += !!(x->flags & SS_OWN);
 		/* An aggregate stands for its count of samples. */
-		*weight += x->flags & SS_AGGR
-			       ? evprof__sstore_aggr_samples(&s->store, x)
-			       : !(x->flags & (SS_OFFCPU | SS_TAIL | SS_OWN));
-		*cut += (x->flags & (SS_OFFCPU | SS_CUT | SS_TAIL)) == SS_CUT;
+		*weight +=
+		    x->flags & SS_AGGR
+			? evprof__sstore_aggr_samples(&s->store, x)
+			: !(x->flags & (SS_OFFCPU | SS_UNSAMPLED | SS_OWN));
+		*cut +=
+		    (x->flags & (SS_OFFCPU | SS_CUT | SS_UNSAMPLED)) == SS_CUT;
 	}
-}
-
-/*
- * Stand-ins that hold nothing yet stay out of the part (and in the store):
- * they would only be replayed for nothing at every part. Returns how many
- * of so[0..ns-1] are left.
- */
-static size_t skip_empty_tails(const struct sess_store *st, struct order *so,
-			       size_t ns)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < ns; i++) {
-		const struct ssample *x = &st->samples.a[so[i].idx];
-
-		if (!(x->flags & SS_TAIL) || evprof__sstore_has_values(st, x))
-			so[k++] = so[i];
-	}
-	return k;
 }
 
 /*
@@ -415,8 +398,6 @@ static int build(struct build *b, size_t *nr, uint64_t *kept, uint64_t *weight,
 	stacks = malloc((ns ? ns : 1) * sizeof(*stacks));
 	if (!so || !eo || !thr || !stacks)
 		goto out;
-	if (b->part)
-		ns = skip_empty_tails(&s->store, so, ns);
 	err = replay(b, so, ns, eo, ne, thr, stacks);
 	s->st.stacks_unwound += b->sk->unwound;
 	s->st.stacks_truncated += b->sk->truncated;
@@ -430,7 +411,7 @@ static int build(struct build *b, size_t *nr, uint64_t *kept, uint64_t *weight,
 	*nr = 0;
 	for (size_t i = 0; i < ns; i++)
 		*nr += !(evprof__sstore_samplep(&s->store, so[i].idx)->flags &
-			 SS_TAIL);
+			 SS_UNSAMPLED);
 	for (size_t i = 0; !err && i < ns; i++) {
 		const struct ssample *x =
 		    evprof__sstore_samplep(&s->store, so[i].idx);
@@ -588,7 +569,7 @@ static int part_end(struct evprof_session *s, const struct build *b, int err,
 		    size_t ns, uint64_t kept, uint64_t weight, uint64_t cut)
 {
 	if (!err)
-		err = evprof__part_drop(s->part, &s->store, &s->stitch, &s->cut,
+		err = evprof__part_drop(s->part, &s->store, &s->stitch,
 					b->until, b->nr_sb);
 	if (err) {
 		/* Whatever was half built is built again next time. */

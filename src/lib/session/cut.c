@@ -3,8 +3,8 @@
  * Sessions, context-switch cuts: a member sampling every switch-out reads
  * the group at the end of each thread's stretch on a CPU. Its deltas are
  * not a profile sample; they are held per thread and ride on the thread's
- * next sample, or on its latest one when no other comes (the stretch after
- * a thread's last sample, up to its exit). With per-CPU groups this is what
+ * next sample; when no other comes (the stretch after a thread's last
+ * sample, up to its exit) they go to the thread's "[unsampled]" frame. With per-CPU groups this is what
  * makes attribution exact: without the cut, what thread X counted would go
  * to whichever thread the CPU samples next.
  */
@@ -55,8 +55,7 @@ struct tstate *evprof__tstate_get(struct sess_cut *c,
 	    evprof__hashmap_add(c->by_tid, (long)tid, (long)c->ts.n))
 		return NULL;
 	e = &c->ts.a[c->ts.n++];
-	*e = (struct tstate){
-	    .tid = tid, .vals = (uint32_t)c->vals.n, .last = NO_SAMPLE};
+	*e = (struct tstate){.tid = tid, .vals = (uint32_t)c->vals.n};
 	c->vals.n += st->nr_slots;
 	return e;
 }
@@ -117,72 +116,38 @@ void evprof__cut_take(struct sess_cut *c, const struct sess_store *st,
 	ts->pending = ts->has || ts->has_cpu;
 }
 
-/* Adds ts's pending deltas to its latest sample, in place. */
-static void add_to_last(struct sess_cut *c, struct sess_store *st,
-			struct tstate *ts)
-{
-	struct ssample *x = evprof__sstore_samplep(st, ts->last);
-	uint64_t *d = st->deltas.a + x->deltas;
-	const uint64_t *pend = c->vals.a + ts->vals;
-	int n = 0;
-
-	for (size_t i = 0; i < st->nr_slots; i++) {
-		if (!(x->has & (1ULL << i)))
-			continue;
-		if (ts->has & (1ULL << i))
-			d[n] += pend[i];
-		n++;
-	}
-	if (ts->has_cpu) {
-		x->cpu_delta =
-		    x->flags & SS_HAS_CPU ? x->cpu_delta + ts->cpu : ts->cpu;
-		x->flags |= SS_HAS_CPU;
-	}
-}
-
-/* A sample at the thread's last cut, on the stack of its first. */
-static int add_sample(struct sess_cut *c, struct sess_store *st,
-		      struct tstate *ts)
-{
-	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS], has = 0, cpu = 0;
-	bool has_cpu = false;
-
-	if (evprof__sstore_sample_reserve(st))
-		return -ENOMEM;
-	evprof__cut_take(c, st, ts, ~0ULL, true, vals, &has, &cpu, &has_cpu);
-	ts->last = (uint32_t)st->samples.n;
-	evprof__sstore_sample(st,
-			      &(struct ssample){
-				  .time = ts->time,
-				  .cpu_delta = cpu,
-				  .has = has,
-				  .pid = ts->pid,
-				  .tid = ts->tid,
-				  .chain = ts->chain,
-				  .flags = has_cpu ? SS_HAS_CPU : 0,
-			      },
-			      vals);
-	return 0;
-}
-
+/*
+ * What ts counted after its last sample (its whole life if it had none)
+ * was caused by no stack the thread showed: it goes to a sample of its own
+ * on the "[unsampled]" frame under the thread, never on the stack of the
+ * exit path its last cut read, nor on its last sample's.
+ */
 static int flush_one(struct sess_cut *c, struct sess_store *st,
 		     struct tstate *ts)
 {
+	static const uint64_t unsampled = EVPROF__CHAIN_UNSAMPLED;
+	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS], has = 0, cpu = 0;
+	bool has_cpu = false;
+	uint32_t chain;
+
 	if (!ts->pending)
 		return 0;
-	if (ts->last == NO_SAMPLE)
-		return add_sample(c, st, ts);
-	/*
-	 * Deltas are packed by the sample's slots: a slot the latest sample
-	 * lacks (its cuts read ids its samples did not) needs a sample of its
-	 * own, on the same stack.
-	 */
-	if (ts->has & ~evprof__sstore_samplep(st, ts->last)->has) {
-		ts->chain = evprof__sstore_samplep(st, ts->last)->chain;
-		return add_sample(c, st, ts);
-	}
-	add_to_last(c, st, ts);
-	clear_pending(ts);
+	if (evprof__sstore_chain(st, &unsampled, 1, &chain) ||
+	    evprof__sstore_sample_reserve(st))
+		return -ENOMEM;
+	evprof__cut_take(c, st, ts, ~0ULL, true, vals, &has, &cpu, &has_cpu);
+	evprof__sstore_sample(
+	    st,
+	    &(struct ssample){
+		.time = ts->time,
+		.cpu_delta = cpu,
+		.has = has,
+		.pid = ts->pid,
+		.tid = ts->tid,
+		.chain = chain,
+		.flags = SS_UNSAMPLED | (has_cpu ? SS_HAS_CPU : 0),
+	    },
+	    vals);
 	return 0;
 }
 
@@ -199,8 +164,6 @@ int evprof__cut_fork(struct sess_cut *c, struct sess_store *st, uint32_t tid,
 	err = flush_one(c, st, ts);
 	if (err)
 		clear_pending(ts);
-	ts->has_chain = false;
-	ts->last = NO_SAMPLE;
 	return err;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Session cuts: deltas of context-switch samples (EVPROF_SESSION_CUT) held
- * per thread until its next sample, or put on its latest one at the end.
+ * per thread until its next sample, or put on a frame "[unsampled]" under
+ * the thread when no other comes.
  * Above the storage, whose samples it extends.
  */
 #ifndef EVPROF_LIB_SESSION_CUT_H
@@ -19,10 +20,8 @@ struct tstate {
 	uint64_t has;  /* pending slots (bit i: vals[vals + i]) */
 	uint64_t cpu;  /* pending CPU ns, valid with has_cpu */
 	uint32_t tid, pid;
-	uint32_t vals;	/* offset in sess_cut.vals */
-	uint32_t last;	/* its latest stored sample, or NO_SAMPLE */
-	uint32_t chain; /* stack of its first cut, while last is NO_SAMPLE */
-	bool has_chain, has_cpu, pending;
+	uint32_t vals; /* offset in sess_cut.vals */
+	bool has_cpu, pending;
 };
 
 /*
@@ -73,7 +72,7 @@ evprof__cut_take(struct sess_cut *c, const struct sess_store *st,
 		 uint64_t *vals, uint64_t *has, uint64_t *cpu, bool *has_cpu);
 /*
  * A FORK at time makes tid a new task: the old one's pending deltas go to
- * its samples. Returns 0, or -ENOMEM when they had to be dropped.
+ * its "[unsampled]" frame. Returns 0, or -ENOMEM when they had to be dropped.
  */
 EVPROF_HIDDEN int evprof__cut_fork(struct sess_cut *c, struct sess_store *st,
 				   uint32_t tid, uint64_t time);
@@ -115,8 +114,7 @@ EVPROF_HIDDEN uint64_t evprof__cut_cpu_read(struct cpu_state *cs,
 					    uint32_t sample_tid, uint32_t tid,
 					    uint64_t time, uint64_t *cpu_ns);
 /*
- * Puts tid's pending deltas on its latest sample (or a new one at its last
- * cut) now, as at the end, when its last cut is at or before until: its
+ * Puts tid's pending deltas on its "[unsampled]" frame now, as at the end, when its last cut is at or before until: its
  * task exited, and they go out in the part where it ended. Returns 0 or
  * -ENOMEM.
  */
@@ -137,8 +135,8 @@ EVPROF_HIDDEN int evprof__cut_forget(struct sess_cut *c,
 				     const struct sess_store *st,
 				     evprof__gone_fn gone, void *ctx);
 /*
- * Puts every pending delta on its thread's latest sample, or on a new
- * sample at its last cut. Returns 0 or -ENOMEM.
+ * Puts every pending delta on its thread's "[unsampled]" frame. Returns 0
+ * or -ENOMEM.
  */
 EVPROF_HIDDEN int evprof__cut_flush(struct sess_cut *c, struct sess_store *st);
 

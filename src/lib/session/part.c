@@ -82,52 +82,8 @@ static int keep_totals(struct sess_part *pt, struct sess_store *st)
 }
 
 /*
- * A thread's held cut deltas go to its latest sample at the end (or at a
- * FORK reusing its tid). Once a part takes that sample, a stand-in on the
- * same stack (SS_TAIL, zero deltas in the same slots) takes its place, so
- * the values sum exactly as in one build and no sample is counted twice.
- * They go at the end of the samples, so nothing moves before compaction;
- * room for them first, before anything changes.
- */
-static int tails_room(struct sess_store *st, const struct sess_cut *c)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < c->ts.n; i++) {
-		uint32_t last = c->ts.a[i].last;
-
-		n +=
-		    last != NO_SAMPLE && (st->samples.a[last].flags & SS_BUILT);
-	}
-	if (EVPROF_VEC_RESERVE(&st->samples, st->samples.n + n) ||
-	    EVPROF_VEC_RESERVE(&st->deltas, st->deltas.n + n * st->nr_slots) ||
-	    st->samples.n + n >= NO_SAMPLE)
-		return -ENOMEM;
-	return 0;
-}
-
-static void add_tails(struct sess_store *st, struct sess_cut *c)
-{
-	for (size_t i = 0; i < c->ts.n; i++) {
-		struct tstate *ts = &c->ts.a[i];
-		struct ssample x;
-		uint64_t zero[EVPROF_PROFILE_MAX_COUNTERS] = {0};
-
-		if (ts->last == NO_SAMPLE ||
-		    !(st->samples.a[ts->last].flags & SS_BUILT))
-			continue;
-		x = st->samples.a[ts->last];
-		x.cpu_delta = 0;
-		x.ustack = 0;
-		x.flags = (x.flags & (SS_HAS_CPU | SS_UNWOUND)) | SS_TAIL;
-		ts->last = (uint32_t)st->samples.n;
-		evprof__sstore_sample(st, &x, zero);
-	}
-}
-
-/*
  * Sampled chains are mostly distinct (the leaf is wherever the interrupt
- * came): the arena keeps only what remaining samples, cuts and deferred
+ * came): the arena keeps only what remaining samples and deferred
  * records name. The stack cache is keyed by chain offsets: it goes too.
  * Without memory for it, the arena just stays as it is. A compaction
  * hashes every chain left, on the feeding thread: only once the arena has
@@ -137,9 +93,9 @@ static void add_tails(struct sess_store *st, struct sess_cut *c)
 #define COMPACT_WORDS (1u << 20)
 
 static void compact_chains(struct sess_part *pt, struct sess_store *st,
-			   struct sess_stitch *k, struct sess_cut *c)
+			   struct sess_stitch *k)
 {
-	size_t n = 0, cap = st->samples.n + c->ts.n + k->deferred.n;
+	size_t n = 0, cap = st->samples.n + k->deferred.n;
 	uint32_t **refs;
 
 	if (st->chains.n < COMPACT_WORDS || st->chains.n < 2 * pt->chains_live)
@@ -149,9 +105,6 @@ static void compact_chains(struct sess_part *pt, struct sess_store *st,
 		return;
 	for (size_t i = 0; i < st->samples.n; i++)
 		refs[n++] = &st->samples.a[i].chain;
-	for (size_t i = 0; i < c->ts.n; i++)
-		if (c->ts.a[i].has_chain)
-			refs[n++] = &c->ts.a[i].chain;
 	for (size_t i = 0; i < k->deferred.n; i++)
 		refs[n++] = &k->deferred.a[i].chain;
 	if (!evprof__sstore_chains_compact(st, refs, n)) {
@@ -162,62 +115,16 @@ static void compact_chains(struct sess_part *pt, struct sess_store *st,
 	free(refs);
 }
 
-/*
- * A stand-in that holds nothing and is no thread's latest sample any more
- * (the thread sampled again) has no use left.
- */
-static void drop_orphans(struct sess_store *st, const struct sess_cut *c)
-{
-	for (size_t i = 0; i < st->samples.n; i++) {
-		struct ssample *x = &st->samples.a[i];
-
-		if ((x->flags & (SS_TAIL | SS_BUILT)) == SS_TAIL &&
-		    !evprof__sstore_has_values(st, x))
-			x->flags |= SS_BUILT;
-	}
-	/* Those still standing in stay (unless built: they held values). */
-	for (size_t i = 0; i < c->ts.n; i++) {
-		uint32_t last = c->ts.a[i].last;
-		struct ssample *x;
-
-		if (last == NO_SAMPLE)
-			continue;
-		x = &st->samples.a[last];
-		if ((x->flags & SS_TAIL) && !(x->flags & SS_KEPT) &&
-		    !evprof__sstore_has_values(st, x))
-			x->flags &= ~(uint32_t)SS_BUILT;
-	}
-}
-
 int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
-		      struct sess_stitch *k, struct sess_cut *c, uint64_t until,
-		      size_t nr_sb)
+		      struct sess_stitch *k, uint64_t until, size_t nr_sb)
 {
 	size_t n, w = 0, dw = 0, uw = 0, ew = 0;
-	uint32_t *to;
-	int err = tails_room(st, c);
+	int err = keep_totals(pt, st);
 
-	if (!err)
-		err = keep_totals(pt, st);
 	if (err)
 		return err;
-	add_tails(st, c);
-	drop_orphans(st, c);
 	n = st->samples.n;
-	to = malloc((n ? n : 1) * sizeof(*to));
-	if (!to)
-		return -ENOMEM; /* the stand-ins stay, which is harmless */
-	for (size_t i = 0; i < n; i++)
-		to[i] = st->samples.a[i].flags & SS_BUILT ? NO_SAMPLE
-							  : (uint32_t)w++;
-	for (size_t i = 0; i < c->ts.n; i++) {
-		uint32_t last = c->ts.a[i].last;
-
-		if (last != NO_SAMPLE)
-			c->ts.a[i].last = to[last];
-	}
 	/* Deltas and stack copies lie in sample order: moved down in place. */
-	w = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct ssample x = st->samples.a[i];
 		/* An aggregate's sample count follows its deltas. */
@@ -248,8 +155,7 @@ int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 		if (i >= nr_sb || st->sb.a[i].time > until)
 			st->sb.a[ew++] = st->sb.a[i];
 	st->sb.n = ew;
-	free(to);
-	compact_chains(pt, st, k, c);
+	compact_chains(pt, st, k);
 	return 0;
 }
 
@@ -307,50 +213,6 @@ static bool gone(uint32_t tid, uint64_t time, void *ctx)
 
 	return time <= g->until &&
 	       evprof__hashmap_find(g->tids, (long)tid, NULL);
-}
-
-/* Drops the totals of the tids forgotten; compacted in place. */
-static int forget_totals(struct sess_part *pt, size_t nr_slots,
-			 const struct gone_set *g)
-{
-	struct evprof_hashmap_entry *cur, *tmp;
-	size_t words = nr_slots + 1, n, w = 0, bkt;
-	uint32_t *to;
-
-	if (!pt->tid_tot)
-		return 0;
-	pt->last_ok = false; /* offsets move */
-	n = pt->tot.n / words;
-	to = malloc((n ? n : 1) * sizeof(*to));
-	if (!to)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		to[i] = 0;
-	EVPROF_HASHMAP_FOR_EACH(pt->tid_tot, cur, bkt)
-	{
-		if (evprof__hashmap_find(g->tids, cur->key, NULL))
-			to[(size_t)cur->value / words] = NO_INDEX;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (to[i] == NO_INDEX)
-			continue;
-		memmove(pt->tot.a + w * words, pt->tot.a + i * words,
-			words * sizeof(uint64_t));
-		to[i] = (uint32_t)w++;
-	}
-	EVPROF_HASHMAP_FOR_EACH_SAFE(pt->tid_tot, cur, tmp, bkt)
-	{
-		uint32_t i = to[(size_t)cur->value / words];
-
-		if (i == NO_INDEX)
-			evprof__hashmap_delete(pt->tid_tot, cur->key, NULL,
-					       NULL);
-		else
-			cur->value = (long)(i * words);
-	}
-	pt->tot.n = w * words;
-	free(to);
-	return 0;
 }
 
 /* Keeps the strings that remaining side-band events and tasks name. */
@@ -427,7 +289,6 @@ int evprof__part_forget(struct sess_part *pt, struct sess_store *st,
 		err = g.err;
 		err = keep_first(err, evprof__cut_forget(c, st, gone, &g));
 		err = keep_first(err, evprof__delta_forget(d, gone, &g));
-		err = keep_first(err, forget_totals(pt, st->nr_slots, &g));
 	}
 	evprof__hashmap_free(g.tids);
 	if (err < 0)

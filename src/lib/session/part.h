@@ -13,8 +13,9 @@
  * Nor does the memory depend on how many tasks came and went: a thread
  * whose EXIT is older than a part's until by EVPROF__PART_GRACE_NS is
  * forgotten with everything held for it (task entries, cut state, counter
- * instances, totals, strings), and so is its process once no thread of it
- * is left. Its held cut deltas went out already, in the part that
+ * instances, strings), and so is its process once no thread of it is
+ * left. Its totals stay, per tid (so bounded by the tids in use): they
+ * are what it counted, and evprof_session__thread_total() answers them. Its held cut deltas went out already, in the part that
  * replayed its EXIT, as they go at the end.
  */
 #ifndef EVPROF_LIB_SESSION_PART_H
@@ -56,13 +57,12 @@ EVPROF_HIDDEN void evprof__part_free(struct sess_part *pt);
 /*
  * Drops the samples flagged SS_BUILT (their totals kept first), their
  * deltas and stack copies, and the side-band events of time up to until
- * among the first nr_sb (those the build replayed);
- * threads whose latest sample goes hold their cut deltas on its stack
- * from now on. Returns 0 or -ENOMEM (nothing dropped then).
+ * among the first nr_sb (those the build replayed). Returns 0 or -ENOMEM
+ * (nothing dropped then).
  */
 EVPROF_HIDDEN int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
-				    struct sess_stitch *k, struct sess_cut *c,
-				    uint64_t until, size_t nr_sb);
+				    struct sess_stitch *k, uint64_t until,
+				    size_t nr_sb);
 
 /*
  * How long after its EXIT a task's records may still be stamped: its last
@@ -76,8 +76,7 @@ EVPROF_HIDDEN int evprof__part_drop(struct sess_part *pt, struct sess_store *st,
 
 /*
  * Before a part's build up to until: the held cut deltas of the threads
- * that exited by then go to their latest sample (or a new one at their
- * last cut) now, as at the end, so that they are built in the part of
+ * that exited by then go to their "[unsampled]" frame now, as at the end, so that they are built in the part of
  * their exit. Returns 0 or -ENOMEM.
  */
 EVPROF_HIDDEN int evprof__part_flush_exits(struct sess_part *pt,
@@ -86,7 +85,7 @@ EVPROF_HIDDEN int evprof__part_flush_exits(struct sess_part *pt,
 /*
  * After evprof__part_drop(): forgets the threads that ended
  * EVPROF__PART_GRACE_NS before until (and the processes and maps they
- * leave unused, their cut states, counter instances and totals), and
+ * leave unused, their cut states and counter instances), and
  * keeps in the string arena only what remaining side-band events and
  * tasks name. Returns 0 or -ENOMEM (then they stay, which is harmless).
  */
@@ -95,8 +94,8 @@ EVPROF_HIDDEN int evprof__part_forget(struct sess_part *pt,
 				      struct sess_delta *d, uint64_t until);
 
 /*
- * Total of slot (-1: CPU ns) that tid's dropped kept samples carried;
- * 0 for a thread forgotten.
+ * Total of slot (-1: CPU ns) that tid's dropped kept samples carried,
+ * forgotten threads included.
  */
 EVPROF_HIDDEN uint64_t evprof__part_thread_total(const struct sess_part *pt,
 						 size_t nr_slots, uint32_t tid,

@@ -353,9 +353,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		if (!ts)
 			err = -ENOMEM;
 	}
-	/* A cut's stack is kept while its thread has no sample. */
-	if (!err && !idle &&
-	    (!cut || off || (ts->last == NO_SAMPLE && !ts->has_chain))) {
+	if (!err && !idle && (!cut || off)) {
 		sample_chain(s, r, one, &ips, &nr);
 		err = evprof__sstore_chain(&s->store, ips, nr, &chain);
 	}
@@ -378,10 +376,6 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		ts->time = smp->time;
 	}
 	if (cut) {
-		if (ts->last == NO_SAMPLE && !ts->has_chain) {
-			ts->chain = chain;
-			ts->has_chain = true;
-		}
 		evprof__cut_hold(&s->cut, &s->store, ts, sd.vals, sd.has,
 				 sd.cpu, sd.has_cpu);
 		if (off) {
@@ -399,10 +393,8 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		}
 		return 0;
 	}
-	if (ts) {
+	if (ts)
 		settle_deltas(s, ts, own, &sd);
-		ts->last = (uint32_t)s->store.samples.n;
-	}
 
 	ss = evprof__sstore_sample(&s->store,
 				   &(struct ssample){

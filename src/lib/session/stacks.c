@@ -23,7 +23,8 @@
 struct chain_frame {
 	uint64_t addr;
 	bool kernel, first;
-	bool truncated; /* the "[truncated]" root of a cut user stack */
+	/* a frame of no address: "[truncated]", "[unsampled]" or NULL */
+	const char *marker;
 };
 
 static int push_frame(struct sess_stacks *b, struct evprof_profile_frame *f)
@@ -198,9 +199,9 @@ static int frames_for(struct sess_stacks *b, const struct bproc *pr,
 	long v;
 	int err;
 
-	if (cf->truncated) {
+	if (cf->marker) {
 		struct evprof_profile_frame f = {.lib = -1,
-						 .function = "[truncated]"};
+						 .function = cf->marker};
 
 		*off = (uint32_t)start;
 		*cnt = 1;
@@ -256,10 +257,14 @@ static int chain_frames(struct sess_stacks *b, const struct bproc *pr,
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t ip = ips[i];
 
-		if (ip == EVPROF__CHAIN_TRUNCATED) {
-			if (EVPROF_VEC_PUSH(
-				&b->scratch,
-				((struct chain_frame){.truncated = true})))
+		if (ip == EVPROF__CHAIN_TRUNCATED ||
+		    ip == EVPROF__CHAIN_UNSAMPLED) {
+			const char *m = ip == EVPROF__CHAIN_TRUNCATED
+					    ? "[truncated]"
+					    : "[unsampled]";
+
+			if (EVPROF_VEC_PUSH(&b->scratch, ((struct chain_frame){
+							     .marker = m})))
 				return -ENOMEM;
 			continue;
 		}
@@ -281,9 +286,8 @@ static int chain_frames(struct sess_stacks *b, const struct bproc *pr,
 			skip = true; /* the rest of this user part */
 			continue;
 		}
-		if (EVPROF_VEC_PUSH(
-			&b->scratch,
-			((struct chain_frame){ip, kernel, first, false})))
+		if (EVPROF_VEC_PUSH(&b->scratch, ((struct chain_frame){
+						     ip, kernel, first, NULL})))
 			return -ENOMEM;
 		first = false;
 	}

@@ -29,10 +29,10 @@
 #define SS_AGGR	 0x40
 #define SS_BUILT 0x80 /* a partial build filled it in: to be dropped */
 /*
- * Stands in for its thread's latest sample, which a partial build took:
- * holds the deltas the thread's last cuts add to it, no sample of its own.
+ * What its thread counted after its last sample, on "[unsampled]": values
+ * only, no sample of its own.
  */
-#define SS_TAIL 0x100
+#define SS_UNSAMPLED 0x100
 /*
  * A sample of a counter attributed by its own samples: its values on its
  * stack, no sample of time (see evprof_session_opts.own_counters).
@@ -79,6 +79,12 @@ struct sb_event {
  * copy; a value no kernel context marker uses.
  */
 #define EVPROF__CHAIN_TRUNCATED ((uint64_t)-4000)
+/*
+ * The only word of the chain of what a thread counted after its last
+ * sample (its whole life if it had none): a frame "[unsampled]" under the
+ * thread, never the code that ran as it exited.
+ */
+#define EVPROF__CHAIN_UNSAMPLED ((uint64_t)-4001)
 
 struct sess_store {
 	size_t nr_slots; /* deltas a sample may carry */
