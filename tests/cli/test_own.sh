@@ -8,7 +8,9 @@
 # one THROTTLE. Riding along on cpu-clock's samples (--attribution ride)
 # the same faults go mostly to spin_for: the check that fails without
 # own attribution. And the sampling event is a counter too: -e
-# page-faults alone gives each thread's faults.
+# page-faults alone gives each thread's faults. The same with the BPF
+# engine where it can run (per CPU, each counter's own samples told apart
+# in the kernel by their attach cookie).
 . "$(dirname "$0")/lib.sh"
 TOOLS=$SRCDIR/tests/tools
 WL=$FIXTURES/wl_burst
@@ -189,4 +191,27 @@ fi
 grep -q "samples of page-faults" "$TMP/alone.err" &&
 	ok "closing line names the sampler" ||
 	fail "closing line: $(tail -2 "$TMP/alone.err")"
+
+# The BPF engine sums in the kernel: the same truths, the same periods,
+# both threads on one CPU, riding along, the sampling event alone.
+if bpf_engine; then
+	for p in "" /period=1/ /period=16/ /period=256/; do
+		label=bpf${p//[\/=]/}
+		record "$label" --engine bpf -e "cpu-clock,page-faults$p" -F 2000 \
+			-- "$WL" 2 150 100 2000
+		shares "$label" "$TMP/$label.json.gz" "$TMP/$label.err"
+	done
+	record bpf-one --engine bpf -e cpu-clock,page-faults -F 2000 \
+		-- "$WL" 2 150 100 2000 "$cpu"
+	shares bpf-one "$TMP/bpf-one.json.gz" "$TMP/bpf-one.err"
+	record bpf-ride --engine bpf --attribution ride \
+		-e cpu-clock,page-faults -F 2000 -- "$WL" 2 150 100 2000
+	shares bpf-ride "$TMP/bpf-ride.json.gz" "$TMP/bpf-ride.err" ride
+	record bpf-alone --engine bpf -e page-faults -- "$WL" 2 100 100 500
+	shares bpf-alone "$TMP/bpf-alone.json.gz" "$TMP/bpf-alone.err"
+	grep -q "of counters on their own" "$TMP/bpf.err" &&
+		! grep -q "(+0 of counters on their own)" "$TMP/bpf.err" &&
+		ok "bpf: $(grep -o '[0-9]* samples (+[0-9]* of counters on their own)' "$TMP/bpf.err")" ||
+		fail "bpf: no counter sampled on its own: $(grep 'engine bpf' "$TMP/bpf.err")"
+fi
 finish

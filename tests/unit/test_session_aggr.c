@@ -172,8 +172,11 @@ static void test_aggregates(void **state)
 	assert_int_equal(w.cpu, 5040000);
 	assert_int_equal(w.faults, 703);
 	assert_int_equal(w.entries, 1); /* the same (thread, stack) */
-	/* One weighted row; the tail, without samples, in the store only. */
-	assert_int_equal(timeline_rows(p, w.thr, &weight), 1);
+	/*
+	 * One weighted row; the tail, without samples, a values-only row
+	 * (writers that read the timeline must see its counts).
+	 */
+	assert_int_equal(timeline_rows(p, w.thr, &weight), 2);
 	assert_int_equal(weight, 5);
 
 	m = thread_sums(p, 100);
@@ -181,7 +184,8 @@ static void test_aggregates(void **state)
 	assert_int_equal(m.samples, 0);
 	assert_int_equal(m.cpu, 90000);
 	assert_int_equal(m.faults, 11);
-	assert_int_equal(timeline_rows(p, m.thr, &weight), 0);
+	assert_int_equal(timeline_rows(p, m.thr, &weight), 1);
+	assert_int_equal(weight, 0);
 
 	out = thread_sums(p, 201);
 	assert_int_equal(out.thr, -1);
@@ -192,10 +196,56 @@ static void test_aggregates(void **state)
 	evprof_session__free(s);
 }
 
+/*
+ * The sampling event as a counter (sampler_counter, -e page-faults alone):
+ * its slot after the counters, none here, carries its sums.
+ */
+static void test_sampler_slot(void **state)
+{
+	static const uint64_t stack[] = {UCTX, 0x401000};
+	const pid_t root = 100;
+	struct evprof_session_opts o = {
+	    .sz = sizeof(o),
+	    .fmt = {.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+				   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
+		    .sample_id_all = true},
+	    .sampler_counter = "page-faults",
+	    .pids = &root,
+	    .nr_pids = 1,
+	    .per_cpu = true,
+	};
+	struct evprof_session *s = evprof_session__new(&o);
+	struct evprof_profile_opts po = {.sz = sizeof(po)};
+	struct evprof_profile *p = evprof_profile__new(&po);
+	struct sums w;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(p);
+	seed(s, 100, 100, 101);
+	assert_int_equal(add(s, 100, 101, stack, 2, 3, 3000, 48), 0);
+	assert_int_equal(add(s, 100, 101, stack, 2, 0, 0, 7), 0);
+	{
+		const uint64_t c[2] = {1, 2};
+		struct evprof_session_aggr bad = {
+		    .pid = 100, .tid = 101, .has = 3, .counters = c};
+
+		assert_int_equal(evprof__session_aggregate(s, &bad), -EINVAL);
+	}
+	assert_int_equal(evprof_session__build(s, p, NULL), 0);
+	w = thread_sums(p, 101);
+	assert_true(w.thr >= 0);
+	assert_int_equal(w.samples, 3);
+	assert_int_equal(w.faults, 55);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_aggregates),
+	    cmocka_unit_test(test_sampler_slot),
 	};
 
 	return run_cases(argc, argv, tests, NULL, NULL);

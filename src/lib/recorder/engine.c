@@ -118,6 +118,24 @@ void evprof__engine_member_period(const struct evprof__engine_setup *s,
 	}
 }
 
+void evprof__engine_sampler_rate(const struct evprof__engine_setup *s,
+				 struct perf_event_attr *a)
+{
+	if (a->freq || a->sample_period)
+		return; /* its own period= or freq= term */
+	if (!s->rate_asked && a->type != PERF_TYPE_HARDWARE &&
+	    a->type != PERF_TYPE_HW_CACHE && a->type != PERF_TYPE_RAW &&
+	    !evprof__event_is_time(&s->events[0])) {
+		/* page-faults and the like: the period a member would get */
+		evprof__engine_member_period(s, &s->events[0], a);
+	} else if (s->period) {
+		a->sample_period = s->period;
+	} else {
+		a->freq = 1;
+		a->sample_freq = s->freq;
+	}
+}
+
 void evprof__engine_session_opts(const struct evprof__engine_setup *s,
 				 const char **counters,
 				 struct evprof_session_opts *so)

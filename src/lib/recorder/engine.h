@@ -102,6 +102,14 @@ EVPROF_HIDDEN void
 evprof__engine_member_period(const struct evprof__engine_setup *s,
 			     const struct evprof_event_spec *e,
 			     struct perf_event_attr *a);
+/*
+ * What the sampling event samples at, a its attr from the spec: its own
+ * period= or freq= term, else -F or -c, or for a software event that
+ * counts no time and no -F or -c given the period a member would get.
+ */
+EVPROF_HIDDEN void
+evprof__engine_sampler_rate(const struct evprof__engine_setup *s,
+			    struct perf_event_attr *a);
 /* Whether e counts time (cpu-clock, task-clock): its delta is ns on CPU. */
 EVPROF_HIDDEN bool evprof__event_is_time(const struct evprof_event_spec *e);
 

@@ -116,17 +116,10 @@ void evprof__bpf_attr(const struct evprof__engine_setup *s,
 		      struct perf_event_attr *a)
 {
 	*a = s->events[e].attr;
-	a->sample_period = 0;
-	a->freq = 0;
 	a->sample_type = 0;
 	a->exclude_kernel = a->exclude_hv = s->exclude_kernel;
 	if (!e) {
-		if (s->period) {
-			a->sample_period = s->period;
-		} else {
-			a->freq = 1;
-			a->sample_freq = s->freq;
-		}
+		evprof__engine_sampler_rate(s, a);
 		a->sample_type = PERF_SAMPLE_IP;
 		a->disabled = 1;
 		/*
@@ -139,6 +132,14 @@ void evprof__bpf_attr(const struct evprof__engine_setup *s,
 		a->exclude_idle = a->type == PERF_TYPE_SOFTWARE &&
 				  a->config == PERF_COUNT_SW_CPU_CLOCK;
 	} else {
+		if (s->own >> e & 1) {
+			/* At its period= or freq= term, or the default. */
+			evprof__engine_member_period(s, &s->events[e], a);
+			a->sample_type = PERF_SAMPLE_IP;
+		} else {
+			a->sample_period = 0; /* counting only */
+			a->freq = 0;
+		}
 		a->disabled = 0;
 		a->inherit = 0; /* an inherited event cannot go in the array */
 		a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
@@ -192,14 +193,40 @@ static int open_samplers(struct evprof_bpf *b)
 	return 0;
 }
 
+/*
+ * Counter k opened on cpu into *fd; one that cannot sample on its own
+ * (EINVAL: a period the kernel refuses, or no sampling there) is opened
+ * counting, its counts riding on the sampling event's, with a note.
+ */
+static int open_counter_or_ride(struct evprof_bpf *b, size_t k, int cpu)
+{
+	int fd = open_counter(b, k, cpu), err = errno;
+
+	if (fd >= 0 || !(b->s->own >> (k + 1) & 1) ||
+	    (err != EINVAL && !evprof_open_unsupported(err)))
+		return fd;
+	b->s->own &= ~(1ULL << (k + 1));
+	fd = open_counter(b, k, cpu);
+	if (fd >= 0)
+		evprof__note(b->s->notes,
+			     "%s cannot sample on its own (%s): its counts "
+			     "ride on %s's samples",
+			     b->s->events[k + 1].name, strerror(err),
+			     b->s->events[0].name);
+	return fd;
+}
+
 /* Drops counter k (event k + 1), as the ring engine drops an extra. */
 static void drop_counter(struct evprof_bpf *b, size_t k, int err)
 {
 	evprof__note(b->s->notes, "%s cannot be counted (%s): dropped",
 		     b->s->events[k + 1].name, strerror(err));
+	uint64_t below = b->s->own & ((1ULL << (k + 1)) - 1);
+
 	memmove(&b->s->events[k + 1], &b->s->events[k + 2],
 		(b->s->nr - k - 2) * sizeof(b->s->events[0]));
 	b->s->nr--;
+	b->s->own = below | (b->s->own >> (k + 2) << (k + 1));
 }
 
 /*
@@ -213,7 +240,8 @@ static int open_counters(struct evprof_bpf *b)
 		int i, fd = -1, err = 0;
 
 		for (i = 0; i < b->nr_cpus; i++) {
-			fd = open_counter(b, k, b->cpus[i]);
+			fd = i ? open_counter(b, k, b->cpus[i])
+			       : open_counter_or_ride(b, k, b->cpus[i]);
 			if (fd < 0)
 				break;
 			b->counters[i * EVPROF_BPF_MAX_COUNTERS + k] = fd;
@@ -234,24 +262,31 @@ static int open_counters(struct evprof_bpf *b)
 	return 0;
 }
 
-/* Counter k on CPU c goes to the programs' array at c * MAX + k. */
+/*
+ * Slot k on CPU c goes to the programs' array at c * MAX + k: counter k,
+ * or the sampling event.
+ */
 static int give_counters(struct evprof_bpf *b)
 {
 	int map = bpf_map__fd(b->skel->maps.counters);
 
 	for (int i = 0; i < b->nr_cpus; i++) {
-		for (size_t k = 0; k + 1 < b->s->nr; k++) {
+		for (size_t k = 0; k < b->nr_slots; k++) {
 			uint32_t idx =
 			    (uint32_t)b->cpus[i] * EVPROF_BPF_MAX_COUNTERS +
 			    (uint32_t)k;
-			int fd = b->counters[i * EVPROF_BPF_MAX_COUNTERS + k];
+			bool sampler = k + 1 == b->s->nr;
+			int fd =
+			    sampler
+				? b->sampler[i]
+				: b->counters[i * EVPROF_BPF_MAX_COUNTERS + k];
 
 			if (bpf_map_update_elem(map, &idx, &fd, BPF_ANY)) {
 				int err = errno;
 
 				pr_warn("cannot give %s on CPU %d to BPF: %s\n",
-					b->s->events[k + 1].name, b->cpus[i],
-					strerror(err));
+					b->s->events[sampler ? 0 : k + 1].name,
+					b->cpus[i], strerror(err));
 				return -err;
 			}
 		}
@@ -295,7 +330,12 @@ static int load(struct evprof_bpf *b)
 	s = b->skel = evprof_engine__open();
 	if (!s)
 		return -errno;
-	s->rodata->nr_counters = (uint32_t)(b->s->nr - 1);
+	/*
+	 * The counters, then the sampling event's count when it counts no
+	 * time (the session's sampler_counter, its last slot).
+	 */
+	b->nr_slots = b->s->nr - 1 + !evprof__event_is_time(&b->s->events[0]);
+	s->rodata->nr_counters = (uint32_t)b->nr_slots;
 	s->rodata->follow_all = b->s->system_wide;
 	s->rodata->kernel_stacks = !b->s->exclude_kernel;
 	s->rodata->ns_mode = nested_pid_ns(&dev, &ino);
@@ -416,8 +456,8 @@ static int check_options(const struct evprof__engine_setup *s)
 	const struct evprof__engine_caps *c = &evprof__engine_bpf.caps;
 
 	if (s->nr - 1 > c->max_counters) {
-		pr_warn("the BPF engine reads at most %d counters\n",
-			EVPROF_BPF_MAX_COUNTERS);
+		pr_warn("the BPF engine reads at most %zu counters\n",
+			c->max_counters);
 		return -E2BIG;
 	}
 	if ((s->dwarf_stack && !(c->unwinders & EVPROF__UNWIND_DWARF)) ||
@@ -434,6 +474,25 @@ static int check_options(const struct evprof__engine_setup *s)
 	return 0;
 }
 
+/*
+ * Counters sample on their own only where the programs can tell which
+ * event fired: by its attach cookie (bpf_get_attach_cookie(), Linux
+ * 5.15).
+ */
+static void check_cookies(struct evprof_bpf *b)
+{
+	if (!b->s->own ||
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT,
+				    BPF_FUNC_get_attach_cookie, NULL) == 1)
+		return;
+	b->s->own = 0;
+	evprof__note(b->s->notes,
+		     "this kernel cannot tell the BPF engine which event "
+		     "sampled (no bpf_get_attach_cookie(), Linux 5.15): each "
+		     "counter's counts ride on %s's samples",
+		     b->s->events[0].name);
+}
+
 /* Every CPU's sampler and counters, the programs, the side-band. */
 static int open_all(struct evprof_bpf *b)
 {
@@ -446,7 +505,10 @@ static int open_all(struct evprof_bpf *b)
 	b->counters =
 	    malloc((size_t)n * EVPROF_BPF_MAX_COUNTERS * sizeof(*b->counters));
 	b->sample_links = calloc((size_t)n, sizeof(*b->sample_links));
-	if (!b->cpus || !b->sampler || !b->counters || !b->sample_links)
+	b->counter_links = calloc((size_t)n * EVPROF_BPF_MAX_COUNTERS,
+				  sizeof(*b->counter_links));
+	if (!b->cpus || !b->sampler || !b->counters || !b->sample_links ||
+	    !b->counter_links)
 		return -ENOMEM;
 	b->nr_cpus = evprof_cpus_online(b->cpus, n);
 	if (b->nr_cpus != n)
@@ -455,6 +517,7 @@ static int open_all(struct evprof_bpf *b)
 		b->sampler[i] = -1;
 	for (int i = 0; i < n * EVPROF_BPF_MAX_COUNTERS; i++)
 		b->counters[i] = -1;
+	check_cookies(b);
 	err = evprof__recorder_map_pmus(&b->pmu_map);
 	if (!err)
 		err = open_samplers(b);
@@ -520,6 +583,57 @@ static bool run_baseline(struct evprof_bpf *b)
 	return all;
 }
 
+/* Destroys the links of counter k's own samples. */
+static void detach_counter(struct evprof_bpf *b, size_t k)
+{
+	for (int i = 0; i < b->nr_cpus; i++) {
+		bpf_link__destroy(
+		    b->counter_links[i * EVPROF_BPF_MAX_COUNTERS + k]);
+		b->counter_links[i * EVPROF_BPF_MAX_COUNTERS + k] = NULL;
+	}
+}
+
+/*
+ * The program on every counter that samples on its own, its cookie k + 1
+ * for slot k (the sampling event's is 0), then which slots wait for their
+ * own samples, before the sampling event's samples start. A counter whose
+ * attaching fails rides along, with a note.
+ */
+static void attach_counters(struct evprof_bpf *b)
+{
+	uint32_t own = 0;
+
+	for (size_t k = 0; k + 1 < b->s->nr; k++) {
+		LIBBPF_OPTS(bpf_perf_event_opts, o, .bpf_cookie = k + 1);
+		long err = 0;
+
+		if (!(b->s->own >> (k + 1) & 1))
+			continue;
+		for (int i = 0; !err && i < b->nr_cpus; i++) {
+			size_t at = (size_t)i * EVPROF_BPF_MAX_COUNTERS + k;
+
+			b->counter_links[at] =
+			    bpf_program__attach_perf_event_opts(
+				b->skel->progs.on_sample, b->counters[at], &o);
+			err = libbpf_get_error(b->counter_links[at]);
+			if (err)
+				b->counter_links[at] = NULL;
+		}
+		if (!err) {
+			own |= 1u << k;
+			continue;
+		}
+		detach_counter(b, k);
+		b->s->own &= ~(1ULL << (k + 1));
+		evprof__note(b->s->notes,
+			     "the BPF engine cannot attach to %s's samples "
+			     "(%s): its counts ride on %s's samples",
+			     b->s->events[k + 1].name, strerror((int)-err),
+			     b->s->events[0].name);
+	}
+	__atomic_store_n(&b->skel->bss->own_slots, own, __ATOMIC_RELEASE);
+}
+
 static int bpf_start(struct evprof__engine *e)
 {
 	struct evprof_bpf *b = bpf_of(e);
@@ -542,6 +656,7 @@ static int bpf_start(struct evprof__engine *e)
 	}
 	/* Every CPU's values at enable: nothing before its first event lost. */
 	b->baselines = run_baseline(b);
+	attach_counters(b);
 	for (int i = 0; i < b->nr_cpus; i++) {
 		/* Also enables the event. */
 		b->sample_links[i] = bpf_program__attach_perf_event(
@@ -565,6 +680,8 @@ static void detach(struct evprof_bpf *b)
 		bpf_link__destroy(b->sample_links[i]);
 		b->sample_links[i] = NULL;
 	}
+	for (size_t k = 0; b->counter_links && k + 1 < b->s->nr; k++)
+		detach_counter(b, k);
 	bpf_link__destroy(b->switch_link);
 	bpf_link__destroy(b->fork_link);
 	b->switch_link = b->fork_link = NULL;
@@ -665,13 +782,15 @@ static int bpf_stop(struct evprof__engine *e)
 	err = evprof__bpf_feed_set(b, b->gen, true, UINT64_MAX);
 	evprof__note(
 	    b->s->notes,
-	    "engine bpf: %llu samples in %llu aggregates, %llu threads' "
+	    "engine bpf: %llu samples (+%llu of counters on their own) in "
+	    "%llu aggregates, %llu threads' "
 	    "last slices; lost: %llu user and %llu kernel stacks (stack "
 	    "map full, or no memory in interrupt context), %llu samples and "
 	    "%llu slices (full maps), %llu processes not followed, %llu "
 	    "failed reads, %llu nested samples; %llu deltas scaled, %llu of "
 	    "counters that did not run; baselines %s%s",
 	    (unsigned long long)st[EVPROF_BPF_STAT_SAMPLES],
+	    (unsigned long long)st[EVPROF_BPF_STAT_OWN_SAMPLES],
 	    (unsigned long long)b->entries, (unsigned long long)b->slices,
 	    (unsigned long long)st[EVPROF_BPF_STAT_USTACK_LOST],
 	    (unsigned long long)st[EVPROF_BPF_STAT_KSTACK_LOST],
@@ -712,6 +831,7 @@ static void bpf_close(struct evprof__engine *e)
 	evprof_group_set__free(b->side);
 	evprof__pmu_map_fini(&b->pmu_map);
 	free(b->sample_links);
+	free(b->counter_links);
 	free(b->sampler);
 	free(b->counters);
 	free(b->cpus);
@@ -760,7 +880,9 @@ const struct evprof__engine_ops evprof__engine_bpf = {
     .caps =
 	{
 	    .unwinders = EVPROF__UNWIND_FP,
-	    .max_counters = EVPROF_BPF_MAX_COUNTERS,
+	    .counter_samples = true,
+	    /* The last slot is the sampling event's. */
+	    .max_counters = EVPROF_BPF_MAX_COUNTERS - 1,
 	},
     .available = bpf_available,
     .prepare = bpf_prepare,

@@ -27,9 +27,11 @@ struct evprof_bpf {
 	struct evprof_engine *skel;
 	int *cpus; /* online CPUs */
 	int nr_cpus;
-	int *sampler;  /* per CPU */
-	int *counters; /* per CPU x EVPROF_BPF_MAX_COUNTERS */
+	int *sampler;	 /* per CPU */
+	int *counters;	 /* per CPU x EVPROF_BPF_MAX_COUNTERS */
+	size_t nr_slots; /* counts the programs read (load()) */
 	struct bpf_link **sample_links;
+	struct bpf_link **counter_links; /* per CPU x MAX: own samples */
 	struct bpf_link *switch_link, *fork_link;
 	bool baselines; /* every CPU's baseline taken at enable */
 	uint32_t gen;	/* the set the programs add to (engine.bpf.c) */
@@ -43,8 +45,10 @@ struct evprof_bpf {
 
 /*
  * What the engine opens on cpu for the user's event e of s: e 0 samples
- * (at -F or -c, from the start), the others count from their open, each
- * into the counter array (no inherit; enabled and running times read). On
+ * (evprof__engine_sampler_rate(), from the start), the others count from
+ * their open, each into the counter array (no inherit; enabled and
+ * running times read), those of s->own sampling too at their period
+ * (evprof__engine_member_period()). On
  * a hybrid machine a generic hardware or cache event is bound to the core
  * PMU that owns cpu (map), as in the ring engine.
  */

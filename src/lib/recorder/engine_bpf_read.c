@@ -46,7 +46,8 @@ static int feed(struct evprof_bpf *b, int map, const struct evprof_bpf_key *k,
 	    .ips = chain,
 	    .samples = samples,
 	    .cpu_ns = cpu_ns,
-	    .has = (1ULL << (b->s->nr - 1)) - 1,
+	    /* The counters, then the sampling event's count (its slot). */
+	    .has = (1ULL << b->nr_slots) - 1,
 	    .counters = vals,
 	};
 

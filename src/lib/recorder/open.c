@@ -59,19 +59,7 @@ static bool is_cpu_clock(const struct evprof_event_spec *s)
 static void sampler_attr(const struct evprof__ring_engine *r,
 			 struct perf_event_attr *a)
 {
-	if (a->freq || a->sample_period) {
-		/* its own period= or freq= term */
-	} else if (!r->s->rate_asked && a->type != PERF_TYPE_HARDWARE &&
-		   a->type != PERF_TYPE_HW_CACHE && a->type != PERF_TYPE_RAW &&
-		   !evprof__event_is_time(&r->s->events[0])) {
-		/* page-faults and the like: the period a member would get */
-		evprof__engine_member_period(r->s, &r->s->events[0], a);
-	} else if (r->s->period) {
-		a->sample_period = r->s->period;
-	} else {
-		a->freq = 1;
-		a->sample_freq = r->s->freq;
-	}
+	evprof__engine_sampler_rate(r->s, a);
 	a->disabled = 1;
 	/*
 	 * A per-CPU cpu-clock ticks in idle too, where the scheduler

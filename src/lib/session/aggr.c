@@ -12,7 +12,8 @@ int evprof__session_aggregate(struct evprof_session *s,
 	uint32_t chain;
 	int err;
 
-	if (!s || !a || (s->nr_counters < 64 && a->has >> s->nr_counters))
+	/* The sampler_counter's slot too. */
+	if (!s || !a || (s->nr_slots < 64 && a->has >> s->nr_slots))
 		return -EINVAL;
 	st = &s->store;
 	err = evprof__sstore_chain(st, a->ips, a->nr, &chain);

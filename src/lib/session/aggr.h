@@ -24,7 +24,9 @@ struct evprof_session_aggr {
 	uint64_t nr;
 	uint64_t samples;
 	uint64_t cpu_ns;
-	uint64_t has;		  /* bit i: counters[i] is counter i's sum */
+	/* bit i: counters[i] is counter i's sum (i = nr_counters: the
+	 * sampler_counter's) */
+	uint64_t has;
 	const uint64_t *counters; /* indexed by counter */
 };
 

@@ -186,7 +186,8 @@ static int emit_sample(struct build *b, const struct ssample *x,
 /*
  * Sums an in-kernel aggregation made: one sample standing for all of them
  * at the time of the latest (a timeline row, so that writers that read
- * the timeline see them); sums without a sample go to the store only.
+ * the timeline see them); sums without a sample (counters' own samples,
+ * what a thread counted after its last) a values-only row.
  */
 static int emit_aggr(struct build *b, const struct ssample *x,
 		     const struct bthread *th, int stack)
@@ -202,22 +203,15 @@ static int emit_aggr(struct build *b, const struct ssample *x,
 		vals[c] = evprof__sstore_delta(&b->s->store, x, i);
 		has |= 1ULL << c;
 	}
-	if (n)
-		return evprof_profile__add_sample(
-		    b->p, th->prof,
-		    &(struct evprof_profile_sample){.time_ns = x->time,
-						    .stack = stack,
-						    .weight = n,
-						    .cpu_delta_ns =
-							x->cpu_delta,
-						    .has_counters = has,
-						    .counters = vals});
-	return evprof_profile__add_aggregate(
+	return evprof_profile__add_sample(
 	    b->p, th->prof,
-	    &(struct evprof_profile_aggregate){.stack = stack,
-					       .cpu_ns = x->cpu_delta,
-					       .has_counters = has,
-					       .counters = vals});
+	    &(struct evprof_profile_sample){.time_ns = x->time,
+					    .stack = stack,
+					    .weight = n,
+					    .values_only = !n,
+					    .cpu_delta_ns = x->cpu_delta,
+					    .has_counters = has,
+					    .counters = vals});
 }
 
 /* An off-CPU interval: its length on its stack, as one of two weights. */

@@ -429,6 +429,21 @@ static __u64 stack_of(void *ctx, void *stacks, __u64 flags, __u32 stat)
 	return h;
 }
 
+/*
+ * Slots whose counts wait for their own samples (bit k: slot k), set by
+ * the loader before it attaches the samplers; the others ride on the
+ * sampling event's samples.
+ */
+__u32 own_slots = 0;
+
+/*
+ * A sample: of the sampling event, or of counter slot k on its own (its
+ * attach cookie k + 1). Every count read goes to the thread's charges
+ * first; a sample of the sampling event takes its CPU time and the
+ * charges of every slot that rides along (one sample more), a counter's
+ * own sample that counter's charge alone, so each lands on the stack of
+ * its own events.
+ */
 SEC("perf_event")
 int on_sample(void *ctx)
 {
@@ -440,7 +455,13 @@ int on_sample(void *ctx)
 	struct evprof_bpf_cpu *c;
 	void *aggr, *stacks;
 	__u32 zero = 0, g;
+	__u64 slot = 0, mine;
 
+	/* Linux 5.15; before it the loader asks for no counter samples. */
+	if (bpf_core_enum_value_exists(enum bpf_func_id,
+				       BPF_FUNC_get_attach_cookie))
+		slot = bpf_get_attach_cookie(ctx);
+	mine = slot ? 1ULL << ((slot - 1) & 63) : ~(__u64)own_slots;
 	c = bpf_map_lookup_elem(&cpus, &zero);
 	g = set_now();
 	aggr = set_of(&aggrs, g);
@@ -466,10 +487,10 @@ int on_sample(void *ctx)
 			 ? stack_of(ctx, stacks, 0, EVPROF_BPF_STAT_KSTACK_LOST)
 			 : EVPROF_BPF_NO_STACK;
 	v = entry_of(aggr, &key);
+	t = thread_of(&x);
 	if (!v) {
 		/* The thread keeps the charges for its next sample. */
 		count(EVPROF_BPF_STAT_AGGR_FULL);
-		t = thread_of(&x);
 		if (!t)
 			return 0;
 		t->time = now;
@@ -478,25 +499,36 @@ int on_sample(void *ctx)
 			t->counts[k] += d[k];
 		return 0;
 	}
-	t = thread_of(&x);
 	/*
 	 * Only this CPU touches this thread's entries while it runs here,
 	 * and the programs do not nest (the switch runs with interrupts
 	 * off): plain adds.
 	 */
-	v->samples++;
 	v->time = now;
-	v->cpu_ns += cpu_ns;
-	for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
-		v->counts[k] += d[k];
-	if (t) {
-		v->cpu_ns += t->cpu_ns;
-		t->cpu_ns = 0;
+	if (!t) {
+		/* No record to hold charges in: all of them here. */
+		v->cpu_ns += cpu_ns;
+		for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
+			v->counts[k] += d[k];
+	} else {
+		t->cpu_ns += cpu_ns;
 		for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++) {
+			t->counts[k] += d[k];
+			if (!(mine >> k & 1))
+				continue;
 			v->counts[k] += t->counts[k];
 			t->counts[k] = 0;
 		}
 		t->time = now;
+	}
+	if (slot) {
+		count(EVPROF_BPF_STAT_OWN_SAMPLES);
+		return 0;
+	}
+	v->samples++;
+	if (t) {
+		v->cpu_ns += t->cpu_ns;
+		t->cpu_ns = 0;
 		t->last = key;
 	}
 	count(EVPROF_BPF_STAT_SAMPLES);

@@ -9,8 +9,11 @@
 
 #include <linux/types.h>
 
-/* Counters one recording may read per CPU (besides CPU time). */
-#define EVPROF_BPF_MAX_COUNTERS 8
+/*
+ * Counts one recording may read per CPU (besides CPU time): the user's
+ * counters, then the sampling event's own when it counts no time.
+ */
+#define EVPROF_BPF_MAX_COUNTERS 9
 /* Frames bpf_get_stack() keeps (kernel.perf_event_max_stack is 127). */
 #define EVPROF_BPF_STACK_DEPTH 127
 /* A stack that was not taken (a user-mode sample's kernel stack). */
@@ -76,6 +79,7 @@ enum evprof_bpf_stat {
 	EVPROF_BPF_STAT_SCALED,	     /* deltas scaled (multiplexed) */
 	EVPROF_BPF_STAT_NOT_RUNNING, /* deltas of a counter that never ran */
 	EVPROF_BPF_STAT_LATE_BASELINE, /* CPUs primed by an event, not enable */
+	EVPROF_BPF_STAT_OWN_SAMPLES,   /* samples of counters on their own */
 	EVPROF_BPF_STAT__COUNT
 };
 
