@@ -223,6 +223,16 @@ struct evprof_session_stats {
 	uint64_t offcpu_preempted;
 	uint64_t offcpu_unmatched;
 	uint64_t offcpu_unstarted;
+	/*
+	 * Frame-pointer chains with a user stack copy and registers (leaf
+	 * recovery): those checked, those whose leaf gained the callers the
+	 * frame pointers skip (unwound with the CFI up to the frame BP
+	 * stands for) and those where no unwound frame met it (leaf not
+	 * recovered: the kernel's chain kept); of the last build's samples.
+	 */
+	uint64_t leaf_checked;
+	uint64_t leaf_gained;
+	uint64_t leaf_lost;
 };
 
 /*

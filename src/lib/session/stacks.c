@@ -337,8 +337,40 @@ static int stack_for(struct sess_stacks *b, const struct bproc *pr,
 }
 
 /*
+ * x's chain has its kernel part in chain[1..k], then PERF_CONTEXT_USER and
+ * the frame-pointer user part: the leaf's missing callers put in from the
+ * stack copy where they can be (leaf.h).
+ */
+static int leaf_chain(struct sess_stacks *sk, uint64_t maps_key,
+		      const struct evprof__unwind_map *maps, size_t nr_maps,
+		      const struct evprof__unwind_input *in,
+		      const uint64_t *chain, uint64_t k, struct ssample *x)
+{
+	uint64_t buf[CHAIN_MAX + EVPROF__UNWIND_LEAF_FRAMES];
+	uint64_t nr = chain[0] - k - 1;
+	enum evprof__leaf_result res;
+	int n;
+
+	if (nr > CHAIN_MAX - k - 1)
+		nr = CHAIN_MAX - k - 1;
+	memcpy(buf, chain + 1, (k + 1) * sizeof(*buf));
+	n = evprof__leaf_splice(sk->uw, maps_key, maps, nr_maps, in,
+				chain + k + 2, nr, buf + k + 1, &res);
+	if (n < 0)
+		return n;
+	x->flags |= SS_LEAF | (res == EVPROF__LEAF_LOST	    ? SS_LEAF_LOST
+			       : res == EVPROF__LEAF_GAINED ? SS_LEAF_GAINED
+							    : 0);
+	if (res != EVPROF__LEAF_GAINED)
+		return 0;
+	return evprof__sstore_chain(sk->st, buf, k + 1 + (uint64_t)n,
+				    &x->chain);
+}
+
+/*
  * Replaces the user part of x's chain by the one unwound from its stack
- * copy with maps (key: that set of maps).
+ * copy with maps (key: that set of maps); with a user part from the
+ * kernel, mends its leaf instead.
  */
 static int unwind_chain(struct sess_stacks *sk, uint64_t maps_key,
 			const struct evprof__unwind_map *maps, size_t nr_maps,
@@ -362,16 +394,24 @@ static int unwind_chain(struct sess_stacks *sk, uint64_t maps_key,
 	int n;
 
 	x->flags |= SS_UNWOUND;
+	/* The kernel part: everything before the user context, if any. */
+	while (k < chain[0] && k < room &&
+	       chain[1 + k] != (uint64_t)PERF_CONTEXT_USER)
+		k++;
+	/*
+	 * Copies with only the registers leaf recovery asks for come with a
+	 * frame-pointer user part: its leaf to mend, nothing to replace.
+	 */
+	if (!(sk->regs_mask & ~evprof__unwind_leaf_regs_mask()) &&
+	    k + 1 < chain[0] && k < room)
+		return leaf_chain(sk, maps_key, maps, nr_maps, &in, chain, k,
+				  x);
 	n = evprof__unwind(sk->uw, maps_key, maps, nr_maps, &in, pcs,
 			   &truncated);
 	if (n == -ENOMEM)
 		return n;
 	if (n <= 0)
 		return 0; /* no registers to start from: keep the chain */
-	/* The kernel part: everything before the user context, if any. */
-	while (k < chain[0] && k < room &&
-	       chain[1 + k] != (uint64_t)PERF_CONTEXT_USER)
-		k++;
 	memcpy(buf, chain + 1, k * sizeof(*buf));
 	buf[k++] = PERF_CONTEXT_USER;
 	memcpy(buf + k, pcs, (size_t)n * sizeof(*buf));

@@ -33,6 +33,13 @@
  * holds the deltas the thread's last cuts add to it, no sample of its own.
  */
 #define SS_TAIL 0x100
+/*
+ * Its frame-pointer chain's leaf was checked against its stack copy
+ * (leaf.h): gained the callers the walk skips, or not recovered.
+ */
+#define SS_LEAF	       0x200
+#define SS_LEAF_GAINED 0x400
+#define SS_LEAF_LOST   0x800
 
 #define NO_SAMPLE UINT32_MAX
 
