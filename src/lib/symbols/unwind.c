@@ -316,6 +316,21 @@ int evprof__unwind_cfas(struct evprof__unwinder *u, uint64_t maps_key,
 	return n - 1 > 0 ? n - 1 : 0;
 }
 
+uint64_t evprof__unwind_leaf_key(const struct evprof__unwind_input *in)
+{
+	uint64_t ip, sp, bp, h;
+
+	if (!FP_CFA_OFFSET || !perf_reg(in, PR_IP, &ip) ||
+	    !perf_reg(in, PR_SP, &sp) || !perf_reg(in, PR_BP, &bp) || bp < sp)
+		return 0;
+	h = evprof__hash_words(0xcbf29ce484222325ULL, &ip, 1);
+	bp -= sp;
+	h = evprof__hash_words(h, &bp, 1);
+	bp += FP_CFA_OFFSET;
+	return evprof__hash_mem(h, in->stack,
+				bp < in->stack_len ? bp : in->stack_len);
+}
+
 bool evprof__unwind_fp_cfa(const struct evprof__unwind_input *in, uint64_t *cfa)
 {
 	uint64_t bp;

@@ -79,6 +79,15 @@ EVPROF_HIDDEN int evprof__unwind_cfas(struct evprof__unwinder *u,
 				      uint64_t *pcs, uint64_t *cfas, int max);
 
 /*
+ * A hash of what the unwinding up to BP's frame reads besides the maps:
+ * IP, BP - SP and the stack from SP up to that frame's CFA. Samples with
+ * the same key, maps and kernel chain mend their leaf alike. 0 without
+ * those registers.
+ */
+EVPROF_HIDDEN uint64_t
+evprof__unwind_leaf_key(const struct evprof__unwind_input *in);
+
+/*
  * The CFA of the frame the sampled frame pointer (BP) stands for, where
  * the kernel's frame-pointer walk of the user stack starts; false without
  * BP in the sample (or on other architectures).
