@@ -71,7 +71,11 @@ enum evprof_recorder_mode {
 enum evprof_call_graph {
 	/*
 	 * Kernel + frame-pointer user callchains; the user part deferred to
-	 * the return to user space where the kernel can (Linux 6.19).
+	 * the return to user space where the kernel can (Linux 6.19). With
+	 * the ring engine (x86-64) each sample also carries the user
+	 * registers and 512 bytes of user stack: a leaf without a frame of
+	 * its own (libc's syscall wrappers, memcpy) gets back the callers
+	 * the frame pointers skip, unwound with the CFI at build.
 	 */
 	EVPROF_CALL_GRAPH_FP = 0,
 	EVPROF_CALL_GRAPH_NONE, /* the sampled instruction only */
@@ -80,6 +84,8 @@ enum evprof_call_graph {
 	 * CFI from a copy of the user stack (x86-64).
 	 */
 	EVPROF_CALL_GRAPH_DWARF,
+	/* As EVPROF_CALL_GRAPH_FP without the stack copy: leaves as walked. */
+	EVPROF_CALL_GRAPH_FP_NOLEAF,
 };
 
 /* Bytes of user stack copied per sample with EVPROF_CALL_GRAPH_DWARF. */

@@ -250,6 +250,16 @@ struct evprof_session_stats {
 	uint64_t counter_samples;
 	uint64_t throttled_by[EVPROF_PROFILE_MAX_COUNTERS];
 	uint64_t throttled_hidden;
+	/*
+	 * Frame-pointer chains with a user stack copy and registers (leaf
+	 * recovery): those checked, those whose leaf gained the callers the
+	 * frame pointers skip (unwound with the CFI up to the frame BP
+	 * stands for) and those where no unwound frame met it (leaf not
+	 * recovered: the kernel's chain kept); of the last build's samples.
+	 */
+	uint64_t leaf_checked;
+	uint64_t leaf_gained;
+	uint64_t leaf_lost;
 };
 
 /*

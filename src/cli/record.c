@@ -22,7 +22,7 @@
 #include "continuous.h"
 
 const char cli_record_usage[] =
-    "usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp|dwarf[,SIZE]|none]\n"
+    "usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp[,noleaf]|dwarf[,SIZE]|none]\n"
     "                     [-o FILE]... [--format firefox|folded|pprof|speedscope]\n"
     "                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
     "                     [--off-cpu] [--engine ring|bpf] [--attribution own|ride]\n"
@@ -38,7 +38,10 @@ const char cli_record_usage[] =
     "  -F, --freq HZ       samples per second of the sampling event (1000)\n"
     "  -c, --count N       sample every N events instead\n"
     "  -g, --call-graph M  fp (default): kernel + frame-pointer user stacks\n"
-    "                      (user part deferred where the kernel can);\n"
+    "                      (user part deferred where the kernel can), with\n"
+    "                      512-byte stack copies that give frameless leaves\n"
+    "                      (libc's syscall wrappers) their callers back\n"
+    "                      (ring engine); fp,noleaf: without the copies;\n"
     "                      dwarf[,SIZE]: user stacks unwound with DWARF CFI\n"
     "                      from SIZE-byte stack copies (8192; x86-64);\n"
     "                      none: the sampled instruction only\n"
@@ -242,6 +245,15 @@ static void summary(struct evprof_recorder *r, const char *path)
 			"deferred samples, %llu left unstitched\n",
 			(unsigned long long)ss.deferred_samples,
 			(unsigned long long)ss.deferred_unstitched);
+	if (ss.leaf_checked)
+		fprintf(stderr,
+			"evprof: call graph fp, leaves: %llu stacks checked, "
+			"%.1f%% gained the callers the frame pointers skip, "
+			"%.1f%% leaf not recovered\n",
+			(unsigned long long)ss.leaf_checked,
+			100.0 * (double)ss.leaf_gained /
+			    (double)ss.leaf_checked,
+			100.0 * (double)ss.leaf_lost / (double)ss.leaf_checked);
 }
 
 /* True when name is one of p's weight types (ns, e.g. "off-cpu"). */
@@ -331,7 +343,7 @@ static int opt_count(void *p, const char *arg)
 	return 0;
 }
 
-/* -g fp | dwarf[,SIZE] | none */
+/* -g fp[,noleaf] | dwarf[,SIZE] | none */
 static int opt_call_graph(void *p, const char *arg)
 {
 	struct evprof_recorder_opts *o = &((struct record_options *)p)->ro;
@@ -344,8 +356,12 @@ static int opt_call_graph(void *p, const char *arg)
 					      : EVPROF_CALL_GRAPH_NONE;
 		return 0;
 	}
+	if (!strcmp(arg, "fp,noleaf")) {
+		o->call_graph = EVPROF_CALL_GRAPH_FP_NOLEAF;
+		return 0;
+	}
 	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
-		cli_err("-g takes fp, dwarf[,SIZE] or none");
+		cli_err("-g takes fp[,noleaf], dwarf[,SIZE] or none");
 		return -1;
 	}
 	if (!evprof_session__unwind_regs()) {

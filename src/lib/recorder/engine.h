@@ -69,6 +69,7 @@ struct evprof__engine_setup {
 	bool callchain;
 	bool defer;	      /* deferred user callchains (Linux 6.19) */
 	uint32_t dwarf_stack; /* bytes of user stack per sample, 0: none */
+	uint32_t leaf_stack;  /* -g fp: bytes of it to mend leaves, 0: none */
 	bool exclude_kernel;
 	bool include_idle;
 	bool off_cpu; /* an interval per wait, from switch-outs */
@@ -118,6 +119,8 @@ enum {
 	EVPROF__UNWIND_FP = 1u << 0,	   /* frame pointers, in the kernel */
 	EVPROF__UNWIND_FP_DEFER = 1u << 1, /* the user part deferred */
 	EVPROF__UNWIND_DWARF = 1u << 2,	   /* stack copies, CFI in user space */
+	/* Frame pointers, leaves mended from small stack copies (leaf.h). */
+	EVPROF__UNWIND_FP_LEAF = 1u << 3,
 };
 
 /* What an engine can do; the recorder asks this, never which it holds. */

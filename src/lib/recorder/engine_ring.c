@@ -205,7 +205,7 @@ const struct evprof__engine_ops evprof__engine_ring = {
     .caps =
 	{
 	    .unwinders = EVPROF__UNWIND_FP | EVPROF__UNWIND_FP_DEFER |
-			 EVPROF__UNWIND_DWARF,
+			 EVPROF__UNWIND_DWARF | EVPROF__UNWIND_FP_LEAF,
 	    .off_cpu = true,
 	    .streams = true,
 	    .counter_samples = true,

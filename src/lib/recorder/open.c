@@ -13,6 +13,24 @@
 #include <evprof/proc.h>
 
 #include "open.h"
+#include "symbols/symbols.h"
+
+/*
+ * -g fp with leaf recovery: the user registers and a small stack copy
+ * beside the kernel's chain. In a sample taken in the kernel (a switch-out)
+ * they are the ones saved at its entry (perf_sample_regs_user():
+ * perf_get_regs_user(), task_pt_regs() on x86-64), and the copy is taken
+ * from their SP.
+ */
+static void add_leaf_stack(const struct evprof__ring_engine *r,
+			   struct perf_event_attr *a)
+{
+	if (!r->s->leaf_stack)
+		return;
+	a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a->sample_regs_user = evprof__unwind_leaf_regs_mask();
+	a->sample_stack_user = r->s->leaf_stack;
+}
 
 /* The sampler's callchain bits beyond PERF_SAMPLE_CALLCHAIN. */
 static void set_call_graph(const struct evprof__ring_engine *r,
@@ -26,6 +44,7 @@ static void set_call_graph(const struct evprof__ring_engine *r,
 		a->sample_stack_user = r->s->dwarf_stack;
 		a->exclude_callchain_user = 1;
 	}
+	add_leaf_stack(r, a);
 	if (r->s->defer) {
 		evprof_attr__set_bit(a, EVPROF_ATTR_BIT_DEFER_CALLCHAIN, true);
 		/* The records come on the side-band event: this one. */

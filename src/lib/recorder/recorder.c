@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "os/os.h"
+#include "symbols/symbols.h"
 
 /* The engines, by enum evprof_recorder_engine. */
 static const struct evprof__engine_ops *const engines[] = {
@@ -134,6 +135,26 @@ static void clamp_freq(struct evprof_recorder *r, uint64_t freq)
 	}
 }
 
+/*
+ * -g fp mends frameless leaves where the engine can (a small stack copy per
+ * sample); one that cannot says so.
+ */
+static void set_leaf_stack(struct evprof_recorder *r,
+			   const struct evprof_recorder_opts *o)
+{
+	if (o->call_graph != EVPROF_CALL_GRAPH_FP ||
+	    !evprof__unwind_leaf_regs_mask())
+		return;
+	if (r->ops->caps.unwinders & EVPROF__UNWIND_FP_LEAF)
+		r->s.leaf_stack = EVPROF__LEAF_STACK;
+	else
+		evprof__note(&r->notes,
+			     "this engine keeps frame-pointer stacks as the "
+			     "kernel walks them: a leaf without a frame "
+			     "(libc's syscall wrappers) loses its caller; "
+			     "the ring engine recovers it");
+}
+
 static int set_options(struct evprof_recorder *r,
 		       const struct evprof_recorder_target *t,
 		       const struct evprof_recorder_opts *o)
@@ -145,7 +166,7 @@ static int set_options(struct evprof_recorder *r,
 	if (!has_cmd && !t->system_wide && (!t->nr_pids || !t->pids))
 		return -EINVAL;
 	if (o->mode > EVPROF_RECORDER_CPU ||
-	    o->call_graph > EVPROF_CALL_GRAPH_DWARF)
+	    o->call_graph > EVPROF_CALL_GRAPH_FP_NOLEAF)
 		return -EINVAL;
 	if (t->system_wide && o->mode == EVPROF_RECORDER_TASK)
 		return -EINVAL;
@@ -170,6 +191,7 @@ static int set_options(struct evprof_recorder *r,
 			return -EINVAL;
 		r->s.dwarf_stack = sz & ~7u; /* the kernel wants u64s */
 	}
+	set_leaf_stack(r, o);
 	r->s.off_cpu = EVPROF_OPTS_GET(o, off_cpu, false);
 	r->flat = EVPROF_OPTS_GET(o, flat_memory, false);
 	r->no_timeline = EVPROF_OPTS_GET(o, no_timeline, false);

@@ -71,6 +71,16 @@ static void note_session(struct evprof_recorder *r, struct evprof_profile *p)
 			 "the user stack left code",
 			 (unsigned long long)st.stacks_cut);
 	evprof_profile__add_note(p, buf);
+	if (!st.leaf_checked)
+		return;
+	snprintf(buf, sizeof(buf),
+		 "call graph: leaves mended from %u-byte stack copies: of %llu "
+		 "stacks, %llu gained the callers the frame pointers skip, "
+		 "%llu leaf not recovered",
+		 r->s.leaf_stack, (unsigned long long)st.leaf_checked,
+		 (unsigned long long)st.leaf_gained,
+		 (unsigned long long)st.leaf_lost);
+	evprof_profile__add_note(p, buf);
 }
 
 /* A symbolizer of the recorder's own options. NULL with errno set. */

@@ -406,6 +406,7 @@ static int build(struct build *b, size_t *nr, uint64_t *kept, uint64_t *weight,
 	for (size_t i = 0; i < ns; i++)
 		*nr += !(evprof__sstore_samplep(&s->store, so[i].idx)->flags &
 			 SS_UNSAMPLED);
+	s->st.leaf_checked = s->st.leaf_gained = s->st.leaf_lost = 0;
 	for (size_t i = 0; !err && i < ns; i++) {
 		const struct ssample *x =
 		    evprof__sstore_samplep(&s->store, so[i].idx);
@@ -413,6 +414,9 @@ static int build(struct build *b, size_t *nr, uint64_t *kept, uint64_t *weight,
 
 		if (!(x->flags & SS_KEPT))
 			continue;
+		s->st.leaf_checked += !!(x->flags & SS_LEAF);
+		s->st.leaf_gained += !!(x->flags & SS_LEAF_GAINED);
+		s->st.leaf_lost += !!(x->flags & SS_LEAF_LOST);
 		err = x->flags & SS_OFFCPU ? emit_offcpu(b, x, th, stacks[i])
 		      : x->flags & SS_AGGR ? emit_aggr(b, x, th, stacks[i])
 					   : emit_sample(b, x, th, stacks[i]);

@@ -340,9 +340,101 @@ static int stack_for(struct sess_stacks *b, const struct bproc *pr,
 	return evprof__hashmap_add(b->stacks, key, v) ? -ENOMEM : 0;
 }
 
+/* The leaf cache's values: offset in leaf_pcs, count, result. */
+#define LEAF_RES       0x3
+#define LEAF_CNT_SHIFT 2
+#define LEAF_CNT       0x3fff
+#define LEAF_OFF_SHIFT 16
+
+/*
+ * The key of a mended leaf: the sample's maps, the kernel's user chain and
+ * what the unwinding reads (evprof__unwind_leaf_key()); 0: not cached.
+ */
+static uint64_t leaf_key(struct sess_stacks *sk, uint64_t maps_key,
+			 const struct evprof__unwind_input *in,
+			 const uint64_t *user, uint64_t nr)
+{
+	uint64_t h = evprof__unwind_leaf_key(in);
+
+	if (!h || (!sk->leaves && !(sk->leaves = evprof__hashmap_new(
+					evprof__hashmap_u64_hash,
+					evprof__hashmap_u64_equal, NULL))))
+		return 0;
+	h = evprof__hash_words(h, &maps_key, 1);
+	h = evprof__hash_words(h, user, nr);
+	return h ? h : 1;
+}
+
+/* Keeps the first cnt frames of a leaf mended as res under key. */
+static int remember_leaf(struct sess_stacks *sk, uint64_t key,
+			 enum evprof__leaf_result res, const uint64_t *pcs,
+			 int cnt)
+{
+	uint64_t off = sk->leaf_pcs.n;
+
+	if (res != EVPROF__LEAF_GAINED)
+		cnt = 0;
+	if (cnt < 0 || cnt > LEAF_CNT ||
+	    EVPROF_VEC_RESERVE(&sk->leaf_pcs, off + (size_t)cnt + 1))
+		return -ENOMEM;
+	memcpy(sk->leaf_pcs.a + off, pcs, (size_t)cnt * sizeof(*pcs));
+	sk->leaf_pcs.n += (size_t)cnt;
+	return evprof__hashmap_add(sk->leaves, (long)key,
+				   (long)(off << LEAF_OFF_SHIFT |
+					  (uint64_t)cnt << LEAF_CNT_SHIFT |
+					  (uint64_t)res))
+		   ? -ENOMEM
+		   : 0;
+}
+
+/*
+ * x's chain has its kernel part in chain[1..k], then PERF_CONTEXT_USER and
+ * the frame-pointer user part: the leaf's missing callers put in from the
+ * stack copy where they can be (leaf.h).
+ */
+static int leaf_chain(struct sess_stacks *sk, uint64_t maps_key,
+		      const struct evprof__unwind_map *maps, size_t nr_maps,
+		      const struct evprof__unwind_input *in,
+		      const uint64_t *chain, uint64_t k, struct ssample *x)
+{
+	uint64_t buf[CHAIN_MAX + EVPROF__UNWIND_LEAF_FRAMES];
+	uint64_t nr = chain[0] - k - 1, *user = buf + k + 1, key;
+	enum evprof__leaf_result res;
+	int n;
+	long v;
+
+	if (nr > CHAIN_MAX - k - 1)
+		nr = CHAIN_MAX - k - 1;
+	memcpy(buf, chain + 1, (k + 1) * sizeof(*buf));
+	key = leaf_key(sk, maps_key, in, chain + k + 2, nr);
+	if (key && evprof__hashmap_find(sk->leaves, (long)key, &v)) {
+		res = (enum evprof__leaf_result)(v & LEAF_RES);
+		n = (int)(((uint64_t)v >> LEAF_CNT_SHIFT) & LEAF_CNT);
+		memcpy(user, sk->leaf_pcs.a + ((uint64_t)v >> LEAF_OFF_SHIFT),
+		       (size_t)n * sizeof(*buf));
+		memcpy(user + n, chain + k + 3, (nr - 1) * sizeof(*buf));
+		n += (int)nr - 1;
+	} else {
+		n = evprof__leaf_splice(sk->uw, maps_key, maps, nr_maps, in,
+					chain + k + 2, nr, user, &res);
+		if (n < 0)
+			return n;
+		if (key && remember_leaf(sk, key, res, user, n - (int)nr + 1))
+			return -ENOMEM;
+	}
+	x->flags |= SS_LEAF | (res == EVPROF__LEAF_LOST	    ? SS_LEAF_LOST
+			       : res == EVPROF__LEAF_GAINED ? SS_LEAF_GAINED
+							    : 0);
+	if (res != EVPROF__LEAF_GAINED)
+		return 0;
+	return evprof__sstore_chain(sk->st, buf, k + 1 + (uint64_t)n,
+				    &x->chain);
+}
+
 /*
  * Replaces the user part of x's chain by the one unwound from its stack
- * copy with maps (key: that set of maps).
+ * copy with maps (key: that set of maps); with a user part from the
+ * kernel, mends its leaf instead.
  */
 static int unwind_chain(struct sess_stacks *sk, uint64_t maps_key,
 			const struct evprof__unwind_map *maps, size_t nr_maps,
@@ -366,16 +458,24 @@ static int unwind_chain(struct sess_stacks *sk, uint64_t maps_key,
 	int n;
 
 	x->flags |= SS_UNWOUND;
+	/* The kernel part: everything before the user context, if any. */
+	while (k < chain[0] && k < room &&
+	       chain[1 + k] != (uint64_t)PERF_CONTEXT_USER)
+		k++;
+	/*
+	 * Copies with only the registers leaf recovery asks for come with a
+	 * frame-pointer user part: its leaf to mend, nothing to replace.
+	 */
+	if (!(sk->regs_mask & ~evprof__unwind_leaf_regs_mask()) &&
+	    k + 1 < chain[0] && k < room)
+		return leaf_chain(sk, maps_key, maps, nr_maps, &in, chain, k,
+				  x);
 	n = evprof__unwind(sk->uw, maps_key, maps, nr_maps, &in, pcs,
 			   &truncated);
 	if (n == -ENOMEM)
 		return n;
 	if (n <= 0)
 		return 0; /* no registers to start from: keep the chain */
-	/* The kernel part: everything before the user context, if any. */
-	while (k < chain[0] && k < room &&
-	       chain[1 + k] != (uint64_t)PERF_CONTEXT_USER)
-		k++;
 	memcpy(buf, chain + 1, k * sizeof(*buf));
 	buf[k++] = PERF_CONTEXT_USER;
 	memcpy(buf + k, pcs, (size_t)n * sizeof(*buf));
@@ -498,6 +598,8 @@ void evprof__stacks_free(struct sess_stacks *sk)
 	EVPROF_VEC_FREE(&sk->fidx);
 	EVPROF_VEC_FREE(&sk->scratch);
 	EVPROF_VEC_FREE(&sk->umaps);
+	evprof__hashmap_free(sk->leaves);
+	EVPROF_VEC_FREE(&sk->leaf_pcs);
 	evprof__unwinder_free(sk->uw);
 	evprof__hashmap_free(sk->frames);
 	EVPROF_VEC_FREE(&sk->frame_keys);

@@ -38,6 +38,9 @@ struct sess_stacks {
 	EVPROF_VEC(struct chain_frame) scratch;
 	EVPROF_VEC(struct evprof__unwind_map) umaps;
 	struct evprof__unwinder *uw; /* made for the first stack copy */
+	/* Leaves mended (leaf_key() -> offset, count, result), their pcs. */
+	struct evprof_hashmap *leaves;
+	EVPROF_VEC(uint64_t) leaf_pcs;
 	/* index in frame_keys -> fidx offset << 32 | count */
 	struct evprof_hashmap *frames;
 	EVPROF_VEC(struct frame_key) frame_keys;

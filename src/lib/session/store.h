@@ -38,6 +38,13 @@
  * stack, no sample of time (see evprof_session_opts.own_counters).
  */
 #define SS_OWN 0x200
+/*
+ * Its frame-pointer chain's leaf was checked against its stack copy
+ * (leaf.h): gained the callers the walk skips, or not recovered.
+ */
+#define SS_LEAF	       0x400
+#define SS_LEAF_GAINED 0x800
+#define SS_LEAF_LOST   0x1000
 
 #define NO_SAMPLE UINT32_MAX
 

@@ -30,7 +30,8 @@ struct uw_ctx {
 	const struct evprof__unwind_input *in;
 	uint64_t sp;
 	uint64_t *pcs;
-	int nr;
+	uint64_t *sps; /* or NULL: each frame's SP, the CFA of the one below */
+	int nr, max;
 	/*
 	 * A read above the copy failed: the CFI placed a saved value in the
 	 * part of the stack the copy lacks (a complete stack ends at a frame
@@ -63,7 +64,11 @@ enum {
 
 #if defined(__x86_64__)
 
-#define PR_MASK (0x1ffULL | 0xffULL << PR_R8)
+#define PR_MASK	     (0x1ffULL | 0xffULL << PR_R8)
+#define PR_LEAF_MASK (1ULL << PR_IP | 1ULL << PR_SP | 1ULL << PR_BP)
+#define DW_SP	     7
+/* A frame-pointer frame: saved BP at BP, return address above. */
+#define FP_CFA_OFFSET 16
 
 /*
  * DWARF register numbers of x86-64 (psABI): rax rdx rcx rbx rsi rdi rbp
@@ -81,11 +86,24 @@ uint64_t evprof__unwind_regs_mask(void)
 	return PR_MASK;
 }
 
+uint64_t evprof__unwind_leaf_regs_mask(void)
+{
+	return PR_LEAF_MASK;
+}
+
 #else
+
+#define DW_SP	      0
+#define FP_CFA_OFFSET 0
 
 static const int dwarf_to_perf[1] = {0};
 
 uint64_t evprof__unwind_regs_mask(void)
+{
+	return 0;
+}
+
+uint64_t evprof__unwind_leaf_regs_mask(void)
 {
 	return 0;
 }
@@ -225,25 +243,31 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	Dwarf_Addr pc;
 	bool activation;
 
+	Dwarf_Word sp = 0;
+
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
+	if (c->sps && dwfl_frame_reg(state, DW_SP, &sp))
+		sp = 0; /* unknown: matches no frame pointer */
+	if (c->sps)
+		c->sps[c->nr] = sp;
 	c->pcs[c->nr++] = pc;
-	return c->nr < EVPROF__UNWIND_MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
+	return c->nr < c->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
-		   const struct evprof__unwind_map *maps, size_t nr_maps,
-		   const struct evprof__unwind_input *in, uint64_t *pcs,
-		   bool *truncated)
+/* Unwinds at most max frames, with each one's SP into sps unless NULL. */
+static int unwind(struct evprof__unwinder *u, uint64_t maps_key,
+		  const struct evprof__unwind_map *maps, size_t nr_maps,
+		  const struct evprof__unwind_input *in, uint64_t *pcs,
+		  uint64_t *sps, int max)
 {
 	struct uw_ctx *c = &u->ctx;
 	struct cached *d;
 	uint64_t ip;
 
-	*truncated = false;
 	if (!evprof__unwind_regs_mask())
 		return -ENOTSUP;
-	*c = (struct uw_ctx){.in = in, .pcs = pcs};
+	*c = (struct uw_ctx){.in = in, .pcs = pcs, .sps = sps, .max = max};
 	if (!perf_reg(in, PR_SP, &c->sp) || !perf_reg(in, PR_IP, &ip))
 		return -EINVAL;
 	d = dwfl_for(u, maps_key, maps, nr_maps, in->pid);
@@ -252,11 +276,69 @@ int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
 	if (d->attached)
 		dwfl_getthread_frames(d->dwfl, in->tid ? (pid_t)in->tid : 1,
 				      frame_cb, c);
-	if (!c->nr) /* no module there, or nothing attached: the pc alone */
+	if (!c->nr) { /* no module there, or nothing attached: the pc alone */
+		if (sps)
+			sps[c->nr] = c->sp;
 		pcs[c->nr++] = ip;
-	*truncated =
-	    c->past_end && in->stack_full && c->nr < EVPROF__UNWIND_MAX_FRAMES;
+	}
 	return c->nr;
+}
+
+int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
+		   const struct evprof__unwind_map *maps, size_t nr_maps,
+		   const struct evprof__unwind_input *in, uint64_t *pcs,
+		   bool *truncated)
+{
+	int n = unwind(u, maps_key, maps, nr_maps, in, pcs, NULL,
+		       EVPROF__UNWIND_MAX_FRAMES);
+
+	*truncated = n > 0 && u->ctx.past_end && in->stack_full &&
+		     n < EVPROF__UNWIND_MAX_FRAMES;
+	return n;
+}
+
+int evprof__unwind_cfas(struct evprof__unwinder *u, uint64_t maps_key,
+			const struct evprof__unwind_map *maps, size_t nr_maps,
+			const struct evprof__unwind_input *in, uint64_t *pcs,
+			uint64_t *cfas, int max)
+{
+	uint64_t sps[EVPROF__UNWIND_LEAF_FRAMES + 1];
+	int n;
+
+	if (max > EVPROF__UNWIND_LEAF_FRAMES)
+		max = EVPROF__UNWIND_LEAF_FRAMES;
+	n = unwind(u, maps_key, maps, nr_maps, in, pcs, sps, max + 1);
+	if (n <= 0)
+		return n;
+	/* A frame's CFA is its caller's SP: the last one's is unknown. */
+	for (int i = 0; i + 1 < n; i++)
+		cfas[i] = sps[i + 1];
+	return n - 1 > 0 ? n - 1 : 0;
+}
+
+uint64_t evprof__unwind_leaf_key(const struct evprof__unwind_input *in)
+{
+	uint64_t ip, sp, bp, h;
+
+	if (!FP_CFA_OFFSET || !perf_reg(in, PR_IP, &ip) ||
+	    !perf_reg(in, PR_SP, &sp) || !perf_reg(in, PR_BP, &bp) || bp < sp)
+		return 0;
+	h = evprof__hash_words(0xcbf29ce484222325ULL, &ip, 1);
+	bp -= sp;
+	h = evprof__hash_words(h, &bp, 1);
+	bp += FP_CFA_OFFSET;
+	return evprof__hash_mem(h, in->stack,
+				bp < in->stack_len ? bp : in->stack_len);
+}
+
+bool evprof__unwind_fp_cfa(const struct evprof__unwind_input *in, uint64_t *cfa)
+{
+	uint64_t bp;
+
+	if (!FP_CFA_OFFSET || !perf_reg(in, PR_BP, &bp) || !bp)
+		return false;
+	*cfa = bp + FP_CFA_OFFSET;
+	return true;
 }
 
 struct evprof__unwinder *evprof__unwinder_new(void)

@@ -16,6 +16,8 @@
 
 /* Most frames one unwinding returns. */
 #define EVPROF__UNWIND_MAX_FRAMES 256
+/* Most frames evprof__unwind_cfas() walks to meet the frame pointer. */
+#define EVPROF__UNWIND_LEAF_FRAMES 8
 
 /* One executable file mapping of the process. */
 struct evprof__unwind_map {
@@ -40,6 +42,9 @@ struct evprof__unwinder;
 /* sample_regs_user unwinding needs here; 0 on other architectures. */
 EVPROF_HIDDEN uint64_t evprof__unwind_regs_mask(void);
 
+/* The registers leaf recovery needs (ip, sp, bp); 0 on other ones. */
+EVPROF_HIDDEN uint64_t evprof__unwind_leaf_regs_mask(void);
+
 /* Returns an unwinder or NULL with errno set (ENOMEM, ENOTSUP). */
 EVPROF_HIDDEN struct evprof__unwinder *evprof__unwinder_new(void);
 EVPROF_HIDDEN void evprof__unwinder_free(struct evprof__unwinder *u);
@@ -58,5 +63,36 @@ EVPROF_HIDDEN int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
 				 size_t nr_maps,
 				 const struct evprof__unwind_input *in,
 				 uint64_t *pcs, bool *truncated);
+
+/*
+ * As evprof__unwind(), at most max (<= EVPROF__UNWIND_LEAF_FRAMES) frames
+ * with each one's canonical frame address (CFA: the SP before the call
+ * that made it) into cfas: only frames whose CFA is known, their caller
+ * unwound, are counted, and pcs (room for max + 1) holds that caller's pc
+ * after them. Returns their number or a negative error.
+ */
+EVPROF_HIDDEN int evprof__unwind_cfas(struct evprof__unwinder *u,
+				      uint64_t maps_key,
+				      const struct evprof__unwind_map *maps,
+				      size_t nr_maps,
+				      const struct evprof__unwind_input *in,
+				      uint64_t *pcs, uint64_t *cfas, int max);
+
+/*
+ * A hash of what the unwinding up to BP's frame reads besides the maps:
+ * IP, BP - SP and the stack from SP up to that frame's CFA. Samples with
+ * the same key, maps and kernel chain mend their leaf alike. 0 without
+ * those registers.
+ */
+EVPROF_HIDDEN uint64_t
+evprof__unwind_leaf_key(const struct evprof__unwind_input *in);
+
+/*
+ * The CFA of the frame the sampled frame pointer (BP) stands for, where
+ * the kernel's frame-pointer walk of the user stack starts; false without
+ * BP in the sample (or on other architectures).
+ */
+EVPROF_HIDDEN bool evprof__unwind_fp_cfa(const struct evprof__unwind_input *in,
+					 uint64_t *cfa);
 
 #endif /* EVPROF_LIB_UNWIND_H */
