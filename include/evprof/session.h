@@ -251,6 +251,15 @@ struct evprof_session_stats {
 	uint64_t throttled_by[EVPROF_PROFILE_MAX_COUNTERS];
 	uint64_t throttled_hidden;
 	/*
+	 * Per counter (indexed as throttled_by), what the kept samples carry
+	 * and the part of it that threads counted after their last sample of
+	 * it (a short task: all it counted), on the "[unsampled]" frame under
+	 * each thread: a period too long for the tasks to meet. Over every
+	 * part since the last whole build.
+	 */
+	uint64_t counted[EVPROF_PROFILE_MAX_COUNTERS];
+	uint64_t unsampled[EVPROF_PROFILE_MAX_COUNTERS];
+	/*
 	 * Frame-pointer chains with a user stack copy and registers (leaf
 	 * recovery): those checked, those whose leaf gained the callers the
 	 * frame pointers skip (unwound with the CFI up to the frame BP

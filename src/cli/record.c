@@ -177,6 +177,25 @@ static void throttled_by(struct evprof_recorder *r,
 			 (unsigned long long)ss->throttled_hidden);
 }
 
+/* "page-faults 12.3%": each counter's share on [unsampled], into buf. */
+static bool unsampled_by(struct evprof_recorder *r,
+			 const struct evprof_session_stats *ss, char *buf,
+			 size_t len)
+{
+	size_t n = evprof_recorder__nr_events(r), off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && i < EVPROF_PROFILE_MAX_COUNTERS; i++)
+		if (ss->unsampled[i] && off < len)
+			off += (size_t)snprintf(
+			    buf + off, len - off, "%s%s %.1f%%",
+			    off ? ", " : "",
+			    evprof_recorder__event(r, i + 1 < n ? i + 1 : 0),
+			    100.0 * (double)ss->unsampled[i] /
+				(double)ss->counted[i]);
+	return off;
+}
+
 static void summary(struct evprof_recorder *r, const char *path)
 {
 	struct evprof_recorder_stats st = {.sz = sizeof(st)};
@@ -222,6 +241,12 @@ static void summary(struct evprof_recorder *r, const char *path)
 			(unsigned long long)ss.offcpu_preempted,
 			(unsigned long long)ss.offcpu_unmatched,
 			(unsigned long long)ss.offcpu_unstarted);
+	if (unsampled_by(r, &ss, by, sizeof(by)))
+		fprintf(stderr,
+			"evprof: counted after each thread's last sample, on "
+			"[unsampled]: %s (tasks shorter than a period: a "
+			"shorter one, EVENT/period=N/, samples them)\n",
+			by);
 	if (ss.throttled) {
 		throttled_by(r, &ss, by, sizeof(by));
 		fprintf(stderr,

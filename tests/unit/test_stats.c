@@ -32,7 +32,7 @@
 #include "perf/ring.h"
 
 #define CANARY 0xa5
-#define BUF    2048
+#define BUF    4096
 
 typedef int (*get_fn)(const void *obj, void *st);
 

@@ -40,6 +40,7 @@ static int feed(struct evprof_bpf *b, int map, const struct evprof_bpf_key *k,
 	uint64_t chain[2 * (EVPROF_BPF_STACK_DEPTH + 1)];
 	size_t n = add_stack(map, k->kstack, PERF_CONTEXT_KERNEL, chain, 0);
 	struct evprof_session_aggr a = {
+	    .unsampled = k->ustack == EVPROF_BPF_UNSAMPLED,
 	    .time = time,
 	    .pid = k->pid,
 	    .tid = k->tid,
@@ -93,9 +94,9 @@ static int read_aggregates(struct evprof_bpf *b, uint32_t gen,
 }
 
 /*
- * What threads counted after their last sample goes to that sample's
- * aggregate (one timeline row for both); threads never sampled get one of
- * their own, without samples.
+ * What threads still running counted after their last sample goes to
+ * their "[unsampled]" aggregate, as the switch program settles it at their
+ * last switch-out.
  */
 static int read_threads(struct evprof_bpf *b, struct entries *out,
 			uint64_t *slices)
@@ -113,6 +114,7 @@ static int read_threads(struct evprof_bpf *b, struct entries *out,
 		if (bpf_map_lookup_elem(map, &k, &t))
 			continue;
 		(*slices)++;
+		t.last.ustack = t.last.kstack = EVPROF_BPF_UNSAMPLED;
 		e = bsearch(&t.last, out->a, sorted, sizeof(*out->a), cmp_key);
 		if (!e) {
 			struct entry x = {.k = t.last};

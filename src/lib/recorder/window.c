@@ -34,12 +34,48 @@ static uint64_t mono_ns(void)
  * Says which unwinding made the user stacks and how it went, and whether
  * the kernel throttled sampling (the counters then miss some events).
  */
+/*
+ * The share of each counter that threads counted after their last sample
+ * of it, on "[unsampled]", and what changes it.
+ */
+static void note_unsampled(struct evprof_recorder *r, struct evprof_profile *p,
+			   const struct evprof_session_stats *st)
+{
+	char buf[512];
+	int off = snprintf(buf, sizeof(buf),
+			   "counted after each thread's last sample, on "
+			   "[unsampled]:");
+	bool any = false;
+
+	/* The session's counters are the events after the sampler. */
+	for (size_t i = 0; i < r->s.nr && i < EVPROF_PROFILE_MAX_COUNTERS;
+	     i++) {
+		const char *name =
+		    r->s.events[i + 1 < r->s.nr ? i + 1 : 0].name;
+
+		if (!st->unsampled[i] || off < 0 || (size_t)off >= sizeof(buf))
+			continue;
+		off += snprintf(buf + off, sizeof(buf) - (size_t)off,
+				"%s %s %.1f%%", any ? "," : "", name,
+				100.0 * (double)st->unsampled[i] /
+				    (double)st->counted[i]);
+		any = true;
+	}
+	if (!any || off < 0 || (size_t)off >= sizeof(buf))
+		return;
+	snprintf(buf + off, sizeof(buf) - (size_t)off,
+		 " (tasks shorter than a period: a shorter one, "
+		 "EVENT/period=N/, samples them)");
+	evprof_profile__add_note(p, buf);
+}
+
 static void note_session(struct evprof_recorder *r, struct evprof_profile *p)
 {
 	struct evprof_session_stats st = {.sz = sizeof(st)};
 	char buf[256];
 
 	evprof_session__stats(r->e->session, &st);
+	note_unsampled(r, p, &st);
 	if (st.throttled) {
 		snprintf(buf, sizeof(buf),
 			 "the kernel throttled sampling %llu times: a "

@@ -8,6 +8,7 @@
 int evprof__session_aggregate(struct evprof_session *s,
 			      const struct evprof_session_aggr *a)
 {
+	static const uint64_t unsampled = EVPROF__CHAIN_UNSAMPLED;
 	struct sess_store *st;
 	uint32_t chain;
 	int err;
@@ -16,7 +17,8 @@ int evprof__session_aggregate(struct evprof_session *s,
 	if (!s || !a || (s->nr_slots < 64 && a->has >> s->nr_slots))
 		return -EINVAL;
 	st = &s->store;
-	err = evprof__sstore_chain(st, a->ips, a->nr, &chain);
+	err = a->unsampled ? evprof__sstore_chain(st, &unsampled, 1, &chain)
+			   : evprof__sstore_chain(st, a->ips, a->nr, &chain);
 	if (!err)
 		err = evprof__sstore_sample_reserve(st);
 	/* One word more than a sample: the count. */
@@ -34,7 +36,8 @@ int evprof__session_aggregate(struct evprof_session *s,
 				  .pid = a->pid,
 				  .tid = a->tid,
 				  .chain = chain,
-				  .flags = SS_HAS_CPU | SS_AGGR,
+				  .flags = SS_HAS_CPU | SS_AGGR |
+					   (a->unsampled ? SS_UNSAMPLED : 0),
 			      },
 			      a->counters);
 	st->deltas.a[st->deltas.n++] = a->samples;

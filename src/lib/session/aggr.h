@@ -10,6 +10,7 @@
 #ifndef EVPROF_LIB_SESSION_AGGR_H
 #define EVPROF_LIB_SESSION_AGGR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <evprof/session.h>
@@ -28,6 +29,11 @@ struct evprof_session_aggr {
 	 * sampler_counter's) */
 	uint64_t has;
 	const uint64_t *counters; /* indexed by counter */
+	/*
+	 * What the thread counted after its last sample: stored on the
+	 * "[unsampled]" frame under the thread (ips ignored), no samples.
+	 */
+	bool unsampled;
 };
 
 /*

@@ -332,6 +332,23 @@ static int prepare(struct build *b)
  * Samples of threads whose process is in the tree: SS_KEPT, counted
  * (stand-ins are no samples: kept when they carry values, not counted).
  */
+/* What kept sample x carries per counter, into the stats. */
+static void count_kept(struct evprof_session *s, const struct ssample *x)
+{
+	if (x->flags & SS_OFFCPU)
+		return;
+	for (size_t i = 0; i < s->nr_slots; i++) {
+		uint64_t d;
+
+		if (!(x->has >> i & 1))
+			continue;
+		d = evprof__sstore_delta(&s->store, x, i);
+		s->st.counted[i] += d;
+		if (x->flags & SS_UNSAMPLED)
+			s->st.unsampled[i] += d;
+	}
+}
+
 static void keep(struct build *b, const struct order *so, size_t ns,
 		 const uint32_t *thr, uint64_t *kept, uint64_t *weight,
 		 uint64_t *cut)
@@ -352,6 +369,7 @@ static void keep(struct build *b, const struct order *so, size_t ns,
 		    !evprof__sstore_has_values(&s->store, x))
 			continue;
 		x->flags |= SS_KEPT;
+		count_kept(s, x);
 		th->kept++;
 		evprof__tasks_proc(b->t, th->proc)->kept++;
 		*kept += !(x->flags & (SS_OFFCPU | SS_UNSAMPLED));
@@ -461,6 +479,8 @@ int evprof_session__build(struct evprof_session *s, struct evprof_profile *p,
 	s->st.processes = s->st.threads = 0;
 	s->st.offcpu_voluntary = s->st.offcpu_preempted = 0;
 	s->st.offcpu_unstarted = 0;
+	memset(s->st.counted, 0, sizeof(s->st.counted));
+	memset(s->st.unsampled, 0, sizeof(s->st.unsampled));
 	b.nr_samples = s->store.samples.n;
 	b.nr_sb = s->store.sb.n;
 	err = prepare(&b);

@@ -375,12 +375,17 @@ static struct evprof_bpf_value *entry_of(void *aggr,
 
 /*
  * Moves what thread record t (of kernel tid) counted since its latest
- * sample into that sample's aggregate in aggr (one without samples when
- * it had none there), and drops the record.
+ * sample into its "[unsampled]" aggregate in aggr (no code it showed
+ * caused it: not the stack of its last sample, nor its exit path), and
+ * drops the record.
  */
 static void settle(void *aggr, struct evprof_bpf_thread *t, __u32 tid)
 {
-	struct evprof_bpf_value *v = entry_of(aggr, &t->last);
+	struct evprof_bpf_key k = {.pid = t->last.pid,
+				   .tid = t->last.tid,
+				   .ustack = EVPROF_BPF_UNSAMPLED,
+				   .kstack = EVPROF_BPF_UNSAMPLED};
+	struct evprof_bpf_value *v = entry_of(aggr, &k);
 
 	if (v) {
 		v->cpu_ns += t->cpu_ns;
@@ -418,8 +423,8 @@ static __u64 stack_of(void *ctx, void *stacks, __u64 flags, __u32 stat)
 			break;
 		h = (h ^ st->ips[i]) * 1099511628211ULL;
 	}
-	if (h <= EVPROF_BPF_LOST_STACK)
-		h += 2;
+	if (h <= EVPROF_BPF_UNSAMPLED)
+		h += 3;
 	if (!bpf_map_lookup_elem(stacks, &h) &&
 	    bpf_map_update_elem(stacks, &h, st, BPF_NOEXIST) &&
 	    !bpf_map_lookup_elem(stacks, &h)) {

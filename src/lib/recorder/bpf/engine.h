@@ -20,6 +20,9 @@
 #define EVPROF_BPF_NO_STACK 0
 /* A stack the stack map could not keep (full, or no room): counted. */
 #define EVPROF_BPF_LOST_STACK 1
+/* Both stacks of the key that sums what a thread counted after its last
+ * sample: no code caused it that a stack could show ("[unsampled]"). */
+#define EVPROF_BPF_UNSAMPLED 2
 
 /*
  * Stacks are keyed by a 64-bit hash of their addresses, computed in BPF:
