@@ -117,7 +117,9 @@ for col in samples page-faults context-switches; do
 		from_folded "$col" "$TMP/c.folded" | sort >"$TMP/fo"
 	fi
 	n=$(wc -l <"$TMP/fx")
-	[ "$n" -ge 5 ] || fail "$col: only $n functions from the Firefox output"
+	# Counters attributed by their own samples sit in few functions.
+	[ "$n" -ge "$([ "$col" = samples ] && echo 5 || echo 3)" ] ||
+		fail "$col: only $n functions from the Firefox output"
 	for x in pp rp rf fo; do
 		if cmp -s "$TMP/fx" "$TMP/$x"; then
 			ok "$col: $n functions agree exactly (firefox = $x)"
