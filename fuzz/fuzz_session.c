@@ -35,6 +35,11 @@
  *     tree filter: to the session's thread total).
  * Switch-out cuts (EVPROF_SESSION_SWITCH_OUT) and switch records also open
  * and close off-CPU intervals, written as weights.
+ * Many-CPU mode (SESSION_INPUT_CPUS): the input drives tests/cpusim.h
+ * instead, a churning tree on 16 to 48 CPUs whose rings are fed in the
+ * order the input picks (time, polls, any order keeping each ring's),
+ * built whole or in parts; every task's counts must be its truth and the
+ * unattributed sums what ran outside the tree.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -47,6 +52,7 @@
 #include <evprof/profile.h>
 #include <evprof/session.h>
 
+#include "cpusim.h"
 #include "perf_reader.h"
 #include "pprof_reader.h"
 #include "session_input.h"
@@ -797,10 +803,63 @@ static void run(const uint8_t *data, size_t size, struct model *m)
 	evprof_session__free(s);
 }
 
+static int cpus_part(uint64_t until, void *ctx)
+{
+	void **sp = ctx;
+
+	return evprof_session__build_until(sp[0], sp[1], NULL, until);
+}
+
+static void run_cpus(const uint8_t *data, size_t size)
+{
+	static struct cs_sim sim;
+	bool tree = data[0] & SESSION_INPUT_TREE,
+	     parts = data[0] & SESSION_INPUT_PARTS;
+	struct evprof_session *s = NULL;
+	struct evprof_profile *p = NULL;
+	enum cs_order order;
+	char how[64];
+	void *sp[2];
+	int err = -ENOMEM;
+
+	if (cs_make(&sim, data + 1, size - 1))
+		goto out; /* no memory: nothing to check */
+	order = (enum cs_order)cs_pick(&sim.src, CS_ORDERS);
+	s = cs_session(&sim, tree);
+	p = evprof_profile__new(NULL);
+	if (!s || !p)
+		goto out;
+	sp[0] = s;
+	sp[1] = p;
+	err = cs_feed(&sim, s, order, parts ? cpus_part : NULL, sp);
+	if (!err)
+		err = parts
+			  ? evprof_session__build_until(s, p, NULL, UINT64_MAX)
+			  : evprof_session__build(s, p, NULL);
+	if (!err) {
+		snprintf(how, sizeof(how), "%u CPUs, order %d%s", sim.nr_cpus,
+			 (int)order, parts ? ", in parts" : "");
+		if (cs_check(&sim, s, p, tree, !parts, how, stderr))
+			abort();
+	}
+out:
+	if (err && err != -ENOMEM) {
+		fprintf(stderr, "many CPUs: %s\n", strerror(-err));
+		abort();
+	}
+	evprof_profile__free(p);
+	evprof_session__free(s);
+	cs_free(&sim);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct model *m;
 
+	if (size && (data[0] & SESSION_INPUT_CPUS)) {
+		run_cpus(data, size);
+		return 0;
+	}
 	if (size < SESSION_INPUT_HDR)
 		return 0;
 	m = calloc(1, sizeof(*m));

@@ -8,7 +8,8 @@
  *       an executable mapping), bit 6 build in parts while feeding (one
  *       profile, every 16 records up to halfway between the first and the
  *       latest sample time fed), then the
- *       last part
+ *       last part; bit 7 many CPUs: the rest of the input drives
+ *       tests/cpusim.h (bits 2 and 6 as above, the others unused)
  *   u8  nr_ids (at most SESSION_INPUT_MAX_IDS)
  *   u8  sample_id_all
  *   u8  unused
@@ -30,6 +31,7 @@
 #define SESSION_INPUT_BUILD_TWICE 0x10
 #define SESSION_INPUT_SEED	  0x20
 #define SESSION_INPUT_PARTS	  0x40
+#define SESSION_INPUT_CPUS	  0x80
 
 #define SESSION_INPUT_HDR     32
 #define SESSION_INPUT_ID      9

@@ -919,6 +919,41 @@ static void test_per_cpu_exit_tail(void **state)
 }
 
 /*
+ * A process reaped by its parent (on another CPU, say) before its last
+ * switch-out: that read comes with pid -1 as well as tid -1 (Linux 6.18:
+ * its thread group's pid is gone too). It is the process whose EXIT this
+ * CPU saw last, in its tree, and so is all it held.
+ */
+static void test_per_cpu_reaped(void **state)
+{
+	static const struct ev ev[] = {
+	    EXEC(200, 200, "root", 50),
+	    FORK(201, 200, 201, 200, 90),
+	    CUT0(201, 201, 100, 10, 0),
+	    EXIT(201, 200, 201, 200, 150),
+	    CUT0(UINT32_MAX, UINT32_MAX, 160, 13, 0),
+	};
+	const pid_t root = 200;
+	struct evprof_session *s =
+	    session_of((struct evprof_session_opts){.counters = counter_names,
+						    .nr_counters = 2,
+						    .pids = &root,
+						    .nr_pids = 1,
+						    .per_cpu = true});
+	struct evprof_profile *p;
+
+	(void)state;
+	assert_int_equal(evprof_session__set_id(s, A0, 0), 0);
+	assert_int_equal(evprof_session__set_id(s, X0, EVPROF_SESSION_CUT), 0);
+	feed_all(s, ev);
+	p = built(s, NULL);
+	assert_int_equal(evprof_session__thread_total(s, 201, 0), 13);
+	assert_int_equal(evprof_session__unattributed(s, 0), 0);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
+/*
  * Per CPU, a task the kernel never samples (the idle task of some CPUs)
  * leaves no read at its switch-out: the next thread's switch-in record
  * says where its own stretch began, and its first read takes only the CPU
@@ -1663,6 +1698,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_exclude_idle),
 	    cmocka_unit_test(test_per_cpu_cuts),
 	    cmocka_unit_test(test_per_cpu_exit_tail),
+	    cmocka_unit_test(test_per_cpu_reaped),
 	    cmocka_unit_test(test_per_cpu_backwards),
 	    cmocka_unit_test(test_per_cpu_unseen),
 	    cmocka_unit_test(test_foreign_identifier),

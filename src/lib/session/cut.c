@@ -228,26 +228,34 @@ int evprof__cut_cpu(struct sess_cut *c, uint32_t cpu, struct cpu_state **cs)
 		if (EVPROF_VEC_RESERVE(&c->cpus, (size_t)cpu + 1))
 			return -ENOMEM;
 		while (c->cpus.n <= cpu)
-			c->cpus.a[c->cpus.n++] =
-			    (struct cpu_state){.exit_tid = UINT32_MAX};
+			c->cpus.a[c->cpus.n++] = (struct cpu_state){
+			    .exit_pid = UINT32_MAX, .exit_tid = UINT32_MAX};
 	}
 	*cs = &c->cpus.a[cpu];
 	return 0;
 }
 
-int evprof__cut_exit(struct sess_cut *c, uint32_t cpu, uint32_t tid)
+int evprof__cut_exit(struct sess_cut *c, uint32_t cpu, uint32_t pid,
+		     uint32_t tid)
 {
 	struct cpu_state *cs;
 	int err = evprof__cut_cpu(c, cpu, &cs);
 
-	if (cs)
+	if (cs) {
+		cs->exit_pid = pid;
 		cs->exit_tid = tid;
+	}
 	return err;
 }
 
 uint32_t evprof__cut_dead_tid(const struct sess_cut *c, uint32_t cpu)
 {
 	return cpu < c->cpus.n ? c->cpus.a[cpu].exit_tid : UINT32_MAX;
+}
+
+uint32_t evprof__cut_dead_pid(const struct sess_cut *c, uint32_t cpu)
+{
+	return cpu < c->cpus.n ? c->cpus.a[cpu].exit_pid : UINT32_MAX;
 }
 
 int evprof__cut_switch_in(struct sess_cut *c, uint32_t cpu, uint32_t tid,

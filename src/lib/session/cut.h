@@ -32,8 +32,8 @@ struct tstate {
  * it began.
  */
 struct cpu_state {
-	uint64_t in_time;  /* of in_tid's switch-in, valid with gap */
-	uint32_t exit_tid; /* whose EXIT came last */
+	uint64_t in_time;	     /* of in_tid's switch-in, valid with gap */
+	uint32_t exit_pid, exit_tid; /* whose EXIT came last */
 	uint32_t read_tid; /* sample tid of the latest read, valid with read */
 	uint32_t in_tid;   /* switched in after an unseen stretch */
 	bool read, gap;
@@ -84,14 +84,19 @@ EVPROF_HIDDEN int evprof__cut_fork(struct sess_cut *c, struct sess_store *st,
 EVPROF_HIDDEN int evprof__cut_cpu(struct sess_cut *c, uint32_t cpu,
 				  struct cpu_state **cs);
 /*
- * Per CPU, an EXIT record comes before the task's last switch-out, which
- * Linux 6.18 reports with tid -1 (the thread is unhashed by then). Returns
- * 0 or -ENOMEM.
+ * Per CPU, an EXIT record of pid/tid comes before the task's last
+ * switch-out, which Linux 6.18 reports with tid -1 (the thread is
+ * unhashed by then), and pid -1 too when its process was reaped before
+ * (by a parent on another CPU, often on a many-CPU host). Returns 0 or
+ * -ENOMEM.
  */
 EVPROF_HIDDEN int evprof__cut_exit(struct sess_cut *c, uint32_t cpu,
-				   uint32_t tid);
+				   uint32_t pid, uint32_t tid);
 /* The tid a per-CPU record of tid -1 on cpu stands for. */
 EVPROF_HIDDEN uint32_t evprof__cut_dead_tid(const struct sess_cut *c,
+					    uint32_t cpu);
+/* The pid a per-CPU record of pid -1 and tid -1 on cpu stands for. */
+EVPROF_HIDDEN uint32_t evprof__cut_dead_pid(const struct sess_cut *c,
 					    uint32_t cpu);
 /*
  * A switch-in of tid at time on cpu, after prev_tid (PERF_RECORD_SWITCH_

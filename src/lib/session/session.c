@@ -300,12 +300,29 @@ static void drop_deltas(struct evprof_session *s,
 		s->dropped_cpu += sd->cpu;
 }
 
+/*
+ * The task a sample names. Per CPU, tid -1 is a dead task's: the one whose
+ * EXIT the CPU saw last, with its pid when that is -1 too (its process
+ * reaped before its last switch-out, often by a parent on another CPU):
+ * what it held would go to no process else.
+ */
+static void sample_task(const struct evprof_session *s,
+			const struct evprof_sample *smp, uint32_t *pid,
+			uint32_t *tid)
+{
+	*pid = smp->pid;
+	*tid = smp->tid;
+	if (*tid != UINT32_MAX || !s->per_cpu)
+		return;
+	*tid = evprof__cut_dead_tid(&s->cut, smp->cpu);
+	if (*pid == UINT32_MAX)
+		*pid = evprof__cut_dead_pid(&s->cut, smp->cpu);
+}
+
 static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 {
 	const struct evprof_sample *smp = &r->sample;
-	uint32_t tid = smp->tid == UINT32_MAX && s->per_cpu
-			   ? evprof__cut_dead_tid(&s->cut, smp->cpu)
-			   : smp->tid;
+	uint32_t pid, tid;
 	struct evprof_snapshot snap;
 	struct delta_ref refs[EVPROF_SNAPSHOT_MAX];
 	struct sample_deltas sd = {.has = 0};
@@ -323,6 +340,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	uint32_t chain = 0;
 	int err;
 
+	sample_task(s, smp, &pid, &tid);
 	if (idle && !s->per_cpu) {
 		s->idle++;
 		return 0;
@@ -372,7 +390,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		return 0;
 	}
 	if (ts) {
-		ts->pid = smp->pid;
+		ts->pid = pid;
 		ts->time = smp->time;
 	}
 	if (cut) {
@@ -382,7 +400,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 			ss = evprof__sstore_sample(&s->store,
 						   &(struct ssample){
 						       .time = smp->time,
-						       .pid = smp->pid,
+						       .pid = pid,
 						       .tid = tid,
 						       .chain = chain,
 						       .flags = SS_OFFCPU,
@@ -401,7 +419,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 				       .time = smp->time,
 				       .cpu_delta = sd.cpu,
 				       .has = sd.has,
-				       .pid = smp->pid,
+				       .pid = pid,
 				       .tid = tid,
 				       .chain = chain,
 				       .flags = (sd.has_cpu ? SS_HAS_CPU : 0) |
@@ -467,7 +485,8 @@ static int feed_task(struct evprof_session *s, const struct evprof_record *r)
 	}
 	if (s->per_cpu && r->sid.present &&
 	    (s->fmt.sample_type & PERF_SAMPLE_CPU))
-		return evprof__cut_exit(&s->cut, r->sid.cpu, r->task.tid);
+		return evprof__cut_exit(&s->cut, r->sid.cpu, r->task.pid,
+					r->task.tid);
 	return 0;
 }
 
