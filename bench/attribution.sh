@@ -6,9 +6,11 @@
 # ping-pong), at evprof's default rates and at a tenth of them (periods
 # 10x): the bare run; evprof record -e cpu-clock,page-faults with own
 # samples (the default) and riding along (--attribution ride); perf record
-# -g sampling the same events, not grouped, at the same periods (same
-# payload but the group reads, which perf cannot take without a group);
-# plain perf record -g on cpu-clock. (context-switches would ride along in
+# -g sampling the same events, not grouped, at the same periods, and the
+# same with evprof's leaf payload (perf's nearest: --call-graph dwarf,512,
+# a 512-byte stack copy and the user registers with each sample; the group
+# reads perf cannot take without a group); plain perf record -g on
+# cpu-clock. (context-switches would ride along in
 # evprof beside its hidden switch cut: not the same payload.)
 # Per config: the overhead in the whole machine's busy CPU against the
 # bare run of the same round (bench/lib.sh; median and 95% confidence
@@ -49,8 +51,10 @@ one() {
 		samples=$(sed -n 's/^evprof: \([0-9]*\) samples of [^ ,]*\( (+\([0-9]*\) of counters on their own)\)\{0,1\},.*/\1+\3/p' \
 			"$out/stderr")
 		;;
-	perf)
-		bench_run "$r" "$c" perf record -g -F "${freq[$x]}" -e cpu-clock \
+	perf | perfdw)
+		local cg=-g
+		[ "$what" = perf ] || cg=--call-graph=dwarf,512
+		bench_run "$r" "$c" perf record "$cg" -F "${freq[$x]}" -e cpu-clock \
 			-e "page-faults/period=${pf[$x]}/" -o "$out/perf.data" -- "${cmd[@]}"
 		samples=$(sed -n 's/.* (\([0-9]*\) samples) \]$/\1/p' "$out/stderr")
 		;;
@@ -66,7 +70,7 @@ one() {
 configs=()
 for w in cpu switch; do
 	for x in 1 10; do
-		for what in bare own ride perf perfg; do
+		for what in bare own ride perf perfdw perfg; do
 			configs+=("$w-$x-$what")
 		done
 	done
@@ -82,7 +86,7 @@ for c in "${configs[@]}"; do
 	[ "${c##*-}" != bare ] || continue
 	base=${c%-*}-bare
 	ratio=-
-	if [ "${c##*-}" = perf ] || [ "${c##*-}" = perfg ] || [ "${c##*-}" = ride ]; then
+	if [ "${c##*-}" != own ]; then
 		ratio=$(awk -v a="$(bench_diffs "$base" "${c%-*}-own" | bench_median)" \
 			-v b="$(bench_diffs "$base" "$c" | bench_median)" \
 			'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
@@ -93,6 +97,7 @@ for c in "${configs[@]}"; do
 done
 echo
 echo "own / this: the median overhead of own attribution over this config's"
-echo "(perf: the same events at the same periods, ungrouped; perfg: plain"
-echo "perf record -g on cpu-clock; ride: counters on cpu-clock's samples)."
+echo "(perf: the same events at the same periods, ungrouped; perfdw: the"
+echo "same with 512-byte stack copies and user registers; perfg: plain perf"
+echo "record -g on cpu-clock; ride: counters on cpu-clock's samples)."
 echo "samples: evprof's 'time+counters'; perf's all events."

@@ -198,8 +198,8 @@ struct evprof_recorder_opts {
 	 */
 	const char *debug_cache_dir;
 	/*
-	 * Counters ride along on the sampler's samples, as they did before
-	 * 0.3: no counter samples on its own, and what each counted since the
+	 * Counters ride along on the sampler's samples, as they did in 0.2:
+	 * no counter samples on its own, and what each counted since the
 	 * thread's previous sample goes to wherever the sampler fires.
 	 * Cheaper (no sample per counter period) and right for ratios over
 	 * each interval (IPC of the code around a time sample), wrong for
