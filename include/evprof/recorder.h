@@ -152,8 +152,8 @@ struct evprof_recorder_opts {
 	uint32_t stack_size; /* DWARF copies: 8..65528 bytes; 0: 8192 */
 	bool user_only;	     /* exclude the kernel from the start */
 	bool include_idle;   /* system-wide: keep the idle task's samples */
-	/* data pages per CPU ring, a power of 2; 0: 512 (128 where the
-	 * locked-memory limit refuses 512) */
+	/* data pages per CPU ring, a power of 2; 0: 512, 1024 with -g fp's
+	 * leaf stack copies (128 where the locked-memory limit refuses it) */
 	size_t ring_pages;
 	evprof_recorder_note_fn note;
 	void *note_ctx;

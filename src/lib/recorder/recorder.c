@@ -145,9 +145,16 @@ static void set_leaf_stack(struct evprof_recorder *r,
 	if (o->call_graph != EVPROF_CALL_GRAPH_FP ||
 	    !evprof__unwind_leaf_regs_mask())
 		return;
-	if (r->ops->caps.unwinders & EVPROF__UNWIND_FP_LEAF)
+	if (r->ops->caps.unwinders & EVPROF__UNWIND_FP_LEAF) {
 		r->s.leaf_stack = EVPROF__LEAF_STACK;
-	else
+		/*
+		 * Samples twice as large: rings twice as large, or a churning
+		 * tree recorded per CPU loses records while a slow reader
+		 * (ASan, a window's build) catches up.
+		 */
+		if (!o->ring_pages)
+			r->s.ring_pages = 2 * RING_PAGES_DEFAULT;
+	} else
 		evprof__note(&r->notes,
 			     "this engine keeps frame-pointer stacks as the "
 			     "kernel walks them: a leaf without a frame "

@@ -19,12 +19,12 @@ static int map_rings(struct evprof__rings *rs, struct evprof__engine_setup *s)
 				evprof_ring__free(rs->v[k]);
 				rs->v[k] = NULL;
 			}
-			s->ring_pages = RING_PAGES_SMALL;
 			evprof__note(
 			    s->notes,
-			    "%d KiB rings are over the locked-memory limit: "
+			    "%zu KiB rings are over the locked-memory limit: "
 			    "%d KiB per CPU",
-			    RING_PAGES_DEFAULT * 4, RING_PAGES_SMALL * 4);
+			    s->ring_pages * 4, RING_PAGES_SMALL * 4);
+			s->ring_pages = RING_PAGES_SMALL;
 			return map_rings(rs, s);
 		}
 		if (!rs->v[i]) {
