@@ -18,10 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
-rounds=${1:-7}
-[ "$rounds" -ge 6 ] || bench_fail "at least 6 rounds"
-evprof=${EVPROF:-build/evprof}
-[ -x "$evprof" ] || bench_fail "no $evprof: build first (scripts/build.sh)"
+bench_args "${1:-7}"
 [ -x /usr/bin/time ] || bench_fail "no GNU time (/usr/bin/time)"
 freq=${FREQ:-1000}
 cpu_iter=${CPU_ITER:-1500000000}

@@ -25,6 +25,15 @@ bench_fail() {
 	exit 1
 }
 
+# bench_args ROUNDS: $rounds (at least 6: fewer cannot give a 95% interval)
+# and $evprof (EVPROF, else build/evprof), which must be built.
+bench_args() {
+	rounds=$1
+	[ "$rounds" -ge 6 ] || bench_fail "at least 6 rounds"
+	evprof=${EVPROF:-build/evprof}
+	[ -x "$evprof" ] || bench_fail "no $evprof: build first (scripts/build.sh)"
+}
+
 # bench_init: the scratch directory $out, removed at exit after the
 # commands in $bench_on_exit; the clock tick of /proc/stat.
 bench_init() {

@@ -17,10 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
-rounds=${1:-7}
-[ "$rounds" -ge 6 ] || bench_fail "at least 6 rounds"
-evprof=${EVPROF:-build/evprof}
-[ -x "$evprof" ] || bench_fail "no $evprof: build first (scripts/build.sh)"
+bench_args "${1:-7}"
 command -v perf >/dev/null || bench_fail "no perf"
 iter=${ITER:-400000000}
 [ -z "${QUICK:-}" ] || iter=$((iter / 10))

@@ -152,6 +152,15 @@ static int record_loop(struct evprof_recorder *r, double duration,
 	return status;
 }
 
+/*
+ * The event of the session's counter slot i of n events: the counters are
+ * the events after the sampler, whose own slot comes last.
+ */
+static const char *slot_event(struct evprof_recorder *r, size_t i, size_t n)
+{
+	return evprof_recorder__event(r, i + 1 < n ? i + 1 : 0);
+}
+
 /* "page-faults 3, cpu-clock 1": THROTTLE records by event, into buf. */
 static void throttled_by(struct evprof_recorder *r,
 			 const struct evprof_session_stats *ss, char *buf,
@@ -161,15 +170,12 @@ static void throttled_by(struct evprof_recorder *r,
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && i < EVPROF_PROFILE_MAX_COUNTERS; i++) {
-		/* The session's counters are the events after the sampler. */
-		uint64_t t = ss->throttled_by[i + 1 < n ? i : n - 1];
-		const char *name =
-		    evprof_recorder__event(r, i + 1 < n ? i + 1 : 0);
+		uint64_t t = ss->throttled_by[i];
 
 		if (t && off < len)
-			off += (size_t)snprintf(buf + off, len - off,
-						"%s%s %llu", off ? ", " : "",
-						name, (unsigned long long)t);
+			off += (size_t)snprintf(
+			    buf + off, len - off, "%s%s %llu", off ? ", " : "",
+			    slot_event(r, i, n), (unsigned long long)t);
 	}
 	if (ss->throttled_hidden && off < len)
 		snprintf(buf + off, len - off, "%shidden members %llu",
@@ -189,8 +195,7 @@ static bool unsampled_by(struct evprof_recorder *r,
 		if (ss->unsampled[i] && off < len)
 			off += (size_t)snprintf(
 			    buf + off, len - off, "%s%s %.1f%%",
-			    off ? ", " : "",
-			    evprof_recorder__event(r, i + 1 < n ? i + 1 : 0),
+			    off ? ", " : "", slot_event(r, i, n),
 			    100.0 * (double)ss->unsampled[i] /
 				(double)ss->counted[i]);
 	return off;

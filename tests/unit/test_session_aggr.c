@@ -96,6 +96,16 @@ static int sum_entry(const struct evprof_profile_entry *e, void *ctx)
 	return 0;
 }
 
+/* An aggregate with slot 1 set: a session of one slot refuses it. */
+static void refuse_second_slot(struct evprof_session *s)
+{
+	const uint64_t c[2] = {1, 2};
+	struct evprof_session_aggr bad = {
+	    .pid = 100, .tid = 101, .has = 3, .counters = c};
+
+	assert_int_equal(evprof__session_aggregate(s, &bad), -EINVAL);
+}
+
 /* Sums of the profile thread whose tid is tid. */
 static struct sums thread_sums(const struct evprof_profile *p, int tid)
 {
@@ -157,13 +167,7 @@ static void test_aggregates(void **state)
 	/* Outside the tree. */
 	assert_int_equal(add(s, 200, 201, stack, 5, 4, 4000000, 9), 0);
 	/* A counter the session does not have. */
-	{
-		const uint64_t c[2] = {1, 2};
-		struct evprof_session_aggr bad = {
-		    .pid = 100, .tid = 101, .has = 3, .counters = c};
-
-		assert_int_equal(evprof__session_aggregate(s, &bad), -EINVAL);
-	}
+	refuse_second_slot(s);
 	assert_int_equal(evprof_session__build(s, p, NULL), 0);
 
 	w = thread_sums(p, 101);
@@ -225,13 +229,7 @@ static void test_sampler_slot(void **state)
 	seed(s, 100, 100, 101);
 	assert_int_equal(add(s, 100, 101, stack, 2, 3, 3000, 48), 0);
 	assert_int_equal(add(s, 100, 101, stack, 2, 0, 0, 7), 0);
-	{
-		const uint64_t c[2] = {1, 2};
-		struct evprof_session_aggr bad = {
-		    .pid = 100, .tid = 101, .has = 3, .counters = c};
-
-		assert_int_equal(evprof__session_aggregate(s, &bad), -EINVAL);
-	}
+	refuse_second_slot(s);
 	assert_int_equal(evprof_session__build(s, p, NULL), 0);
 	w = thread_sums(p, 101);
 	assert_true(w.thr >= 0);

@@ -51,6 +51,26 @@ static bool never_samples(const struct evprof_event_spec *e)
 		e->attr.config == PERF_COUNT_SW_BPF_OUTPUT);
 }
 
+void evprof__engine_drop_event(struct evprof__engine_setup *s, size_t e)
+{
+	uint64_t below = s->own & ((1ULL << e) - 1);
+
+	memmove(&s->events[e], &s->events[e + 1],
+		(s->nr - e - 1) * sizeof(s->events[0]));
+	s->nr--;
+	s->own = below | (s->own >> (e + 1) << e);
+}
+
+void evprof__engine_ride(struct evprof__engine_setup *s, size_t e,
+			 const char *why)
+{
+	s->own &= ~(1ULL << e);
+	evprof__note(s->notes,
+		     "%s cannot sample on its own (%s): its counts ride on "
+		     "%s's samples",
+		     s->events[e].name, why, s->events[0].name);
+}
+
 void evprof__engine_own_counters(struct evprof__engine_setup *s,
 				 bool ride_along)
 {

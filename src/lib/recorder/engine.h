@@ -89,6 +89,15 @@ struct evprof__engine_setup {
 	struct evprof__notes *notes;
 };
 
+/* Drops event e (> 0) of s, its own bit with it. */
+EVPROF_HIDDEN void evprof__engine_drop_event(struct evprof__engine_setup *s,
+					     size_t e);
+/*
+ * Event e (> 0) of s, refused sampling (why), counts only: its counts ride
+ * on the sampler's samples, said in a note.
+ */
+EVPROF_HIDDEN void evprof__engine_ride(struct evprof__engine_setup *s, size_t e,
+				       const char *why);
 /*
  * Members of s that sample on their own, by default every one that can:
  * the bits of s->own, set once the events are parsed.

@@ -205,15 +205,8 @@ static int open_counter_or_ride(struct evprof_bpf *b, size_t k, int cpu)
 	if (fd >= 0 || !(b->s->own >> (k + 1) & 1) ||
 	    (err != EINVAL && !evprof_open_unsupported(err)))
 		return fd;
-	b->s->own &= ~(1ULL << (k + 1));
-	fd = open_counter(b, k, cpu);
-	if (fd >= 0)
-		evprof__note(b->s->notes,
-			     "%s cannot sample on its own (%s): its counts "
-			     "ride on %s's samples",
-			     b->s->events[k + 1].name, strerror(err),
-			     b->s->events[0].name);
-	return fd;
+	evprof__engine_ride(b->s, k + 1, strerror(err));
+	return open_counter(b, k, cpu);
 }
 
 /* Drops counter k (event k + 1), as the ring engine drops an extra. */
@@ -221,12 +214,7 @@ static void drop_counter(struct evprof_bpf *b, size_t k, int err)
 {
 	evprof__note(b->s->notes, "%s cannot be counted (%s): dropped",
 		     b->s->events[k + 1].name, strerror(err));
-	uint64_t below = b->s->own & ((1ULL << (k + 1)) - 1);
-
-	memmove(&b->s->events[k + 1], &b->s->events[k + 2],
-		(b->s->nr - k - 2) * sizeof(b->s->events[0]));
-	b->s->nr--;
-	b->s->own = below | (b->s->own >> (k + 2) << (k + 1));
+	evprof__engine_drop_event(b->s, k + 1);
 }
 
 /*

@@ -265,16 +265,6 @@ static const char *member_name(const struct evprof__ring_engine *r, long e)
 	return r->s->events[e].name;
 }
 
-static void drop_event(struct evprof__ring_engine *r, size_t e)
-{
-	uint64_t below = r->s->own & ((1ULL << e) - 1);
-
-	memmove(&r->s->events[e], &r->s->events[e + 1],
-		(r->s->nr - e - 1) * sizeof(r->s->events[0]));
-	r->s->nr--;
-	r->s->own = below | (r->s->own >> (e + 1) << e);
-}
-
 /* What a recording without the exit member loses. */
 static const char *exit_loss(const struct evprof__engine_setup *s)
 {
@@ -330,12 +320,7 @@ static bool fall_back(struct evprof__ring_engine *r, long e, int err,
 	} else if (e > 0 && (r->s->own >> e & 1) &&
 		   (err == EINVAL || evprof_open_unsupported(err))) {
 		/* Counting may still work where sampling does not. */
-		r->s->own &= ~(1ULL << e);
-		evprof__note(r->s->notes,
-			     "%s cannot sample on its own (%s): its counts "
-			     "ride on %s's samples",
-			     r->s->events[e].name, advice,
-			     r->s->events[0].name);
+		evprof__engine_ride(r->s, (size_t)e, advice);
 	} else if ((err == EACCES || err == EPERM) && !r->s->exclude_kernel) {
 		r->s->exclude_kernel = true;
 		evprof__note(
@@ -356,7 +341,7 @@ static bool fall_back(struct evprof__ring_engine *r, long e, int err,
 		    "%s cannot be counted with %s (%s): recording without "
 		    "it",
 		    r->s->events[e].name, r->s->events[0].name, advice);
-		drop_event(r, (size_t)e);
+		evprof__engine_drop_event(r->s, (size_t)e);
 	} else if (e == 0 && evprof_open_unsupported(err) &&
 		   !is_cpu_clock(&r->s->events[0])) {
 		evprof__note(

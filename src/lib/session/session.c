@@ -167,7 +167,8 @@ static bool is_cut_role(int role)
 }
 
 /*
- * The role of a cut sample's id, or 0 for a profile sample. A software
+ * The role of a cut sample's id (known: the sample's id is declared, with
+ * role), or 0 for a profile sample. A software
  * event or tracepoint firing for several perf sessions on a CPU shares one
  * perf_sample_data between them (do_perf_sw_event(), perf_tp_event(),
  * Linux 6.18): the fields the first event filled are not filled again
@@ -178,16 +179,13 @@ static bool is_cut_role(int role)
  * session's too: the same instant and stack unless its clock or call
  * graph options differ, which cannot be undone here.)
  */
-static int cut_role(const struct evprof_session *s,
-		    const struct evprof_sample *smp,
+static int cut_role(const struct evprof_session *s, bool known, int role,
 		    const struct evprof_snapshot *snap,
 		    const struct delta_ref *refs)
 {
-	int role;
-
 	if (!s->has_cut)
 		return 0;
-	if (evprof__delta_role(&s->delta, smp->id, &role))
+	if (known)
 		return is_cut_role(role) ? role : 0;
 	for (uint32_t i = 0; i < snap->nr; i++)
 		if (refs[i].inst >= 0 && is_cut_role(refs[i].role) &&
@@ -241,15 +239,12 @@ static void take_deltas(struct evprof_session *s,
 }
 
 /*
- * Whose sample id is: a counter's attributed by its own samples, or the
- * sampler's (any other).
+ * Whose sample one of an id of role (known: declared) is: a counter's
+ * attributed by its own samples, or the sampler's (any other).
  */
-static int sample_owner(const struct evprof_session *s, uint64_t id)
+static int sample_owner(const struct evprof_session *s, bool known, int role)
 {
-	int role;
-
-	if (!s->own || !evprof__delta_role(&s->delta, id, &role) || role < 0 ||
-	    !(s->own >> role & 1))
+	if (!known || role < 0 || !(s->own >> role & 1))
 		return EVPROF_SESSION_SAMPLER;
 	return role;
 }
@@ -332,8 +327,8 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	struct ssample *ss;
 	struct tstate *ts = NULL;
 	struct cpu_state *cs = NULL;
-	int role, own;
-	bool cut, off;
+	int role, own, id_role = 0;
+	bool cut, off, known;
 	/* Per-CPU values must follow every read, the idle task's too. */
 	bool idle = s->exclude_idle && (s->fmt.sample_type & PERF_SAMPLE_TID) &&
 		    smp->pid == 0;
@@ -359,9 +354,12 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 					    &refs[i]);
 	if (err)
 		return err;
-	role = cut_role(s, smp, &snap, refs);
+	/* The sample's own id, looked up once for both questions. */
+	known = (s->has_cut || s->own) &&
+		evprof__delta_role(&s->delta, smp->id, &id_role);
+	role = cut_role(s, known, id_role, &snap, refs);
 	cut = role != 0;
-	own = cut ? EVPROF_SESSION_SAMPLER : sample_owner(s, smp->id);
+	own = cut ? EVPROF_SESSION_SAMPLER : sample_owner(s, known, id_role);
 	/* A switch-out that opens an off-CPU interval keeps its own stack. */
 	off = role == EVPROF_SESSION_SWITCH_OUT;
 	if (!err && s->per_cpu && (s->fmt.sample_type & PERF_SAMPLE_CPU))
