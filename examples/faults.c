@@ -3,6 +3,9 @@
  * Embedding evprof: record a command with cpu-clock sampling and a
  * page-faults counter, then print the page faults of every function (each
  * function counted once per stack, so a caller includes its callees).
+ * Page faults are attributed by their own samples, one every 16th fault
+ * here (64 by default): what a thread faults after its last such sample
+ * has no stack and shows as [unsampled].
  *
  *	cc faults.c $(pkg-config --cflags --libs evprof) -o faults
  *	./faults task|cpu CMD [ARGS...]
@@ -88,7 +91,7 @@ int main(int argc, char **argv)
 	opts.mode =
 	    argv[1][0] == 't' ? EVPROF_RECORDER_TASK : EVPROF_RECORDER_CPU;
 	target.argv = argv + 2;
-	r = evprof_recorder__new(&target, "cpu-clock,page-faults", &opts);
+	r = evprof_recorder__new(&target, "cpu-clock,page-faults/period=16/", &opts);
 	if (!r || evprof_recorder__start(r)) {
 		perror("evprof_recorder");
 		return 1;
