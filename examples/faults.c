@@ -91,7 +91,8 @@ int main(int argc, char **argv)
 	opts.mode =
 	    argv[1][0] == 't' ? EVPROF_RECORDER_TASK : EVPROF_RECORDER_CPU;
 	target.argv = argv + 2;
-	r = evprof_recorder__new(&target, "cpu-clock,page-faults/period=16/", &opts);
+	r = evprof_recorder__new(&target, "cpu-clock,page-faults/period=16/",
+				 &opts);
 	if (!r || evprof_recorder__start(r)) {
 		perror("evprof_recorder");
 		return 1;
