@@ -522,8 +522,12 @@ static inline int cs_make(struct cs_sim *sim, const uint8_t *data, size_t size)
 	for (uint32_t i = 0; i < sim->nr_cpus; i++) {
 		struct cs_cpu *c = &sim->cpu[i];
 
-		/* CPUs' clocks start apart, as the groups are enabled. */
-		c->base = CS_T0 + i * 37;
+		/*
+		 * CPUs' clocks start apart, as the groups are enabled, all
+		 * before the first slot (CS_T0 + 1000 + i * 13): a stretch
+		 * from before its group began would be truth no clock counts.
+		 */
+		c->base = CS_T0 + i * 17;
 		c->from = c->base;
 		c->cur = -1;
 	}

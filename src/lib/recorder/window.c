@@ -31,10 +31,6 @@ static uint64_t mono_ns(void)
 }
 
 /*
- * Says which unwinding made the user stacks and how it went, and whether
- * the kernel throttled sampling (the counters then miss some events).
- */
-/*
  * The share of each counter that threads counted after their last sample
  * of it, on "[unsampled]", and what changes it.
  */
@@ -69,6 +65,10 @@ static void note_unsampled(struct evprof_recorder *r, struct evprof_profile *p,
 	evprof_profile__add_note(p, buf);
 }
 
+/*
+ * Says which unwinding made the user stacks and how it went, and whether
+ * the kernel throttled sampling (the counters then miss some events).
+ */
 static void note_session(struct evprof_recorder *r, struct evprof_profile *p)
 {
 	struct evprof_session_stats st = {.sz = sizeof(st)};
