@@ -237,6 +237,21 @@ static struct cached *dwfl_for(struct evprof__unwinder *u, uint64_t key,
 	return c;
 }
 
+/*
+ * The CFI of the mapped files themselves is enough to unwind (.eh_frame,
+ * or .debug_frame where a file has it): libdw would read a separate debug
+ * file whole for it, libc6-dbg's 10 MB of inflated sections in every
+ * process unwound, for frames .eh_frame already describes.
+ */
+static int no_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
+			Dwarf_Addr base, const char *file_name,
+			const char *debuglink, GElf_Word crc, char **name)
+{
+	(void)mod, (void)ud, (void)modname, (void)base, (void)file_name;
+	(void)debuglink, (void)crc, (void)name;
+	return -1;
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct uw_ctx *c = arg;
@@ -355,6 +370,7 @@ struct evprof__unwinder *evprof__unwinder_new(void)
 		errno = ENOMEM;
 		return NULL;
 	}
+	u->finder.cb.find_debuginfo = no_debuginfo;
 	return u;
 }
 
