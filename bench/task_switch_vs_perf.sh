@@ -16,7 +16,14 @@
 # the launched thread only).
 # Usage: bench/task_switch_vs_perf.sh [ROUNDS] [PASSES] [THREADS]
 # (defaults 6 50000 16; EVPROF=path overrides build/evprof, EVPROF_OLD=path
-# adds that build's task mode; BENCH_LOCK=FILE holds FILE over each round).
+# adds that build's task mode; BENCH_LOCK=FILE holds FILE over each round;
+# PARTS=1 adds evprof runs that each leave one more piece out, to say where
+# a switch's cost goes: leaf copies (-g fp,noleaf), counters' own samples
+# (--attribution ride), the counters (-e cpu-clock), the stacks (-g none),
+# and per-CPU groups instead of per-task ones (--mode cpu); and, without
+# evprof, one inherited cpu-clock sampling event without and with
+# PERF_SAMPLE_READ (bench/inherit_read.c), what that sample type costs a
+# switch by itself).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -29,6 +36,7 @@ evprof=${EVPROF:-build/evprof}
 command -v perf >/dev/null || bench_fail "no perf"
 bench_init
 cc -O1 -fno-omit-frame-pointer -pthread -o "$out/work" bench/switch_work.c
+cc -O1 -o "$out/inherit_read" bench/inherit_read.c
 work=("$out/work" "$threads" "$passes")
 events=cpu-clock,page-faults,context-switches
 
@@ -38,10 +46,22 @@ one() {
 	local r=$1 c=$2 n=- t=- bin=$evprof secs sys
 	case $c in
 	baseline) bench_run "$r" "$c" "${work[@]}" ;;
-	evprof-task*)
-		[ "$c" = evprof-task ] || bin=$EVPROF_OLD
-		bench_run "$r" "$c" "$bin" record --mode task -e "$events" \
-			-o "$out/p.pb.gz" -- "${work[@]}"
+	clock-inherit) bench_run "$r" "$c" "$out/inherit_read" 0 "${work[@]}" ;;
+	clock-inherit-read)
+		bench_run "$r" "$c" "$out/inherit_read" 1 "${work[@]}"
+		;;
+	evprof-*)
+		local mode=task ev=$events args=()
+		case $c in
+		evprof-task-old) bin=$EVPROF_OLD ;;
+		evprof-noleaf) args=(-g fp,noleaf) ;;
+		evprof-ride) args=(-g fp,noleaf --attribution ride) ;;
+		evprof-clock) args=(-g fp,noleaf) ev=cpu-clock ;;
+		evprof-nostack) args=(-g none) ev=cpu-clock ;;
+		evprof-cpu) mode=cpu ;;
+		esac
+		bench_run "$r" "$c" "$bin" record --mode $mode -e "$ev" \
+			"${args[@]}" -o "$out/p.pb.gz" -- "${work[@]}"
 		n=$(sed -n 's/^evprof: \([0-9]*\) samples of .*/\1/p' "$out/stderr")
 		;;
 	perf-*)
@@ -68,6 +88,9 @@ one() {
 
 configs=(baseline evprof-task perf-S perf-switch)
 [ -z "${EVPROF_OLD:-}" ] || configs+=(evprof-task-old)
+[ -z "${PARTS:-}" ] ||
+	configs+=(evprof-noleaf evprof-ride evprof-clock evprof-nostack evprof-cpu
+		clock-inherit clock-inherit-read)
 bench_machine before
 bench_each_round "$rounds" one "${configs[@]}"
 bench_machine after
