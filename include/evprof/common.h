@@ -28,6 +28,7 @@
 #define EVPROF_COMMON_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,6 +61,15 @@ enum evprof_errc {
  * positive errno or EVPROF_ERR_* value. Never NULL. Lives forever.
  */
 EVPROF_API const char *evprof_strerror(int err);
+
+/*
+ * The name of names[0..nr) that word most likely misspells (edits: a
+ * letter changed, added, removed, or two swapped; at most one per three
+ * letters of word, and fewer than word's length), ignoring case; NULL
+ * when none is that close or two are equally close. For "did you mean".
+ */
+EVPROF_API const char *evprof_closest_name(const char *word,
+					   const char *const *names, size_t nr);
 
 enum evprof_print_level {
 	EVPROF_WARN,

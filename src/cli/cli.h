@@ -74,7 +74,7 @@ struct cli_opts {
  * Parses argv's options into o by c's table with getopt_long(), plus
  * -h/--help. Returns CLI_GO_ON with *first the index of the first
  * operand, or the exit status: 0 after --help (the usage on stdout), 2
- * after a message (and the usage on stderr for what getopt refused).
+ * after a message (one line for an option refused, with the nearest name).
  */
 int cli_parse_opts(const struct cli_opts *c, int argc, char **argv, void *o,
 		   int *first);

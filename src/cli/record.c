@@ -317,6 +317,41 @@ static const char *check_weight(struct evprof_recorder *r,
 	return NULL;
 }
 
+/*
+ * --weight against what the recorder opened (and the off-CPU weights), or
+ * against the events typed when one fell back (cycles on a VM: said with
+ * a note once the profile is made): 0, or 2 after a message.
+ */
+static int weight_known(struct evprof_recorder *r, const char *events,
+			const char *weight, bool off_cpu)
+{
+	const char *names[EVPROF_PROFILE_MAX_COUNTERS + 3];
+	size_t n = 0, len = strlen(weight);
+	const char *hit, *closest;
+
+	for (size_t i = 0; i < evprof_recorder__nr_events(r) &&
+			   n < EVPROF_PROFILE_MAX_COUNTERS + 1;
+	     i++)
+		names[n++] = evprof_recorder__event(r, i);
+	if (off_cpu) {
+		names[n++] = "off-cpu";
+		names[n++] = "preempted";
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], weight))
+			return 0;
+	/* A name of the list typed, ended by a separator or its terms. */
+	for (hit = strstr(events, weight); hit; hit = strstr(hit + 1, weight))
+		if ((hit == events || strchr(",{", hit[-1])) &&
+		    strchr(",}/", hit[len]))
+			return 0;
+	closest = evprof_closest_name(weight, names, n);
+	cli_err("--weight %s: no such event in this recording (%s)%s%s%s",
+		weight, events, closest ? "; did you mean '" : "",
+		closest ? closest : "", closest ? "'?" : "");
+	return 2;
+}
+
 #define RECORD_OUTS 8
 
 /* Every option of record (perf's record_options); defaults in cmd_record. */
@@ -638,6 +673,9 @@ static int record_start(struct record *rec)
 				strerror(errno));
 		return 1;
 	}
+	if (o->weight &&
+	    weight_known(rec->r, o->events, o->weight, o->ro.off_cpu))
+		return 2;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	clock_gettime(CLOCK_REALTIME, &rec->t0);

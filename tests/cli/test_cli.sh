@@ -98,24 +98,48 @@ else
 	fail "no bash completion installed"
 fi
 
-# 5. Options as getopt_long parses them from each command's table.
+# 5. Options as getopt_long parses them from each command's table; what
+# it refuses, in one line that points at --help.
 for c in $cmds; do
 	[ "$c" = info ] && continue # takes no options
 	"$EVPROF" "$c" --bogus x >"$TMP/o" 2>"$TMP/e"
 	rc=$?
-	[ $rc = 2 ] && [ ! -s "$TMP/o" ] &&
-		grep -qx "$c: unrecognized option '--bogus'" "$TMP/e" &&
-		grep -q "^usage: evprof $c " "$TMP/e" &&
-		ok "$c --bogus: refused, with the usage, exit 2" ||
-		fail "$c --bogus: exit $rc, $(head -1 "$TMP/e")"
+	[ $rc = 2 ] && [ ! -s "$TMP/o" ] && [ "$(wc -l <"$TMP/e")" = 1 ] &&
+		grep -qx "evprof $c: unknown option '--bogus'; 'evprof $c --help' lists the options" "$TMP/e" &&
+		ok "$c --bogus: refused in one line, exit 2" ||
+		fail "$c --bogus: exit $rc, $(head -3 "$TMP/e")"
 done
+# A misspelt option is named; a value missing is said.
+"$EVPROF" record --ouput x.json -- true >"$TMP/o" 2>"$TMP/e"
+rc=$?
+[ $rc = 2 ] && grep -qx "evprof record: unknown option '--ouput' (did you mean '--output'?); 'evprof record --help' lists the options" "$TMP/e" &&
+	ok "record --ouput: did you mean --output" ||
+	fail "record --ouput: exit $rc, $(head -1 "$TMP/e")"
+"$EVPROF" report --sort 2>"$TMP/e"
+rc=$?
+[ $rc = 2 ] && grep -qx "evprof report: --sort needs a value; 'evprof report --help' lists the options" "$TMP/e" &&
+	ok "report --sort: needs a value" ||
+	fail "report --sort: exit $rc, $(head -1 "$TMP/e")"
 # An abbreviation that fits several names lists them in the table's order.
 "$EVPROF" record --p 1 2>"$TMP/e"
 rc=$?
-[ $rc = 2 ] && grep -qx "record: option '--p' is ambiguous; possibilities: \
-'--pid' '--push' '--push-wait'" "$TMP/e" &&
+[ $rc = 2 ] && grep -qx "evprof record: '--p' could be --pid --push --push-wait" "$TMP/e" &&
 	ok "record --p: ambiguous, --pid --push --push-wait" ||
 	fail "record --p: exit $rc, $(head -1 "$TMP/e")"
+# A misspelt event is named, and a --weight that names no event is
+# refused before the command runs (it would create the file).
+"$EVPROF" record -e cpu-clock,pagefaults -o "$TMP/w.pb.gz" -- true 2>"$TMP/e"
+rc=$?
+[ $rc = 2 ] && grep -q "unknown event 'pagefaults' (did you mean 'page-faults'?)" "$TMP/e" &&
+	ok "record -e pagefaults: did you mean page-faults" ||
+	fail "record -e pagefaults: exit $rc, $(head -1 "$TMP/e")"
+"$EVPROF" record -e cpu-clock,page-faults --weight pagefaults \
+	-o "$TMP/w.pb.gz" -- touch "$TMP/ran" 2>"$TMP/e"
+rc=$?
+[ $rc = 2 ] && [ ! -e "$TMP/ran" ] &&
+	grep -q "^evprof: --weight pagefaults: no such event in this recording (cpu-clock,page-faults); did you mean 'page-faults'?$" "$TMP/e" &&
+	ok "record --weight pagefaults: refused before the command ran" ||
+	fail "record --weight pagefaults: exit $rc, ran: $([ -e "$TMP/ran" ] && echo yes || echo no), $(head -1 "$TMP/e")"
 # Options go in order: a bad value ends before a later --help.
 "$EVPROF" record -F 0 -h true >"$TMP/o" 2>"$TMP/e"
 rc=$?

@@ -17,6 +17,8 @@
 #include "cases.h"
 #include "base/util.h"
 
+#include <evprof/common.h>
+
 #define NKEYS 100000
 
 /*
@@ -368,6 +370,47 @@ static void test_opts(void **state)
 }
 
 /*
+ * "Did you mean": one edit per three letters (a change, an insertion, a
+ * deletion or a swap of neighbours), case ignored, nothing on a tie or a
+ * word too short to tell.
+ */
+static void test_closest_name(void **state)
+{
+	static const char *const names[] = {
+	    "cycles",	  "instructions", "page-faults", "cpu-clock",
+	    "task-clock", "output",	  "pid"};
+	const size_t n = sizeof(names) / sizeof(names[0]);
+
+	(void)state;
+	assert_string_equal(evprof_closest_name("pagefaults", names, n),
+			    "page-faults"); /* a letter added */
+	assert_string_equal(evprof_closest_name("cpu-clokc", names, n),
+			    "cpu-clock"); /* a swap */
+	assert_string_equal(evprof_closest_name("instrucions", names, n),
+			    "instructions"); /* a letter left out */
+	assert_string_equal(evprof_closest_name("ouptut", names, n), "output");
+	assert_string_equal(evprof_closest_name("CYCLES", names, n), "cycles");
+	assert_string_equal(evprof_closest_name("cycle", names, n), "cycles");
+	/* too far: "instr" is 7 edits from instructions, one allowed */
+	assert_null(evprof_closest_name("instr", names, n));
+	assert_null(evprof_closest_name("xyzzy", names, n));
+	assert_string_equal(evprof_closest_name("pd", names, n), "pid");
+	assert_null(evprof_closest_name("p", names, n));
+	assert_null(evprof_closest_name(NULL, names, n));
+	assert_null(evprof_closest_name("cycles", names, 0));
+}
+
+static void test_closest_name_tie(void **state)
+{
+	static const char *const names[] = {"cat", "bat"};
+
+	(void)state;
+	/* "hat" is one change from each: neither is named */
+	assert_null(evprof_closest_name("hat", names, 2));
+	assert_string_equal(evprof_closest_name("cta", names, 2), "cat");
+}
+
+/*
  * mkdir -p for the caches: made (0700) under a directory of ours, refused
  * under another user's (sudo -E: HOME is the invoking user's), made under
  * a sticky one such as /tmp.
@@ -415,6 +458,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_vec),
 	    cmocka_unit_test(test_vec_limits),
 	    cmocka_unit_test(test_opts),
+	    cmocka_unit_test(test_closest_name),
+	    cmocka_unit_test(test_closest_name_tie),
 	    cmocka_unit_test(test_mkdirs_owner),
 	};
 

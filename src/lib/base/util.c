@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* Messages, error strings and small file helpers. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,6 +56,73 @@ const char *evprof_strerror(int err)
 	if (err >= EVPROF_ERR_FIRST && err < EVPROF_ERR_LAST)
 		return errc_text[err - EVPROF_ERR_FIRST];
 	return strerror(err);
+}
+
+/*
+ * Edits from a to b (optimal string alignment: a swap of neighbours is
+ * one), ignoring case; stops counting past max + 1.
+ */
+static size_t edits(const char *a, const char *b, size_t max)
+{
+	size_t la = strlen(a), lb = strlen(b), row[3][64];
+	size_t *prev2 = row[0], *prev = row[1], *cur = row[2], *t;
+
+	if (la >= 64 || lb >= 64)
+		return max + 1;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t best = cur[0] = i;
+
+		for (size_t j = 1; j <= lb; j++) {
+			int ca = tolower((unsigned char)a[i - 1]);
+			int cb = tolower((unsigned char)b[j - 1]);
+			size_t d = prev[j - 1] + (ca != cb);
+
+			if (prev[j] + 1 < d)
+				d = prev[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			if (i > 1 && j > 1 &&
+			    ca == tolower((unsigned char)b[j - 2]) &&
+			    cb == tolower((unsigned char)a[i - 2]) &&
+			    prev2[j - 2] + 1 < d)
+				d = prev2[j - 2] + 1;
+			cur[j] = d;
+			if (d < best)
+				best = d;
+		}
+		if (best > max)
+			return max + 1;
+		t = prev2, prev2 = prev, prev = cur, cur = t;
+	}
+	return prev[lb];
+}
+
+const char *evprof_closest_name(const char *word, const char *const *names,
+				size_t nr)
+{
+	size_t len = word ? strlen(word) : 0;
+	size_t max = len / 3 ? len / 3 : 1, best = max + 1;
+	const char *found = NULL;
+	bool tie = false;
+
+	if (len < 2)
+		return NULL;
+	for (size_t i = 0; i < nr; i++) {
+		size_t d = names[i] ? edits(word, names[i], max) : max + 1;
+
+		if (d > max || d >= len || d > best)
+			continue;
+		if (d < best) {
+			found = names[i];
+			best = d;
+			tie = false;
+		} else if (strcasecmp(found, names[i])) {
+			tie = true; /* two as close: name neither */
+		}
+	}
+	return tie ? NULL : found;
 }
 
 /* One read(2), retried on EINTR: bytes (> 0), 0 at EOF, or -errno. */

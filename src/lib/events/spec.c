@@ -28,8 +28,12 @@ static void warn_unknown(const char *s, const struct spec_notes *why)
 		snprintf(known + off, sizeof(known) - off,
 			 ", sys:name tracepoints, pmu/term=val/%s",
 			 evprof__spec_have_pfm() ? ", libpfm4 names" : "");
-	pr_warn("unknown event '%.*s'%s%s%s; known: %s\n", SHOW_MAX, s,
-		why->len ? " (" : "", why->text, why->len ? ")" : "", known);
+	const char *closest = evprof__spec_builtin_closest(s, strcspn(s, ":/"));
+
+	pr_warn("unknown event '%.*s'%s%s%s%s%s%s; known: %s\n", SHOW_MAX, s,
+		closest ? " (did you mean '" : "", closest ? closest : "",
+		closest ? "'?)" : "", why->len ? " (" : "", why->text,
+		why->len ? ")" : "", known);
 }
 
 static int resolve(struct perf_event_attr *attr, const char *base,

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <evprof/event.h>
+
 #include "spec_builtin.h"
 #include "spec_text.h"
 
@@ -211,4 +213,20 @@ void evprof__spec_builtin_known(char *buf, size_t len, size_t *off)
 			KNOWN_ADD("%s%s", i ? "/" : "", cache_types[i].name);
 	KNOWN_ADD(" - load/store/prefetch - misses or nothing), rNNNN raw");
 #undef KNOWN_ADD
+}
+
+const char *evprof__spec_builtin_closest(const char *s, size_t len)
+{
+	const char *names[ARRAY_SIZE(hw_events) + ARRAY_SIZE(sw_events)];
+	char word[EVPROF_EVENT_NAME_MAX];
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(hw_events); i++)
+		if (!hw_events[i].alias)
+			names[n++] = hw_events[i].name;
+	for (size_t i = 0; i < ARRAY_SIZE(sw_events); i++)
+		if (!sw_events[i].alias)
+			names[n++] = sw_events[i].name;
+	snprintf(word, sizeof(word), "%.*s", (int)len, s);
+	return evprof_closest_name(word, names, n);
 }
