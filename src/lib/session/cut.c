@@ -148,6 +148,7 @@ static int flush_one(struct sess_cut *c, struct sess_store *st,
 		.flags = SS_UNSAMPLED | (has_cpu ? SS_HAS_CPU : 0),
 	    },
 	    vals);
+	c->nr_unsampled++;
 	return 0;
 }
 

@@ -45,6 +45,7 @@ struct sess_cut {
 	struct evprof_hashmap *by_tid; /* tid -> index in ts */
 	EVPROF_VEC(uint64_t) vals;     /* nr_slots per tstate */
 	EVPROF_VEC(struct cpu_state) cpus;
+	size_t nr_unsampled; /* "[unsampled]" samples made, not samples taken */
 };
 
 EVPROF_HIDDEN void evprof__cut_free(struct sess_cut *c);

@@ -709,7 +709,8 @@ int evprof_session__stats(const struct evprof_session *s,
 	full.first_time = s->store.first_time;
 	full.last_time = s->store.last_time;
 	if (!s->built) {
-		full.samples = s->store.samples.n - s->nr_offcpu;
+		full.samples =
+		    s->store.samples.n - s->nr_offcpu - s->cut.nr_unsampled;
 		full.samples_filtered = s->idle;
 	}
 	return EVPROF_STATS_COPY(st, &full);
