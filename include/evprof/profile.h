@@ -454,8 +454,10 @@ struct evprof_firefox_opts {
  * tree by that counter).
  * path ending in ".gz" is gzip-compressed. A regular file is written as
  * path.tmp and renamed over path when complete, so a failed write leaves
- * neither a partial path nor path.tmp; other files (/dev/stdout, pipes) are
- * written in place. opts may be NULL.
+ * neither a partial path nor path.tmp (through a symbolic link: the file it
+ * names, the link kept); "/dev/stdout" is the process's standard output,
+ * written in place through its descriptor (to a file the shell opened, or
+ * appends to), and so are other files (pipes, devices). opts may be NULL.
  * Returns 0, -ENOENT (weight_counter not registered), -EINVAL or -errno of
  * the failed open/write/close/rename (e.g. -ENOSPC).
  */

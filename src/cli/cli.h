@@ -104,6 +104,14 @@ int out_parse_format(const char *name);
  */
 enum out_format out_format_of(const char *path);
 /*
+ * 0 when path can be written: its name says a format, or fmt (>= 0) does,
+ * or it is "-" (stdout) or an existing device or pipe; else -EINVAL after
+ * a message listing the names.
+ */
+int out_named(const char *path, int fmt);
+/* Where path is written: "-" is stdout. */
+const char *out_path(const char *path);
+/*
  * Writes p to path in fmt, weighed by counter weight (NULL: samples; the
  * page opens weighed by it).
  */

@@ -99,6 +99,9 @@ int cmd_import(int argc, char **argv)
 	in = argv[first];
 	if (!o.nr_outs)
 		o.outs[o.nr_outs++] = "perf.json.gz";
+	for (size_t i = 0; i < o.nr_outs; i++)
+		if (out_named(o.outs[i], o.fmt))
+			return 2;
 	o.po.no_timeline = !out_wants_timeline(o.outs, o.nr_outs, o.fmt);
 	o.po.spill_dir = cli_spill_dir();
 	o.po.debug_cache_dir = cli_debug_cache_dir();

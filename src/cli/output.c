@@ -37,6 +37,39 @@ int out_parse_format(const char *name)
 	return -1;
 }
 
+/* Whether path's name says a format (out_format_of() then tells which). */
+static bool out_known(const char *path)
+{
+	static const char *const names[] = {".json",	  ".json.gz", ".folded",
+					    ".folded.gz", ".pb.gz",   ".pb",
+					    ".pprof",	  ".html",    ".htm"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (ends_with(path, names[i]))
+			return true;
+	return false;
+}
+
+int out_named(const char *path, int fmt)
+{
+	struct stat st;
+
+	if (fmt >= 0 || out_known(path) || !strcmp(path, "-") ||
+	    (!stat(path, &st) && !S_ISREG(st.st_mode)))
+		return 0;
+	cli_err("-o %s: no format of that name: .json[.gz] (Firefox "
+		"Profiler), .pb[.gz] or .pprof (pprof), .folded[.gz], "
+		".speedscope.json[.gz], .html (a page), - (Firefox JSON on "
+		"stdout); --format FORMAT writes any name",
+		path);
+	return -EINVAL;
+}
+
+const char *out_path(const char *path)
+{
+	return strcmp(path, "-") ? path : "/dev/stdout";
+}
+
 enum out_format out_format_of(const char *path)
 {
 	if (ends_with(path, ".folded") || ends_with(path, ".folded.gz"))
@@ -55,6 +88,7 @@ enum out_format out_format_of(const char *path)
 int out_write(const struct evprof_profile *p, const char *path,
 	      enum out_format fmt, const char *weight)
 {
+	path = out_path(path);
 	if (fmt == OUT_PPROF) {
 		struct evprof_pprof_opts o = {.sz = sizeof(o),
 					      .default_type = weight};
@@ -118,6 +152,8 @@ int out_check(const char *path, bool *in_dir)
 	*in_dir = false;
 	if (!*path)
 		return -ENOENT;
+	if (!strcmp(path, "-"))
+		return 0; /* stdout: the shell opened it */
 	if (out_format_of(path) == OUT_PAGE && !evprof_page__available()) {
 		cli_err("%s", cli_page_missing);
 		return -ENOTSUP;

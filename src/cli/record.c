@@ -636,7 +636,11 @@ static int record_outputs(struct record *rec)
 		: !out_wants_timeline(o->outs, (size_t)o->nr_outs, o->fmt);
 	for (int i = 0; i < o->nr_outs; i++) {
 		bool in_dir;
-		int err = out_check(o->outs[i], &in_dir);
+		int err;
+
+		if (out_named(o->outs[i], o->fmt))
+			return 2;
+		err = out_check(o->outs[i], &in_dir);
 
 		if (err) {
 			cli_err("cannot write %s: %s%s", o->outs[i],

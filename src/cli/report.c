@@ -74,10 +74,18 @@ int cmd_report(int argc, char **argv)
 		fputs(cli_report_usage, stderr);
 		return 2;
 	}
+	if (o.out && out_named(o.out, -1))
+		return 2;
 	p = evprof_profile__load(argv[first]);
 	if (!p) {
-		cli_err("cannot read %s: %s", argv[first],
-			evprof_strerror(errno));
+		int why = errno;
+
+		cli_err("cannot read %s: %s%s", argv[first],
+			evprof_strerror(why),
+			why == EVPROF_ERR_MALFORMED
+			    ? " (report reads Firefox Profiler JSON, pprof and "
+			      "folded stacks, gzip'd or not)"
+			    : "");
 		return 1;
 	}
 	if (o.out ? o.weight && !out_has_column(p, o.weight)

@@ -9,10 +9,11 @@
 
 WL="$FIXTURES/wl_faults"
 
-# 1. A missing directory and an unwritable file: refused, command not run.
+# 1. A missing directory and an unwritable file: refused, command not run
+# (--format: /proc/version's name says no format).
 for out in "$TMP/missing/dir/p.json.gz" /proc/version; do
 	rm -f "$TMP/ran"
-	if "$EVPROF" record -e cpu-clock -o "$out" -- touch "$TMP/ran" \
+	if "$EVPROF" record -e cpu-clock --format firefox -o "$out" -- touch "$TMP/ran" \
 		>/dev/null 2>"$TMP/err"; then
 		fail "-o $out: exit status 0"
 	elif [ -e "$TMP/ran" ]; then

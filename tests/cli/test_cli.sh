@@ -140,6 +140,44 @@ rc=$?
 	grep -q "^evprof: --weight pagefaults: no such event in this recording (cpu-clock,page-faults); did you mean 'page-faults'?$" "$TMP/e" &&
 	ok "record --weight pagefaults: refused before the command ran" ||
 	fail "record --weight pagefaults: exit $rc, ran: $([ -e "$TMP/ran" ] && echo yes || echo no), $(head -1 "$TMP/e")"
+# -o names a format, or --format does, or it is refused before the
+# command runs; "-" is stdout; report says what it reads.
+"$EVPROF" record -e cpu-clock -o "$TMP/p.svg" -- touch "$TMP/ran2" 2>"$TMP/e"
+rc=$?
+[ $rc = 2 ] && [ ! -e "$TMP/ran2" ] && [ ! -e "$TMP/p.svg" ] &&
+	grep -q "^evprof: -o $TMP/p.svg: no format of that name: .json\[.gz\]" "$TMP/e" &&
+	ok "record -o p.svg: refused before the command ran" ||
+	fail "record -o p.svg: exit $rc, $(head -1 "$TMP/e")"
+if "$EVPROF" record -e cpu-clock -o - -- true >"$TMP/stdout.json" 2>"$TMP/e"; then
+	head -c 9 "$TMP/stdout.json" | grep -q '^{"meta":' && [ ! -e ./- ] &&
+		ok "record -o -: Firefox JSON on stdout" ||
+		fail "record -o -: stdout starts '$(head -c 20 "$TMP/stdout.json")'"
+	# Appended to what the shell opened; a link's file written, the
+	# link kept.
+	echo first >"$TMP/log"
+	"$EVPROF" record -e cpu-clock -o - -- true >>"$TMP/log" 2>"$TMP/e"
+	[ "$(head -1 "$TMP/log")" = first ] && grep -q '{"meta":' "$TMP/log" &&
+		ok "record -o - >>log: appended" ||
+		fail "record -o - >>log: $(head -c 40 "$TMP/log")"
+	echo old >"$TMP/target.json"
+	ln -s "$TMP/target.json" "$TMP/link.json"
+	"$EVPROF" record -e cpu-clock -o "$TMP/link.json" -- true 2>"$TMP/e"
+	[ -L "$TMP/link.json" ] && head -c 9 "$TMP/target.json" | grep -q '^{"meta":' &&
+		ok "record -o link.json: its file written, the link kept" ||
+		fail "record -o link.json: link $([ -L "$TMP/link.json" ] && echo kept || echo replaced), target '$(head -c 20 "$TMP/target.json")'"
+	"$EVPROF" record -e cpu-clock --format folded -o "$TMP/p.svg" -- true \
+		2>"$TMP/e" && [ -s "$TMP/p.svg" ] || [ -e "$TMP/p.svg" ] &&
+		ok "record --format folded -o p.svg: written" ||
+		fail "record --format folded -o p.svg: $(head -1 "$TMP/e")"
+else
+	skip "record cannot run here: $(head -1 "$TMP/e")"
+fi
+echo '{"shared":{},"profiles":[]}' >"$TMP/p.speedscope.json"
+"$EVPROF" report "$TMP/p.speedscope.json" >/dev/null 2>"$TMP/e"
+rc=$?
+[ $rc = 1 ] && grep -q "(report reads Firefox Profiler JSON, pprof and folded stacks, gzip'd or not)$" "$TMP/e" &&
+	ok "report of a speedscope file: says what it reads" ||
+	fail "report of a speedscope file: exit $rc, $(head -1 "$TMP/e")"
 # Options go in order: a bad value ends before a later --help.
 "$EVPROF" record -F 0 -h true >"$TMP/o" 2>"$TMP/e"
 rc=$?

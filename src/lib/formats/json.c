@@ -72,11 +72,23 @@ int evprof__sink_open(struct evprof__sink *s, const char *path)
 	err = sink_alloc(s, ends_with(path, ".gz"));
 	if (err)
 		goto fail;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* /dev/stdout, a pipe, /dev/full: no rename possible. */
+	if (!strcmp(path, "/dev/stdout")) {
+		/*
+		 * The process's own stdout, wherever the shell pointed it (a
+		 * file, maybe to append to): through that fd, in place.
+		 */
+		s->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+	} else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* A pipe, /dev/full: no rename possible. */
 		s->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	} else {
-		s->path = strdup(path);
+		/* A link's file is replaced, not the link. */
+		char *real = lstat(path, &st) == 0 && S_ISLNK(st.st_mode)
+				 ? realpath(path, NULL)
+				 : NULL;
+
+		s->path = real ? real : strdup(path);
+		path = s->path ? s->path : path;
 		s->tmp = malloc(strlen(path) + sizeof(".tmp"));
 		if (!s->path || !s->tmp) {
 			err = -ENOMEM;
