@@ -352,6 +352,51 @@ static int weight_known(struct evprof_recorder *r, const char *events,
 	return 2;
 }
 
+struct totals {
+	uint64_t v[EVPROF_PROFILE_MAX_COUNTERS];
+};
+
+static int add_entry(const struct evprof_profile_entry *e, void *ctx)
+{
+	struct totals *t = ctx;
+
+	for (int i = 0; i < EVPROF_PROFILE_MAX_COUNTERS; i++)
+		if (e->has_counters & (1ULL << i))
+			t->v[i] += e->counters[i];
+	return 0;
+}
+
+/* Each counter's total, as perf stat would print it (1,234,567). */
+static void totals_line(const struct evprof_profile *p)
+{
+	struct totals t = {{0}};
+	char line[1024];
+	int off = 0;
+
+	if (!evprof_profile__counter_name(p, 0) ||
+	    evprof_profile__for_each_entry(p, -1, add_entry, &t))
+		return;
+	for (int i = 0; evprof_profile__counter_name(p, i) && off >= 0 &&
+			(size_t)off < sizeof(line);
+	     i++) {
+		char num[32], grouped[48];
+		int n = snprintf(num, sizeof(num), "%llu",
+				 (unsigned long long)t.v[i]),
+		    g = 0;
+
+		for (int k = 0; k < n; k++) {
+			if (k && (n - k) % 3 == 0)
+				grouped[g++] = ',';
+			grouped[g++] = num[k];
+		}
+		grouped[g] = '\0';
+		off += snprintf(line + off, sizeof(line) - (size_t)off,
+				"%s%s %s", i ? ", " : "", grouped,
+				evprof_profile__counter_name(p, i));
+	}
+	fprintf(stderr, "evprof: totals: %s\n", line);
+}
+
 #define RECORD_OUTS 8
 
 /* Every option of record (perf's record_options); defaults in cmd_record. */
@@ -732,7 +777,8 @@ static int record_windows(struct record *rec)
 static int record_write(struct record *rec, const char *weight, int ret)
 {
 	struct record_options *o = &rec->o;
-	char saved[4096];
+	char saved[4096], wrote[4096] = "";
+	size_t off = 0;
 
 	for (int i = 0; i < o->nr_outs; i++) {
 		enum out_format f = o->fmt < 0 ? out_format_of(o->outs[i])
@@ -753,9 +799,16 @@ static int record_write(struct record *rec, const char *weight, int ret)
 			cli_err("cannot write %s: %s", o->outs[i],
 				evprof_strerror(err));
 			ret = ret ? ret : 1;
+		} else if (off < sizeof(wrote)) {
+			/* Each file written, where it went ("-": stdout). */
+			off += (size_t)snprintf(
+			    wrote + off, sizeof(wrote) - off, "%s%s",
+			    off ? ", " : "",
+			    strcmp(saved, "-") ? saved : "stdout");
 		}
 	}
-	summary(rec->r, saved);
+	summary(rec->r, off ? wrote : "nothing");
+	totals_line(rec->prof);
 	return ret;
 }
 

@@ -27,6 +27,13 @@ for mode in auto task cpu; do
 	else
 		fail "$mode: '$got' page faults, rusage of the tree '$truth' ($(grep -o 'lost [0-9]* records' "$TMP/err"))"
 	fi
+	# The closing lines say the total too, as perf stat prints it.
+	said=$(sed -n 's/^evprof: totals: \(.*, \)*\([0-9,]*\) page-faults.*/\2/p' "$TMP/err" | tr -d ,)
+	if [ -n "$truth" ] && [ -n "$said" ] && within "$said" "$truth" 0.5; then
+		ok "$mode: the closing lines count $said page faults"
+	else
+		fail "$mode: the closing lines count '$said' page faults, rusage '$truth': $(grep '^evprof: totals' "$TMP/err")"
+	fi
 done
 
 # Windows of 1 s over a tree churning for 6 s of wall time (rounds of

@@ -159,6 +159,11 @@ if "$EVPROF" record -e cpu-clock -o - -- true >"$TMP/stdout.json" 2>"$TMP/e"; th
 	[ "$(head -1 "$TMP/log")" = first ] && grep -q '{"meta":' "$TMP/log" &&
 		ok "record -o - >>log: appended" ||
 		fail "record -o - >>log: $(head -c 40 "$TMP/log")"
+	"$EVPROF" record -e cpu-clock -o "$TMP/two.json.gz" -o "$TMP/two.pb.gz" \
+		-- true 2>"$TMP/e"
+	grep -q "; wrote $TMP/two.json.gz, $TMP/two.pb.gz$" "$TMP/e" &&
+		ok "record -o A -o B: the closing line names both" ||
+		fail "record -o A -o B: $(grep wrote "$TMP/e")"
 	echo old >"$TMP/target.json"
 	ln -s "$TMP/target.json" "$TMP/link.json"
 	"$EVPROF" record -e cpu-clock -o "$TMP/link.json" -- true 2>"$TMP/e"
