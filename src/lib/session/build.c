@@ -597,8 +597,7 @@ static int part_end(struct evprof_session *s, const struct build *b, int err,
 	}
 	/* Without memory for it, what is done stays: no harm. */
 	if (b->until != UINT64_MAX)
-		evprof__part_forget(s->part, &s->store, &s->cut, &s->delta,
-				    b->until);
+		evprof__part_forget(s->part, &s->store, &s->cut, b->until);
 #ifdef __GLIBC__
 	/*
 	 * Each part frees what it built amid what stays: glibc keeps those

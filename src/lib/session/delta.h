@@ -37,8 +37,7 @@ struct delta_inst {
 
 /*
  * A recent (id, tid) -> (index in ids, instance): most samples come from a
- * few threads reading a few ids; cleared when evprof__delta_forget() moves
- * instances.
+ * few threads reading a few ids.
  */
 struct delta_hit {
 	uint64_t id;
@@ -110,17 +109,5 @@ EVPROF_HIDDEN bool evprof__delta_moved(const struct sess_delta *d,
  */
 EVPROF_HIDDEN void evprof__delta_fork(struct sess_delta *d, uint32_t tid,
 				      uint64_t time);
-
-/*
- * Forgets the instances (task mode) of the threads gone(tid, time of the
- * latest read or reset, ctx) says are gone for good, so that a session
- * with many short-lived threads holds only the live ones'. Instance
- * indices change: refs prepared before are stale. Returns 0 or -ENOMEM
- * (nothing changed).
- */
-EVPROF_HIDDEN int evprof__delta_forget(struct sess_delta *d,
-				       bool (*gone)(uint32_t tid, uint64_t time,
-						    void *ctx),
-				       void *ctx);
 
 #endif /* EVPROF_LIB_SESSION_DELTA_H */

@@ -261,8 +261,7 @@ static int keep_first(int err, int next)
 }
 
 int evprof__part_forget(struct sess_part *pt, struct sess_store *st,
-			struct sess_cut *c, struct sess_delta *d,
-			uint64_t until)
+			struct sess_cut *c, uint64_t until)
 {
 	struct gone_set g = {.until = until};
 	uint32_t *map_to = NULL;
@@ -288,7 +287,6 @@ int evprof__part_forget(struct sess_part *pt, struct sess_store *st,
 		 */
 		err = g.err;
 		err = keep_first(err, evprof__cut_forget(c, st, gone, &g));
-		err = keep_first(err, evprof__delta_forget(d, gone, &g));
 	}
 	evprof__hashmap_free(g.tids);
 	if (err < 0)

@@ -12,11 +12,14 @@
  *
  * Nor does the memory depend on how many tasks came and went: a thread
  * whose EXIT is older than a part's until by EVPROF__PART_GRACE_NS is
- * forgotten with everything held for it (task entries, cut state, counter
- * instances, strings), and so is its process once no thread of it is
- * left. Its totals stay, per tid (so bounded by the tids in use): they
- * are what it counted, and evprof_session__thread_total() answers them. Its held cut deltas went out already, in the part that
- * replayed its EXIT, as they go at the end.
+ * forgotten with everything held for it (task entries, cut state,
+ * strings), and so is its process once no thread of it is left. Its
+ * totals and its counter instances stay, per tid (so bounded by the tids
+ * in use): they are what it counted, and evprof_session__thread_total()
+ * answers them; a record of the tid that comes later still has its
+ * previous value (a new thread on it restarts at its FORK). Its held cut
+ * deltas went out already, in the part that replayed its EXIT, as they go
+ * at the end.
  */
 #ifndef EVPROF_LIB_SESSION_PART_H
 #define EVPROF_LIB_SESSION_PART_H
@@ -85,13 +88,12 @@ EVPROF_HIDDEN int evprof__part_flush_exits(struct sess_part *pt,
 /*
  * After evprof__part_drop(): forgets the threads that ended
  * EVPROF__PART_GRACE_NS before until (and the processes and maps they
- * leave unused, their cut states and counter instances), and
- * keeps in the string arena only what remaining side-band events and
+ * leave unused, and their cut states), and keeps in the string arena only what remaining side-band events and
  * tasks name. Returns 0 or -ENOMEM (then they stay, which is harmless).
  */
 EVPROF_HIDDEN int evprof__part_forget(struct sess_part *pt,
 				      struct sess_store *st, struct sess_cut *c,
-				      struct sess_delta *d, uint64_t until);
+				      uint64_t until);
 
 /*
  * Total of slot (-1: CPU ns) that tid's dropped kept samples carried,
