@@ -341,7 +341,8 @@ static int weight_known(struct evprof_recorder *r, const char *events,
 		if (!strcmp(names[i], weight))
 			return 0;
 	/* A name of the list typed, ended by a separator or its terms. */
-	for (hit = strstr(events, weight); hit; hit = strstr(hit + 1, weight))
+	for (hit = len ? strstr(events, weight) : NULL; hit;
+	     hit = strstr(hit + 1, weight))
 		if ((hit == events || strchr(",{", hit[-1])) &&
 		    strchr(",}/", hit[len]))
 			return 0;
