@@ -41,6 +41,12 @@ threads=$(awk '$1 == "thread" { for (i = 1; i <= NF; i++)
 truth=$(sed -n 's/^process faults=//p' "$TMP/err")
 within "$sum" "$truth" 1 && ok "page-faults counter $sum ~ rusage $truth" ||
 	fail "page-faults counter '$sum' vs rusage '$truth'"
+# The profiler reads a counter sample as what came since the one before
+# (the first as 0): its total over the profile is still every delta.
+shown=$(sed -n 's/^  c-[0-9]*: page-faults (evprof) .* in the visible range: \([0-9,]*\) .*/\1/p' "$TMP/load" | tr -d ,)
+[ -n "$shown" ] && [ "$shown" = "$sum" ] &&
+	ok "the loader's page-faults counter total $shown = its deltas" ||
+	fail "the loader's page-faults counter total '$shown' vs deltas $sum"
 
 # Per thread: its page-faults track's call tree total, as the loader sums
 # it, is the thread's rusage; exactly its recorded deltas.

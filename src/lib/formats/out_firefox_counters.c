@@ -168,6 +168,22 @@ int evprof__fx_make_points(const struct fx_ctx *c, const struct fx_job *job,
 	if (ret)
 		return ret;
 	while ((ret = merge_next(&mg, &pt)) > 0) {
+		/*
+		 * The profiler reads a counter sample's count as what came
+		 * since the one before, so it shows the first one's as 0: a
+		 * zero at the process's start (or just before the first)
+		 * keeps what the process counted before its first sample.
+		 */
+		if (!m->rows) {
+			uint64_t start = c->p->procs[job->proc].start_ns;
+			uint64_t t0 =
+			    start && start < pt.time ? start : pt.time - 1000;
+
+			evprof__json_fixed(
+			    &m->o[0].j, (int64_t)(t0 - c->p->start_mono_ns), 6);
+			evprof__json_u64(&m->o[1].j, 0);
+			m->rows++;
+		}
 		evprof__json_fixed(&m->o[0].j,
 				   (int64_t)(pt.time - c->p->start_mono_ns), 6);
 		evprof__json_u64(&m->o[1].j, pt.count);
