@@ -37,24 +37,47 @@ int out_parse_format(const char *name)
 	return -1;
 }
 
-/* Whether path's name says a format (out_format_of() then tells which). */
-static bool out_known(const char *path)
+/*
+ * The names that say a format, longest first where one ends another
+ * (.speedscope.json before .json); a name without one is -1.
+ */
+static int named_format(const char *path)
 {
-	static const char *const names[] = {".json",	  ".json.gz", ".folded",
-					    ".folded.gz", ".pb.gz",   ".pb",
-					    ".pprof",	  ".html",    ".htm"};
+	static const struct {
+		const char *suffix;
+		enum out_format fmt;
+	} names[] = {
+	    {".folded", OUT_FOLDED},
+	    {".folded.gz", OUT_FOLDED},
+	    {".pb.gz", OUT_PPROF},
+	    {".pb", OUT_PPROF},
+	    {".pprof", OUT_PPROF},
+	    {".speedscope.json", OUT_SPEEDSCOPE},
+	    {".speedscope.json.gz", OUT_SPEEDSCOPE},
+	    {".html", OUT_PAGE},
+	    {".htm", OUT_PAGE},
+	    {".json", OUT_FIREFOX},
+	    {".json.gz", OUT_FIREFOX},
+	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (ends_with(path, names[i]))
-			return true;
-	return false;
+		if (ends_with(path, names[i].suffix))
+			return (int)names[i].fmt;
+	return -1;
+}
+
+enum out_format out_format_of(const char *path)
+{
+	int fmt = named_format(path);
+
+	return fmt < 0 ? OUT_FIREFOX : (enum out_format)fmt;
 }
 
 int out_named(const char *path, int fmt)
 {
 	struct stat st;
 
-	if (fmt >= 0 || out_known(path) || !strcmp(path, "-") ||
+	if (fmt >= 0 || named_format(path) >= 0 || !strcmp(path, "-") ||
 	    (!stat(path, &st) && !S_ISREG(st.st_mode)))
 		return 0;
 	cli_err("-o %s: no format of that name: .json[.gz] (Firefox "
@@ -68,21 +91,6 @@ int out_named(const char *path, int fmt)
 const char *out_path(const char *path)
 {
 	return strcmp(path, "-") ? path : "/dev/stdout";
-}
-
-enum out_format out_format_of(const char *path)
-{
-	if (ends_with(path, ".folded") || ends_with(path, ".folded.gz"))
-		return OUT_FOLDED;
-	if (ends_with(path, ".pb.gz") || ends_with(path, ".pb") ||
-	    ends_with(path, ".pprof"))
-		return OUT_PPROF;
-	if (ends_with(path, ".speedscope.json") ||
-	    ends_with(path, ".speedscope.json.gz"))
-		return OUT_SPEEDSCOPE;
-	if (ends_with(path, ".html") || ends_with(path, ".htm"))
-		return OUT_PAGE;
-	return OUT_FIREFOX;
 }
 
 int out_write(const struct evprof_profile *p, const char *path,
