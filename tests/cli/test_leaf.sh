@@ -36,7 +36,7 @@ off_cpu() {
 for mode in task cpu; do
 	out=$TMP/$mode
 	"$EVPROF" record --off-cpu --mode "$mode" -e cpu-clock \
-		-o "$out.pb.gz" -o "$out.json.gz" -- "$WL" wait 100 \
+		-o "$out.pb.gz" -o "$out.json.gz" -- "$WL" wait 50 \
 		>/dev/null 2>"$out.err" ||
 		{ fail "$mode: record failed: $(tail -3 "$out.err")"; continue; }
 	for w in off-cpu preempted; do
@@ -69,7 +69,7 @@ done
 # The walk alone: every wait lands on the caller of these functions.
 out=$TMP/noleaf
 "$EVPROF" record --off-cpu -e cpu-clock -g fp,noleaf -o "$out.pb.gz" \
-	-- "$WL" wait 30 >/dev/null 2>"$out.err" ||
+	-- "$WL" wait 15 >/dev/null 2>"$out.err" ||
 	fail "fp,noleaf: record failed: $(tail -3 "$out.err")"
 for w in off-cpu preempted; do
 	"$EVPROF" report "$out.pb.gz" -o "$out.$w.folded" --weight "$w" \
