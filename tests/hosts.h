@@ -26,6 +26,8 @@ struct test_host {
 	char kconfig[PATH_MAX];
 	/* The trial open's answer (a recorded host has no PMU to try). */
 	enum evprof_trial trial;
+	/* > 0: trials of more members than this do not fit, others do */
+	unsigned int max_group;
 	int trial_err;
 	unsigned int nr_trials; /* trials asked for */
 	size_t nr_leaves;
@@ -66,10 +68,12 @@ static enum evprof_trial test_host_trial(void *ctx,
 	struct test_host *t = ctx;
 
 	(void)attrs;
-	(void)nr;
 	(void)pmu;
 	t->nr_trials++;
 	*err = t->trial_err;
+	if (t->max_group)
+		return nr > t->max_group ? EVPROF_TRIAL_NO_FIT
+					 : EVPROF_TRIAL_FITS;
 	return t->trial;
 }
 

@@ -370,6 +370,7 @@ static void test_arm64(void **state)
 			 ",L1-dcache-load-misses,dTLB-load-misses,"
 			 "LLC-load-misses";
 	struct evprof_core_pmu p[4];
+	unsigned int n;
 
 	(void)state;
 	test_host_use(&arm64, "arm64");
@@ -387,11 +388,29 @@ static void test_arm64(void **state)
 	expect_fit(g9, false);
 	expect_msg("cannot be scheduled on armv8_pmuv3_0: a trial open");
 	expect_msg("how many armv8_pmuv3_0 has is unknown");
-	/* The trial says it ran: fits. */
+	/* Every trial runs: as many as PMUv3 allows, and the group fits. */
 	test_host_use(&arm64, "arm64");
 	arm64.trial = EVPROF_TRIAL_FITS;
+	pmus_of(p, 1);
+	assert_int_equal(p[0].general, 31);
+	n = arm64.nr_trials;
 	expect_fit(g9, true);
-	assert_int_equal(arm64.nr_trials, 1);
+	assert_int_equal(arm64.nr_trials, n + 1);
+	/*
+	 * Trials that fit up to 6 members (QEMU's PMUv3 has 6 general
+	 * counters and the cycle counter): 6 general ones, found by groups
+	 * of inst_retired; 9 events need 8 of them.
+	 */
+	test_host_use(&arm64, "arm64");
+	arm64.max_group = 6;
+	pmus_of(p, 1);
+	assert_int_equal(p[0].general, 6);
+	assert_non_null(strstr(p[0].general_from, "trial"));
+	assert_int_equal(arm64.nr_trials, 7);
+	expect_fit(g9, false);
+	expect_msg("it needs 8 general-purpose counters (1 more events on "
+		   "fixed counters) and armv8_pmuv3_0 has 6 (trial");
+	expect_msg("fixed counters: PMUv3 cycle counter (PMCCNTR_EL0)");
 	/* The perf watchdog takes the cycle counter. */
 	test_host_watchdog(&arm64, "on", "kconfig_perf");
 	pmus_of(p, 1);

@@ -53,6 +53,15 @@ EVPROF_HIDDEN enum evprof_trial
 evprof__pmu_trial_cached(const struct perf_event_attr *attrs, size_t nr,
 			 const char *pmu, int *err);
 
+/*
+ * Samples attr's counter alone on the calling thread, user space only,
+ * over a spin of a few ms: *got samples came where *due were (its count
+ * over the period); *due is 0 for an event too rare to tell. Returns 0 or
+ * a negative errno (it does not open, no ring).
+ */
+EVPROF_HIDDEN int evprof__pmu_overflow_trial(const struct perf_event_attr *attr,
+					     uint64_t *got, uint64_t *due);
+
 /* The core PMUs a hybrid machine's recording opens groups on, at most. */
 #define EVPROF__PMU_MAP_MAX 4
 

@@ -332,6 +332,32 @@ static int scan_core_pmus(const struct evprof_host *h,
 	return n;
 }
 
+/* PMCR_EL0.N, the general counters of a PMUv3, is 5 bits wide. */
+#define ARM_GENERAL_MAX 31
+
+/*
+ * The general counters of Arm PMUv3 p that are free: the largest group of
+ * INST_RETIRED (0x08, an event every PMUv3 implements, never on the cycle
+ * counter) that a trial schedules; 0 when none runs.
+ */
+static unsigned int arm_general(const struct evprof_core_pmu *p)
+{
+	struct perf_event_attr a[ARM_GENERAL_MAX];
+	unsigned int n;
+	int err;
+
+	memset(a, 0, sizeof(a));
+	for (n = 0; n < ARM_GENERAL_MAX; n++) {
+		a[n].size = sizeof(a[n]);
+		a[n].type = p->type;
+		a[n].config = 0x08;
+		if (evprof__pmu_trial_cached(a, n + 1, p->name, &err) !=
+		    EVPROF_TRIAL_FITS)
+			break;
+	}
+	return n;
+}
+
 /* Counters of one core PMU p, i of n, by vendor. */
 static void pmu_counters(const struct evprof_host *h, enum vendor v,
 			 struct evprof_core_pmu *p)
@@ -343,12 +369,16 @@ static void pmu_counters(const struct evprof_host *h, enum vendor v,
 	if (!strncmp(p->name, "armv", 4)) {
 		/*
 		 * Arm PMUv3: PMCR_EL0.N counters, which the driver prints at
-		 * boot but sysfs does not show; a trial open finds out. The
+		 * boot but sysfs does not show; trial opens find out. The
 		 * cycle counter PMCCNTR_EL0 is dedicated to CPU_CYCLES
 		 * (arch/arm64/kernel/perf_event.c, armv8pmu_get_event_idx).
 		 */
-		p->general_from = "unknown: not in sysfs (the driver prints "
-				  "it at boot)";
+		p->general = arm_general(p);
+		p->general_from =
+		    p->general ? "trial: the largest group of inst_retired "
+				 "that runs"
+			       : "unknown: not in sysfs (the driver prints "
+				 "it at boot), and no trial group ran";
 		p->fixed = EVPROF_FIXED_CYCLES;
 		p->fixed_from = "PMUv3 cycle counter (PMCCNTR_EL0)";
 		return;

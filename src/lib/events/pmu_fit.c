@@ -185,6 +185,8 @@ static void explain(const struct share *s, char *buf, size_t len)
 	if (p->watchdog_general)
 		append(buf, len, ", of which the NMI watchdog holds %u",
 		       p->watchdog_general);
+	if (s->on_fixed)
+		append(buf, len, "; fixed counters: %s", p->fixed_from);
 	if (s->pushed)
 		append(buf, len,
 		       "; cycles takes a general counter because the NMI "

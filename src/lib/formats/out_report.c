@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,16 +137,40 @@ static void print_table(struct rep *r, const char *title, bool by_total,
 	}
 }
 
+/*
+ * The first instructions counter with a cycles counter of the same
+ * modifiers ("instructions:u" and "cycles:u"): *ins and *cyc, or -1.
+ */
+static void ipc_pair(const struct evprof_profile *p, int *ins, int *cyc)
+{
+	char name[64];
+
+	*ins = *cyc = -1;
+	for (uint32_t i = 0; i < p->nr_counters; i++) {
+		const char *n = p->counters[i];
+
+		if (strncmp(n, "instructions", 12) ||
+		    (n[12] && n[12] != ':' && n[12] != '/'))
+			continue;
+		snprintf(name, sizeof(name), "cycles%s", n + 12);
+		*cyc = evprof__profile_counter(p, name);
+		if (*cyc >= 0) {
+			*ins = (int)i;
+			return;
+		}
+	}
+}
+
 /* Ratios where both counters exist, as perf stat derives them. */
 static void find_ratios(struct rep *r, bool cpu)
 {
 	const struct evprof_profile *p = r->p;
-	int cyc = evprof__profile_counter(p, "cycles");
-	int ins = evprof__profile_counter(p, "instructions");
+	int cyc, ins;
 	uint32_t i;
 
 	struct ratio *q;
 
+	ipc_pair(p, &ins, &cyc);
 	if (cyc >= 0 && ins >= 0) {
 		q = &r->ratios[r->nr_ratios++];
 		*q = (struct ratio){"", COL_COUNTERS + ins, COL_COUNTERS + cyc,

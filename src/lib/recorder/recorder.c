@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "events/pmu.h"
 #include "internal.h"
 #include "os/os.h"
 #include "symbols/symbols.h"
@@ -69,6 +70,39 @@ static int parse_events(struct evprof_recorder *r, const char *list)
 	return 0;
 }
 
+/*
+ * A hardware counter whose overflows come late (QEMU's emulated PMU raises
+ * those of instructions long after they are due) piles its counts on
+ * whatever runs when one comes: it rides along instead. A late sampler
+ * only gets said.
+ */
+static void late_overflows(struct evprof_recorder *r)
+{
+	const struct evprof_event_spec *e;
+	uint64_t got, due;
+	char why[128];
+
+	for (size_t i = 0; i < r->s.nr; i++) {
+		e = &r->s.events[i];
+		if (!e->hw_slot || (i && !(r->s.own & 1ULL << i)) ||
+		    evprof__pmu_overflow_trial(&e->attr, &got, &due) ||
+		    due < 4 || got * 2 >= due)
+			continue;
+		snprintf(why, sizeof(why),
+			 "its overflows come late: %llu samples where %llu "
+			 "were due in a trial",
+			 (unsigned long long)got, (unsigned long long)due);
+		if (i)
+			evprof__engine_ride(&r->s, i, why);
+		else
+			evprof__note(&r->notes,
+				     "%s samples few and late (%s): sample on "
+				     "an event whose overflows come in time "
+				     "and count it beside",
+				     e->name, why);
+	}
+}
+
 /* Which counters sample on their own: all that can, unless told not to. */
 static void own_counters(struct evprof_recorder *r,
 			 const struct evprof_recorder_opts *o)
@@ -84,6 +118,7 @@ static void own_counters(struct evprof_recorder *r,
 		ride = true;
 	}
 	evprof__engine_own_counters(&r->s, ride);
+	late_overflows(r);
 }
 
 /* "evprof ARGV..." for the profile's product name. */

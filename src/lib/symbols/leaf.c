@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * Leaf recovery for frame-pointer stacks (leaf.h). The kernel's user chain
- * is the sampled ip, then the return address above BP, then above each
- * saved BP. Frame k of the CFI unwinding whose CFA is BP + 16 is the
- * function that owns BP: the chain's second entry is its return address,
- * so the CFI frames 0..k followed by the chain from its second entry on
- * make the whole stack. k = 0 is a leaf with its own frame: nothing gained.
+ * is the sampled ip, then the return address of each frame record from the
+ * one the frame pointer points at. Frame k of the CFI unwinding is the
+ * function that owns that record (evprof__unwind_fp_owner()): the chain's
+ * second entry is its return address, so the CFI frames 0..k followed by
+ * the chain from its second entry on make the whole stack. k = 0 is a leaf
+ * with its own frame: nothing gained.
  */
 #include <errno.h>
 #include <string.h>
@@ -19,22 +20,20 @@ int evprof__leaf_splice(struct evprof__unwinder *u, uint64_t maps_key,
 			enum evprof__leaf_result *res)
 {
 	uint64_t pcs[EVPROF__UNWIND_LEAF_FRAMES + 1];
-	uint64_t cfas[EVPROF__UNWIND_LEAF_FRAMES], fp_cfa;
-	int n = 0, k;
+	int n = 0, k = -1;
 
 	*res = EVPROF__LEAF_LOST;
-	if (nr && evprof__unwind_fp_cfa(in, &fp_cfa))
-		n = evprof__unwind_cfas(u, maps_key, maps, nr_maps, in, pcs,
-					cfas, EVPROF__UNWIND_LEAF_FRAMES);
+	if (nr)
+		n = evprof__unwind_fp_owner(u, maps_key, maps, nr_maps, in, pcs,
+					    &k);
 	if (n == -ENOMEM)
 		return n;
-	for (k = 0; k < n && cfas[k] != fp_cfa; k++)
-		;
 	/*
 	 * The CFI's leaf must be the kernel's, and the return address it
-	 * finds for frame k the one the kernel read above BP.
+	 * finds for frame k the one the kernel read from the record.
 	 */
-	if (k == n || pcs[0] != user[0] || (nr > 1 && pcs[k + 1] != user[1])) {
+	if (k < 0 || k + 1 >= n || pcs[0] != user[0] ||
+	    (nr > 1 && pcs[k + 1] != user[1])) {
 		memcpy(out, user, nr * sizeof(*out));
 		return (int)nr;
 	}

@@ -30,7 +30,8 @@ struct uw_ctx {
 	const struct evprof__unwind_input *in;
 	uint64_t sp;
 	uint64_t *pcs;
-	uint64_t *sps; /* or NULL: each frame's SP, the CFA of the one below */
+	/* or NULL: each frame's SP (the CFA of the one below) and FP, 0 unknown */
+	uint64_t *sps, *fps;
 	int nr, max;
 	/*
 	 * A read above the copy failed: the CFI placed a saved value in the
@@ -48,6 +49,8 @@ struct evprof__unwinder {
 	struct uw_ctx ctx;
 };
 
+#if defined(__x86_64__)
+
 /* perf_regs.h (x86): AX BX CX DX SI DI BP SP IP ... R8 = 16 .. R15 = 23. */
 enum {
 	PR_AX,
@@ -62,13 +65,10 @@ enum {
 	PR_R8 = 16
 };
 
-#if defined(__x86_64__)
-
 #define PR_MASK	     (0x1ffULL | 0xffULL << PR_R8)
 #define PR_LEAF_MASK (1ULL << PR_IP | 1ULL << PR_SP | 1ULL << PR_BP)
+#define DW_FP	     6
 #define DW_SP	     7
-/* A frame-pointer frame: saved BP at BP, return address above. */
-#define FP_CFA_OFFSET 16
 
 /*
  * DWARF register numbers of x86-64 (psABI): rax rdx rcx rbx rsi rdi rbp
@@ -81,6 +81,79 @@ static const int dwarf_to_perf[17] = {
     PR_R8 + 4, PR_R8 + 5, PR_R8 + 6, PR_R8 + 7, PR_IP,
 };
 
+/*
+ * The frame BP stands for: pushed BP, then the return address, so its CFA
+ * (its caller's SP) is BP + 16.
+ */
+static int fp_owner(const uint64_t *sps, const uint64_t *fps, int n,
+		    uint64_t bp)
+{
+	(void)fps;
+	for (int k = 0; k + 1 < n; k++)
+		if (sps[k + 1] == bp + 16)
+			return k;
+	return -1;
+}
+
+#elif defined(__aarch64__)
+
+/*
+ * perf_regs.h (arm64): X0..X28, X29 (the frame pointer), LR, SP, PC; the
+ * DWARF numbers of X0..X30 and SP are the same, PC has none.
+ */
+enum { PR_BP = 29, PR_LR = 30, PR_SP = 31, PR_IP = 32 };
+
+#define PR_MASK ((1ULL << 33) - 1)
+#define PR_LEAF_MASK                                                           \
+	(1ULL << PR_IP | 1ULL << PR_SP | 1ULL << PR_BP | 1ULL << PR_LR)
+#define DW_FP 29
+#define DW_SP 31
+
+static const int dwarf_to_perf[32] = {
+    0,	1,  2,	3,  4,	5,  6,	7,  8,	9,  10, 11, 12, 13, 14, 15,
+    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+};
+
+/*
+ * The frame X29 stands for: its frame record {X29, LR} may lie anywhere in
+ * it, so not its CFA but its registers tell it. The frames below it leave
+ * X29 alone (a leaf without a record returns through LR); its caller gets
+ * the X29 the record saved.
+ */
+static int fp_owner(const uint64_t *sps, const uint64_t *fps, int n,
+		    uint64_t bp)
+{
+	(void)sps;
+	for (int k = 0; k + 1 < n && fps[k] == bp; k++)
+		if (fps[k + 1] != bp)
+			return k;
+	return -1;
+}
+
+#else
+
+#define PR_MASK	     0
+#define PR_LEAF_MASK 0
+#define PR_BP	     0
+#define PR_SP	     0
+#define PR_IP	     0
+#define DW_FP	     0
+#define DW_SP	     0
+
+static const int dwarf_to_perf[1] = {0};
+
+static int fp_owner(const uint64_t *sps, const uint64_t *fps, int n,
+		    uint64_t bp)
+{
+	(void)sps, (void)fps, (void)n, (void)bp;
+	return -1;
+}
+
+#endif
+
+/* A frame record (saved frame pointer and return address) is 16 bytes. */
+#define FP_RECORD 16
+
 uint64_t evprof__unwind_regs_mask(void)
 {
 	return PR_MASK;
@@ -90,25 +163,6 @@ uint64_t evprof__unwind_leaf_regs_mask(void)
 {
 	return PR_LEAF_MASK;
 }
-
-#else
-
-#define DW_SP	      0
-#define FP_CFA_OFFSET 0
-
-static const int dwarf_to_perf[1] = {0};
-
-uint64_t evprof__unwind_regs_mask(void)
-{
-	return 0;
-}
-
-uint64_t evprof__unwind_leaf_regs_mask(void)
-{
-	return 0;
-}
-
-#endif
 
 /* Value of perf register r in the sample, false when not recorded. */
 static bool perf_reg(const struct evprof__unwind_input *in, int r,
@@ -258,23 +312,31 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	Dwarf_Addr pc;
 	bool activation;
 
-	Dwarf_Word sp = 0;
+	Dwarf_Word sp = 0, fp = 0;
 
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
-	if (c->sps && dwfl_frame_reg(state, DW_SP, &sp))
-		sp = 0; /* unknown: matches no frame pointer */
-	if (c->sps)
+	if (c->sps) {
+		/* unknown: 0, which matches no frame pointer */
+		if (dwfl_frame_reg(state, DW_SP, &sp))
+			sp = 0;
+		if (dwfl_frame_reg(state, DW_FP, &fp))
+			fp = 0;
 		c->sps[c->nr] = sp;
+		c->fps[c->nr] = fp;
+	}
 	c->pcs[c->nr++] = pc;
 	return c->nr < c->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-/* Unwinds at most max frames, with each one's SP into sps unless NULL. */
+/*
+ * Unwinds at most max frames, with each one's SP and FP into sps and fps
+ * unless they are NULL.
+ */
 static int unwind(struct evprof__unwinder *u, uint64_t maps_key,
 		  const struct evprof__unwind_map *maps, size_t nr_maps,
 		  const struct evprof__unwind_input *in, uint64_t *pcs,
-		  uint64_t *sps, int max)
+		  uint64_t *sps, uint64_t *fps, int max)
 {
 	struct uw_ctx *c = &u->ctx;
 	struct cached *d;
@@ -282,7 +344,8 @@ static int unwind(struct evprof__unwinder *u, uint64_t maps_key,
 
 	if (!evprof__unwind_regs_mask())
 		return -ENOTSUP;
-	*c = (struct uw_ctx){.in = in, .pcs = pcs, .sps = sps, .max = max};
+	*c = (struct uw_ctx){
+	    .in = in, .pcs = pcs, .sps = sps, .fps = fps, .max = max};
 	if (!perf_reg(in, PR_SP, &c->sp) || !perf_reg(in, PR_IP, &ip))
 		return -EINVAL;
 	d = dwfl_for(u, maps_key, maps, nr_maps, in->pid);
@@ -292,8 +355,10 @@ static int unwind(struct evprof__unwinder *u, uint64_t maps_key,
 		dwfl_getthread_frames(d->dwfl, in->tid ? (pid_t)in->tid : 1,
 				      frame_cb, c);
 	if (!c->nr) { /* no module there, or nothing attached: the pc alone */
-		if (sps)
+		if (sps) {
 			sps[c->nr] = c->sp;
+			fps[c->nr] = 0;
+		}
 		pcs[c->nr++] = ip;
 	}
 	return c->nr;
@@ -304,7 +369,7 @@ int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
 		   const struct evprof__unwind_input *in, uint64_t *pcs,
 		   bool *truncated)
 {
-	int n = unwind(u, maps_key, maps, nr_maps, in, pcs, NULL,
+	int n = unwind(u, maps_key, maps, nr_maps, in, pcs, NULL, NULL,
 		       EVPROF__UNWIND_MAX_FRAMES);
 
 	*truncated = n > 0 && u->ctx.past_end && in->stack_full &&
@@ -312,48 +377,48 @@ int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
 	return n;
 }
 
-int evprof__unwind_cfas(struct evprof__unwinder *u, uint64_t maps_key,
-			const struct evprof__unwind_map *maps, size_t nr_maps,
-			const struct evprof__unwind_input *in, uint64_t *pcs,
-			uint64_t *cfas, int max)
+int evprof__unwind_fp_owner(struct evprof__unwinder *u, uint64_t maps_key,
+			    const struct evprof__unwind_map *maps,
+			    size_t nr_maps,
+			    const struct evprof__unwind_input *in,
+			    uint64_t *pcs, int *owner)
 {
 	uint64_t sps[EVPROF__UNWIND_LEAF_FRAMES + 1];
+	uint64_t fps[EVPROF__UNWIND_LEAF_FRAMES + 1], bp;
 	int n;
 
-	if (max > EVPROF__UNWIND_LEAF_FRAMES)
-		max = EVPROF__UNWIND_LEAF_FRAMES;
-	n = unwind(u, maps_key, maps, nr_maps, in, pcs, sps, max + 1);
-	if (n <= 0)
-		return n;
-	/* A frame's CFA is its caller's SP: the last one's is unknown. */
-	for (int i = 0; i + 1 < n; i++)
-		cfas[i] = sps[i + 1];
-	return n - 1 > 0 ? n - 1 : 0;
+	*owner = -1;
+	if (!perf_reg(in, PR_BP, &bp) || !bp)
+		return 0;
+	n = unwind(u, maps_key, maps, nr_maps, in, pcs, sps, fps,
+		   EVPROF__UNWIND_LEAF_FRAMES + 1);
+	if (n > 0)
+		*owner = fp_owner(sps, fps, n, bp);
+	return n;
 }
 
 uint64_t evprof__unwind_leaf_key(const struct evprof__unwind_input *in)
 {
 	uint64_t ip, sp, bp, h;
 
-	if (!FP_CFA_OFFSET || !perf_reg(in, PR_IP, &ip) ||
+	if (!PR_LEAF_MASK || !perf_reg(in, PR_IP, &ip) ||
 	    !perf_reg(in, PR_SP, &sp) || !perf_reg(in, PR_BP, &bp) || bp < sp)
 		return 0;
 	h = evprof__hash_words(0xcbf29ce484222325ULL, &ip, 1);
+#if defined(__aarch64__)
+	{
+		uint64_t lr; /* a leaf without a record returns through it */
+
+		if (!perf_reg(in, PR_LR, &lr))
+			return 0;
+		h = evprof__hash_words(h, &lr, 1);
+	}
+#endif
 	bp -= sp;
 	h = evprof__hash_words(h, &bp, 1);
-	bp += FP_CFA_OFFSET;
+	bp += FP_RECORD;
 	return evprof__hash_mem(h, in->stack,
 				bp < in->stack_len ? bp : in->stack_len);
-}
-
-bool evprof__unwind_fp_cfa(const struct evprof__unwind_input *in, uint64_t *cfa)
-{
-	uint64_t bp;
-
-	if (!FP_CFA_OFFSET || !perf_reg(in, PR_BP, &bp) || !bp)
-		return false;
-	*cfa = bp + FP_CFA_OFFSET;
-	return true;
 }
 
 struct evprof__unwinder *evprof__unwinder_new(void)

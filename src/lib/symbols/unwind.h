@@ -3,7 +3,7 @@
  * DWARF unwinding of user stacks from a sample's copy of the stack
  * (PERF_SAMPLE_STACK_USER) and its user registers (PERF_SAMPLE_REGS_USER),
  * with elfutils' libdwfl reading the CFI (.eh_frame, .debug_frame) of the
- * mapped files. x86-64 only.
+ * mapped files. x86-64 and arm64.
  */
 #ifndef EVPROF_LIB_UNWIND_H
 #define EVPROF_LIB_UNWIND_H
@@ -16,7 +16,7 @@
 
 /* Most frames one unwinding returns. */
 #define EVPROF__UNWIND_MAX_FRAMES 256
-/* Most frames evprof__unwind_cfas() walks to meet the frame pointer. */
+/* Most frames evprof__unwind_fp_owner() walks to meet the frame pointer. */
 #define EVPROF__UNWIND_LEAF_FRAMES 8
 
 /* One executable file mapping of the process. */
@@ -42,7 +42,7 @@ struct evprof__unwinder;
 /* sample_regs_user unwinding needs here; 0 on other architectures. */
 EVPROF_HIDDEN uint64_t evprof__unwind_regs_mask(void);
 
-/* The registers leaf recovery needs (ip, sp, bp); 0 on other ones. */
+/* The registers leaf recovery needs (pc, sp, fp; lr on arm64); 0 on others. */
 EVPROF_HIDDEN uint64_t evprof__unwind_leaf_regs_mask(void);
 
 /* Returns an unwinder or NULL with errno set (ENOMEM, ENOTSUP). */
@@ -56,7 +56,8 @@ EVPROF_HIDDEN void evprof__unwinder_free(struct evprof__unwinder *u);
  * files are opened once per key and kept for a few keys). *truncated is
  * set when unwinding stopped because it needed stack above the copy.
  * Returns the number of pcs (at least 1 when the registers hold a pc),
- * -EINVAL (no SP/IP register), -ENOTSUP (not x86-64) or -ENOMEM.
+ * -EINVAL (no SP/IP register), -ENOTSUP (neither x86-64 nor arm64) or
+ * -ENOMEM.
  */
 EVPROF_HIDDEN int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
 				 const struct evprof__unwind_map *maps,
@@ -65,34 +66,26 @@ EVPROF_HIDDEN int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
 				 uint64_t *pcs, bool *truncated);
 
 /*
- * As evprof__unwind(), at most max (<= EVPROF__UNWIND_LEAF_FRAMES) frames
- * with each one's canonical frame address (CFA: the SP before the call
- * that made it) into cfas: only frames whose CFA is known, their caller
- * unwound, are counted, and pcs (room for max + 1) holds that caller's pc
- * after them. Returns their number or a negative error.
+ * As evprof__unwind(), at most EVPROF__UNWIND_LEAF_FRAMES + 1 frames into
+ * pcs; *owner is the index of the frame the sampled frame pointer stands
+ * for (whose frame record it points at, where the kernel's frame-pointer
+ * walk of the user stack starts), -1 when none of them is or the sample
+ * has no frame pointer. Returns the number of pcs or a negative error.
  */
-EVPROF_HIDDEN int evprof__unwind_cfas(struct evprof__unwinder *u,
-				      uint64_t maps_key,
-				      const struct evprof__unwind_map *maps,
-				      size_t nr_maps,
-				      const struct evprof__unwind_input *in,
-				      uint64_t *pcs, uint64_t *cfas, int max);
+EVPROF_HIDDEN int evprof__unwind_fp_owner(struct evprof__unwinder *u,
+					  uint64_t maps_key,
+					  const struct evprof__unwind_map *maps,
+					  size_t nr_maps,
+					  const struct evprof__unwind_input *in,
+					  uint64_t *pcs, int *owner);
 
 /*
- * A hash of what the unwinding up to BP's frame reads besides the maps:
- * IP, BP - SP and the stack from SP up to that frame's CFA. Samples with
- * the same key, maps and kernel chain mend their leaf alike. 0 without
- * those registers.
+ * A hash of what the unwinding up to the frame pointer's frame reads
+ * besides the maps: the PC (and LR on arm64), FP - SP and the stack from
+ * SP up to the end of that frame record. Samples with the same key, maps
+ * and kernel chain mend their leaf alike. 0 without those registers.
  */
 EVPROF_HIDDEN uint64_t
 evprof__unwind_leaf_key(const struct evprof__unwind_input *in);
-
-/*
- * The CFA of the frame the sampled frame pointer (BP) stands for, where
- * the kernel's frame-pointer walk of the user stack starts; false without
- * BP in the sample (or on other architectures).
- */
-EVPROF_HIDDEN bool evprof__unwind_fp_cfa(const struct evprof__unwind_input *in,
-					 uint64_t *cfa);
 
 #endif /* EVPROF_LIB_UNWIND_H */
