@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, checks the formatting, builds, and runs the whole
-# test suite twice: a normal build, then an AddressSanitizer + UBSan build.
+# test suite twice: a normal build, then an AddressSanitizer + UBSan build;
+# between them the hardware tests under QEMU (tests/hw/vm.sh).
 # After each run it lists the tests that skipped, with their reasons, and
 # fails on a skip that tests/skips.allow does not allow for that build.
 set -euo pipefail
@@ -14,6 +15,8 @@ BUILD=build scripts/build.sh
 ctest --test-dir build --output-on-failure -j2 --no-tests=error \
 	--output-junit junit.xml
 scripts/skips.py build/junit.xml normal
+# The hardware path against a PMU: QEMU's emulated arm64 one (tests/hw).
+tests/hw/vm.sh build/evprof
 BUILD=build-asan BUILD_TYPE=Debug scripts/build.sh -DEVPROF_SANITIZE=ON
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	ctest --test-dir build-asan --output-on-failure -j2 --no-tests=error \

@@ -20,6 +20,8 @@
 	const fmtCount = d3.format(",");
 	const fmtPct = d3.format(".2f");
 	const fmtRatio = d3.format(".3~g");
+	// "instructions", or with modifiers: "instructions:u"
+	const isInsn = (n) => /^instructions([:/]|$)/.test(n);
 
 	// Column values: ns become ms, counts stay counts.
 	function fmtValue(col, v) {
@@ -257,14 +259,18 @@
 		sum("cpu") > 0 ? "cpu" : "samples";
 	$("weight").value = state.weight;
 
-	// Ratios worth a preset, when both columns exist.
+	// Ratios worth a preset, when both columns exist: instructions and
+	// cycles of the same modifiers ("instructions:u" and "cycles:u").
 	const presets = [];
 	const has = (n) => colIndex(n) >= 0 && sum(n) > 0;
-	if (has("instructions") && has("cycles"))
-		presets.push(["instructions", "cycles", "IPC (instructions / cycles)"]);
+	const insn = cols.map((c) => c.name).find((n) => isInsn(n) && has(n) &&
+		has("cycles" + n.slice(12)));
+	if (insn)
+		presets.push([insn, "cycles" + insn.slice(12),
+			      "IPC (" + insn + " / cycles" + insn.slice(12) + ")"]);
 	for (const c of cols) {
-		if (/miss/.test(c.name) && has("instructions"))
-			presets.push([c.name, "instructions",
+		if (/miss/.test(c.name) && insn)
+			presets.push([c.name, insn,
 				      c.name + " per kilo-instruction"]);
 		if (/fault/.test(c.name) && has("cpu"))
 			presets.push([c.name, "cpu", c.name + " per ms of CPU"]);
@@ -279,7 +285,7 @@
 	// Per kilo-instruction and per ms scale the plain ratio.
 	function ratioScale(num, den) {
 		const dc = cols[colIndex(den)];
-		if (den === "instructions" && num !== "instructions")
+		if (isInsn(den) && !isInsn(num))
 			return 1000;
 		return dc && dc.unit === "ns" ? 1e6 : 1;
 	}
@@ -291,7 +297,7 @@
 			return state.num + " per kilo-instruction";
 		if (s === 1e6)
 			return state.num + " per ms of " + state.den;
-		if (state.num === "instructions" && state.den === "cycles")
+		if (isInsn(state.num) && state.den === "cycles" + state.num.slice(12))
 			return "IPC";
 		return state.num + " / " + state.den;
 	}

@@ -43,7 +43,7 @@ const char cli_record_usage[] =
     "                      (libc's syscall wrappers) their callers back\n"
     "                      (ring engine); fp,noleaf: without the copies;\n"
     "                      dwarf[,SIZE]: user stacks unwound with DWARF CFI\n"
-    "                      from SIZE-byte stack copies (8192; x86-64);\n"
+    "                      from SIZE-byte stack copies (8192; x86-64, arm64);\n"
     "                      none: the sampled instruction only\n"
     "  -o, --output FILE   default evprof.json.gz (evprof.folded, evprof.pb.gz);\n"
     "                      repeat to write several files of one recording\n"
@@ -477,7 +477,7 @@ static int opt_call_graph(void *p, const char *arg)
 	}
 	if (!evprof_session__unwind_regs()) {
 		cli_err("-g dwarf: DWARF unwinding is only implemented for "
-			"x86-64");
+			"x86-64 and arm64");
 		return -1;
 	}
 	o->call_graph = EVPROF_CALL_GRAPH_DWARF;

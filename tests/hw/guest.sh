@@ -27,6 +27,10 @@ block count evprof stat -e cycles:u,instructions:u -- wl_count
 block loops evprof record -e "cycles/period=$P/:u,instructions:u" -o loops.pb.gz \
 	-- wl_hw loops "$N"
 b64 loops.pb.gz loops.pb.gz
+# User stacks unwound with the CFI instead of the frame records.
+block dwarf evprof record -g dwarf -e "cycles/period=$P/:u" -o dwarf.pb.gz \
+	-- wl_hw loops "$N"
+b64 dwarf.pb.gz dwarf.pb.gz
 block threads evprof record -e "cycles/period=$P/:u,instructions:u" -o threads.pb.gz \
 	-- wl_hw threads "$N"
 b64 threads.pb.gz threads.pb.gz

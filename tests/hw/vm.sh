@@ -195,6 +195,16 @@ check() {
 		fail "$k: stat: cycles:u '$cyc' for $ins instructions"
 
 	# record: instructions ride on cycles' samples, cycles by their own
+	block dwarf.pb.gz | base64 -d >"$d/dwarf.pb.gz" 2>/dev/null
+	"$EVPROF" report "$d/dwarf.pb.gz" -o "$d/dwarf.folded" --weight cycles:u \
+		>/dev/null 2>&1 || fail "$k: dwarf: no folded: $(block dwarf | tail -3)"
+	for f in fa fb; do
+		got=$(sum_leaf "$d/dwarf.folded" $f "main;run;$f")
+		t=$(sum_leaf "$d/dwarf.folded" $f)
+		awk -v a="$got" -v b="$t" 'BEGIN { exit !(b > 0 && a >= 0.99 * b) }' &&
+			ok "$k: -g dwarf: main;run;$f for $got of $t cycles" ||
+			fail "$k: -g dwarf: main;run;$f for $got of $t cycles"
+	done
 	for r in loops threads insn; do
 		block "$r.pb.gz" | base64 -d >"$d/$r.pb.gz" 2>/dev/null
 		for w in instructions:u cycles:u; do
@@ -224,6 +234,19 @@ check() {
 		[ "$got" = 0.500 ] && ok "$k: report: $f insn/cycle $got" ||
 			fail "$k: report: $f insn/cycle '$got'"
 	done
+	# view: the IPC preset colours and fills the ratio column
+	if "$EVPROF" view -o "$d/loops.html" "$d/loops.pb.gz" >/dev/null 2>&1 &&
+		node "$SRCDIR/tests/tools/view.mjs" "$d/loops.html" --offline \
+			--colour IPC --weight cycles:u >"$d/view.json" 2>"$d/view.err"; then
+		for f in fa fb; do
+			got=$(node -e "const d = JSON.parse(require('fs').readFileSync('$d/view.json'));
+				const r = d.rows.find((r) => r[0] === '$f'); console.log(r ? r[r.length - 1] : '')")
+			[ "$got" = 0.5 ] && ok "$k: view: $f IPC $got" ||
+				fail "$k: view: $f IPC '$got'"
+		done
+	else
+		fail "$k: view: $(cat "$d/view.err")"
+	fi
 	for r in loops threads insn; do
 		! block $r | grep "throttled" ||
 			fail "$k: $r: throttled: its counters missed events"

@@ -16,6 +16,8 @@
 //   weights      the weight menu's entries; colours the colour menu's
 //   frames       the distinct frame names drawn in the flame graph
 //   text         the page's visible text (the function table included)
+//   legend       the colour legend's text
+//   rows         the function table's rows, each its cells' text
 //   widths       with --funcs: per name the summed width (px) of its
 //                frames, and "all" (the root's), after --weight and
 //                --colour were chosen
@@ -159,6 +161,8 @@ try {
 	out.text = await page.evaluate(() => document.body.innerText);
 	out.legend = await page.evaluate(() =>
 		document.getElementById("legend").innerText);
+	out.rows = await page.$$eval("#functions tbody tr", (trs) =>
+		trs.map((tr) => [...tr.cells].map((td) => td.innerText)));
 	if (opt.funcs) {
 		const r = await page.$$eval("#chart g[name]", (gs, names) => {
 			const w = {}, f = {}, best = {};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* PMU type names, and which PMUs are the CPU's own. */
+/* PMU type names, which PMUs are the CPU's own, and on which CPUs. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <evprof/event.h>
+#include <evprof/pmu.h>
 
 #include "host.h"
 #include "pmu.h"
@@ -159,4 +160,19 @@ const char *evprof_attr__type_name(uint32_t type)
 	}
 	pthread_mutex_unlock(&names_lock);
 	return name ? name : "pmu-unknown";
+}
+
+int evprof_core_pmu__cpus(const struct evprof_core_pmu *pmu, int *cpus, int max)
+{
+	char path[PATH_MAX], buf[4096];
+	int n;
+
+	if (!pmu || max < 0 || (!cpus && max))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%.*s/cpus", evprof__host()->pmu_root,
+		 EVPROF_PMU_NAME_MAX, pmu->name);
+	n = evprof__read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	return evprof__parse_cpu_list(buf, cpus, max);
 }

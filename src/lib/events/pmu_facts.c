@@ -461,21 +461,6 @@ int evprof_core_pmus(struct evprof_core_pmu *pmus, int max)
 	return n;
 }
 
-int evprof_core_pmu__cpus(const struct evprof_core_pmu *pmu, int *cpus, int max)
-{
-	char path[PATH_MAX], buf[4096];
-	int n;
-
-	if (!pmu || max < 0 || (!cpus && max))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/%.*s/cpus", evprof__host()->pmu_root,
-		 EVPROF_PMU_NAME_MAX, pmu->name);
-	n = evprof__read_file(path, buf, sizeof(buf));
-	if (n < 0)
-		return n;
-	return evprof__parse_cpu_list(buf, cpus, max);
-}
-
 /* ---- events on a core PMU -------------------------------------------------
  */
 

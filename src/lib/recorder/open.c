@@ -19,7 +19,7 @@
  * -g fp with leaf recovery: the user registers and a small stack copy
  * beside the kernel's chain. In a sample taken in the kernel (a switch-out)
  * they are the ones saved at its entry (perf_sample_regs_user():
- * perf_get_regs_user(), task_pt_regs() on x86-64), and the copy is taken
+ * perf_get_regs_user(), task_pt_regs()), and the copy is taken
  * from their SP.
  */
 static void add_leaf_stack(const struct evprof__ring_engine *r,

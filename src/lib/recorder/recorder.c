@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "events/pmu.h"
+#include "events/events.h"
 #include "internal.h"
 #include "os/os.h"
 #include "symbols/symbols.h"
