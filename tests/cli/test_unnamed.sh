@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# A frame inside a mapping but without a symbol is LIB+0xADDR in folded and
-# report output, with the address `addr2line -e LIB` takes: wl_funcs built
-# PIE and non-PIE, stripped, recorded; the hottest unnamed frame resolves
-# with addr2line on the unstripped build to one of wl_funcs' functions.
+# A frame inside a mapping but without a symbol is LIB+0xSTART in folded and
+# report output, START the function's first address by its CFI (the FDE
+# that covers it), as `addr2line -e LIB` takes it: wl_funcs built PIE and
+# non-PIE, stripped, recorded; the hottest unnamed frame resolves with
+# addr2line on the unstripped build to one of wl_funcs' functions, and
+# every unnamed row of report starts at a function's st_value there, one
+# row per function.
 . "$(dirname "$0")/lib.sh"
 
 command -v addr2line >/dev/null || { skip "no addr2line"; finish; }
@@ -33,11 +36,26 @@ for pie in -pie -no-pie; do
 		ok "$pie: $frame is $fn (addr2line -e $(basename "$bin"))" ;;
 	*) fail "$pie: $frame resolves to '$fn' with addr2line" ;;
 	esac
+	# st_value of every function of the unstripped build, as numbers
+	nm "$bin" | awk '$2 ~ /^[Tt]$/ { print $1, $3 }' |
+		while read -r a f; do echo "$(printf %x $((16#$a))) $f"; done >"$TMP/syms"
 	"$EVPROF" record -e cpu-clock -o "$TMP/u.pb.gz" -- "$bin.stripped" 2000 1000 \
 		>/dev/null 2>"$TMP/err" ||
 		{ fail "$pie: record for report: $(cat "$TMP/err")"; continue; }
-	"$EVPROF" report --top 0 "$TMP/u.pb.gz" | grep -q " $name+0x[0-9a-f]* \[$name\]" &&
-		ok "$pie: report names the unnamed frames $name+0x..." ||
-		fail "$pie: report lacks $name+0x... frames"
+	"$EVPROF" report --top 0 "$TMP/u.pb.gz" >"$TMP/rep"
+	grep -o " $name+0x[0-9a-f]* \[$name\]" "$TMP/rep" | sort -u |
+		sed 's/.*+0x\([0-9a-f]*\) .*/\1/' >"$TMP/starts"
+	# Each start: the function whose st_value it is, or "-".
+	while read -r a; do
+		awk -v a="$(printf %x $((16#$a)))" '$1 == a { f = $2 }
+			END { print (f ? f : "-") }' "$TMP/syms"
+	done <"$TMP/starts" >"$TMP/funcs"
+	rows=$(wc -l <"$TMP/starts")
+	if [ "$rows" -gt 0 ] && ! grep -qx -- "-" "$TMP/funcs" &&
+		[ "$(sort -u "$TMP/funcs" | wc -l)" -eq "$rows" ]; then
+		ok "$pie: report's $rows unnamed rows each start a function: $(paste -sd, "$TMP/funcs")"
+	else
+		fail "$pie: report's unnamed rows $(paste -sd, "$TMP/starts") are $(paste -sd, "$TMP/funcs")"
+	fi
 done
 finish

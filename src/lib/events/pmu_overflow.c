@@ -24,9 +24,9 @@
  * (kernel.perf_event_max_sample_rate, lowered where interrupts take long,
  * as in an emulator), which would stop the counter after the first few.
  */
-#define RATE_HZ	   2000
+#define RATE_HZ	   4000
 #define CALIB_NS   500000  /* counting alone first, to find the period */
-#define SPIN_NS	   4000000 /* then sampling: 8 overflows due */
+#define SPIN_NS	   4000000 /* then sampling: 16 overflows due */
 #define RING_PAGES 4	   /* 16 KiB: the samples (24 bytes each) fit */
 #define SPIN_CHUNK 4096
 

@@ -12,6 +12,7 @@
  * through the PT_LOAD holding that offset.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 #include <evprof/symbols.h>
 
+#include "cfi.h"
 #include "dso.h"
 #include "jitmap.h"
 #include "kallsyms.h"
@@ -35,6 +37,8 @@ struct image {
 	struct evprof__dso *dso;
 	struct evprof__elfsyms *syms;	/* made on first use */
 	struct evprof__srcline *src;	/* made on first use */
+	struct evprof__fdes *fdes;	/* made when a symbol is missing */
+	uint64_t fdes_bias;		/* ELF address + it: the module's */
 	struct evprof__symcache *saved; /* opened on first use, or NULL */
 	bool saved_tried;
 	bool dwarf_known, dwarf_whole; /* see dwarf_whole() */
@@ -280,7 +284,33 @@ static int lookup_image(struct evprof_symbolizer *s, struct image *img,
 		start = svma - off;
 		size = name ? sym.st_size : 0;
 	}
-	if (name) {
+	if (!name && !img->fdes) {
+		Dwarf_Addr bias = 0;
+
+		img->fdes = evprof__fdes_new(dwfl_module_getelf(d->mod, &bias));
+		if (!img->fdes)
+			return -ENOMEM;
+		img->fdes_bias = bias;
+	}
+	if (!name && evprof__fdes_find(img->fdes, svma - img->fdes_bias, &start,
+				       &size)) {
+		/*
+		 * Named by the function's start as addr2line -e and objdump
+		 * --start-address take it.
+		 */
+		const char *mod = dwfl_module_info(d->mod, NULL, NULL, NULL,
+						   NULL, NULL, NULL, NULL);
+		char buf[PATH_MAX];
+
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
+			 basename_of(mod ? mod : "?"), start);
+		start += img->fdes_bias;
+		a->ans.name = evprof__names_intern(s->names, buf);
+		if (!a->ans.name)
+			return -ENOMEM;
+		a->ans.sym_start = start - d->base_vaddr;
+		a->ans.sym_size = size;
+	} else if (name) {
 		a->ans.name = evprof__names_demangle(s->names, name);
 		if (!a->ans.name)
 			return -ENOMEM;
@@ -692,6 +722,7 @@ void evprof_symbolizer__free(struct evprof_symbolizer *s)
 		evprof__symcache_free(img->saved);
 		evprof__srcline_free(img->src);
 		evprof__elfsyms_free(img->syms);
+		evprof__fdes_free(img->fdes);
 		evprof__dso_free(img->dso);
 	}
 	evprof__kallsyms_free(s->ksyms);

@@ -17,8 +17,8 @@
 #include "base/base.h"
 
 /* Bumped when what a lookup answers changes (srcline.c, symbols.c). */
-#define MAGIC	 "EVPANS1\n"
-#define NONE	 UINT32_MAX /* a NULL string */
+#define MAGIC	 "EVPANS2\n" /* 2: functions named from the CFI */
+#define NONE	 UINT32_MAX  /* a NULL string */
 #define MAX_FILE (64u << 20)
 
 /*
