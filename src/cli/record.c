@@ -223,6 +223,21 @@ static void summary(struct evprof_recorder *r, const char *path)
 		(unsigned long long)st.ring_lost_events,
 		(unsigned long long)st.ring_lost_records,
 		(unsigned long long)st.ring_lost_samples, path);
+	if (st.ring_lost_events)
+		fprintf(stderr,
+			"evprof: the kernel lost %llu records in %llu gaps: a "
+			"ring was full while evprof read the others; their "
+			"samples, switches and forks are missing, and what a "
+			"lost sample counted lands on its thread's next one "
+			"(fewer samples keep them: a lower -F, a longer "
+			"EVENT/period=N/)\n",
+			(unsigned long long)st.ring_lost_events,
+			(unsigned long long)st.ring_lost_records);
+	if (st.ring_lost_samples)
+		fprintf(stderr,
+			"evprof: the kernel dropped %llu samples before "
+			"writing them (PERF_RECORD_LOST_SAMPLES)\n",
+			(unsigned long long)st.ring_lost_samples);
 	if (ss.stacks_cut) {
 		double share = ss.samples ? 100.0 * (double)ss.stacks_cut /
 						(double)ss.samples
