@@ -497,6 +497,26 @@ EVPROF_API int
 evprof_profile__write_folded_file(const struct evprof_profile *p, FILE *f,
 				  const struct evprof_folded_opts *opts);
 
+struct evprof_svg_opts {
+	size_t sz; /* sizeof(struct evprof_svg_opts) */
+	/* as evprof_folded_opts.weight_counter: NULL weighs by samples */
+	const char *weight_counter;
+	const char *title; /* NULL: "Flame graph" */
+};
+
+/*
+ * Writes a flame graph of the folded stacks (evprof_profile__write_folded())
+ * as one SVG file, laid out as FlameGraph's flamegraph.pl does: "all" at
+ * the bottom, the thread names above it, each frame as wide as its share
+ * of the weight, its name, weight and share in its tooltip (<title>);
+ * frames narrower than 0.1 of its 1200 pixels are left out. Files as
+ * evprof_profile__write_firefox() (atomic rename, ".gz" compresses).
+ * Returns 0, -ENOENT (weight_counter names no column), -EINVAL or -errno.
+ */
+EVPROF_API int evprof_profile__write_svg(const struct evprof_profile *p,
+					 const char *path,
+					 const struct evprof_svg_opts *opts);
+
 struct evprof_pprof_opts {
 	size_t sz; /* sizeof(struct evprof_pprof_opts) */
 	/*

@@ -93,10 +93,11 @@ enum out_format {
 	OUT_FOLDED,
 	OUT_PPROF,
 	OUT_SPEEDSCOPE,
-	OUT_PAGE
+	OUT_PAGE,
+	OUT_SVG
 };
 
-/* "firefox", "folded" or "pprof" as a format, or -1. */
+/* "firefox", "folded", "pprof", "speedscope" or "svg" as a format, or -1. */
 int out_parse_format(const char *name);
 /*
  * The format a file name asks for (.folded, .pb.gz, .pprof, .html; else

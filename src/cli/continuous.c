@@ -30,6 +30,8 @@ static const char *ext_of(enum out_format f)
 		return ".speedscope.json";
 	case OUT_PAGE:
 		return ".html";
+	case OUT_SVG:
+		return ".svg";
 	case OUT_PPROF:
 		break;
 	}

@@ -22,9 +22,9 @@ const char cli_import_usage[] =
     "                      standard input (perf record -o - | ...)\n"
     "  -o, --output OUT    write the profile to OUT (repeatable; default\n"
     "                      perf.json.gz); its name picks the format\n"
-    "                      (.folded, .pb.gz, .speedscope.json, .html: the\n"
-    "                      page, else Firefox JSON)\n"
-    "  -f, --format FMT    firefox, folded, pprof or speedscope, for\n"
+    "                      (.folded, .pb.gz, .speedscope.json, .svg, .html:\n"
+    "                      the page, else Firefox JSON)\n"
+    "  -f, --format FMT    firefox, folded, pprof, speedscope or svg, for\n"
     "                      every OUT\n"
     "  -w, --weight EVENT  weigh by that event (folded, Firefox) or show\n"
     "                      it first (pprof); default: samples\n"
@@ -58,8 +58,8 @@ static int opt_format(void *p, const char *arg)
 
 	o->fmt = out_parse_format(arg);
 	if (o->fmt < 0) {
-		cli_err("unknown format '%s' (firefox, folded, pprof or "
-			"speedscope; an OUT named .html gets the page)",
+		cli_err("unknown format '%s' (firefox, folded, pprof, "
+			"speedscope or svg; an OUT named .html gets the page)",
 			arg);
 		return -1;
 	}

@@ -34,6 +34,8 @@ int out_parse_format(const char *name)
 		return OUT_PPROF;
 	if (!strcmp(name, "speedscope"))
 		return OUT_SPEEDSCOPE;
+	if (!strcmp(name, "svg"))
+		return OUT_SVG;
 	return -1;
 }
 
@@ -54,6 +56,8 @@ static int named_format(const char *path)
 	    {".pprof", OUT_PPROF},
 	    {".speedscope.json", OUT_SPEEDSCOPE},
 	    {".speedscope.json.gz", OUT_SPEEDSCOPE},
+	    {".svg", OUT_SVG},
+	    {".svg.gz", OUT_SVG},
 	    {".html", OUT_PAGE},
 	    {".htm", OUT_PAGE},
 	    {".json", OUT_FIREFOX},
@@ -82,7 +86,8 @@ int out_named(const char *path, int fmt)
 		return 0;
 	cli_err("-o %s: no format of that name: .json[.gz] (Firefox "
 		"Profiler), .pb[.gz] or .pprof (pprof), .folded[.gz], "
-		".speedscope.json[.gz], .html (a page), - (Firefox JSON on "
+		".speedscope.json[.gz], .svg (a flame graph), .html (a page), "
+		"- (Firefox JSON on "
 		"stdout); --format FORMAT writes any name",
 		path);
 	return -EINVAL;
@@ -121,6 +126,12 @@ int out_write(const struct evprof_profile *p, const char *path,
 					       .weight_counter = weight};
 
 		return evprof_profile__write_folded(p, path, &o);
+	}
+	if (fmt == OUT_SVG) {
+		struct evprof_svg_opts o = {.sz = sizeof(o),
+					    .weight_counter = weight};
+
+		return evprof_profile__write_svg(p, path, &o);
 	}
 	{
 		struct evprof_firefox_opts o = {.sz = sizeof(o),

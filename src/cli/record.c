@@ -23,7 +23,7 @@
 
 const char cli_record_usage[] =
     "usage: evprof record [-e LIST] [-F HZ | -c N] [-g fp[,noleaf]|dwarf[,SIZE]|none]\n"
-    "                     [-o FILE]... [--format firefox|folded|pprof|speedscope]\n"
+    "                     [-o FILE]... [--format firefox|folded|pprof|speedscope|svg]\n"
     "                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
     "                     [--off-cpu] [--engine ring|bpf] [--attribution own|ride]\n"
     "                     [--push URL [--tag KEY=VALUE]... [--push-wait S]]\n"
@@ -47,10 +47,10 @@ const char cli_record_usage[] =
     "                      none: the sampled instruction only\n"
     "  -o, --output FILE   default evprof.json.gz (evprof.folded, evprof.pb.gz);\n"
     "                      repeat to write several files of one recording\n"
-    "      --format F      firefox (default), folded, pprof or speedscope for\n"
-    "                      every output; else each name picks (.folded,\n"
-    "                      .pb.gz, .speedscope.json, .html: the page of\n"
-    "                      evprof view)\n"
+    "      --format F      firefox (default), folded, pprof, speedscope or\n"
+    "                      svg for every output; else each name picks\n"
+    "                      (.folded, .pb.gz, .speedscope.json, .svg: a\n"
+    "                      flame graph, .html: the page of evprof view)\n"
     "      --weight EVENT  weigh samples by that event's deltas (or by\n"
     "                      off-cpu or preempted ns with --off-cpu)\n"
     "      --off-cpu       every wait with its stack and duration: weights\n"
@@ -642,7 +642,8 @@ static int record_check(struct record *rec, int argc, char **argv)
 		return 2;
 	}
 	if (o->format && (o->fmt = out_parse_format(o->format)) < 0) {
-		cli_err("--format takes firefox, folded, pprof or speedscope");
+		cli_err("--format takes firefox, folded, pprof, speedscope or "
+			"svg");
 		return 2;
 	}
 	if (o->continuous &&

@@ -23,9 +23,9 @@ const char cli_report_usage[] =
     "  -n, --top N         functions per table (default 20; 0: all)\n"
     "  -T, --per-thread    one report per thread\n"
     "  -o, --output OUT    convert instead: OUT's name picks the format\n"
-    "                      (.folded, .pb.gz, .speedscope.json, .html,\n"
-    "                      else Firefox JSON)\n"
-    "      --weight EVENT  with -o: weigh by that counter (folded,\n"
+    "                      (.folded, .pb.gz, .speedscope.json, .svg,\n"
+    "                      .html, else Firefox JSON)\n"
+    "      --weight EVENT  with -o: weigh by that counter (folded, svg,\n"
     "                      Firefox) or show it first (pprof)\n";
 
 /* Every option of report; defaults in cmd_report. */

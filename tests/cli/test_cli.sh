@@ -142,12 +142,12 @@ rc=$?
 	fail "record --weight pagefaults: exit $rc, ran: $([ -e "$TMP/ran" ] && echo yes || echo no), $(head -1 "$TMP/e")"
 # -o names a format, or --format does, or it is refused before the
 # command runs; "-" is stdout; report says what it reads.
-"$EVPROF" record -e cpu-clock -o "$TMP/p.svg" -- touch "$TMP/ran2" 2>"$TMP/e"
+"$EVPROF" record -e cpu-clock -o "$TMP/p.png" -- touch "$TMP/ran2" 2>"$TMP/e"
 rc=$?
-[ $rc = 2 ] && [ ! -e "$TMP/ran2" ] && [ ! -e "$TMP/p.svg" ] &&
-	grep -q "^evprof: -o $TMP/p.svg: no format of that name: .json\[.gz\]" "$TMP/e" &&
-	ok "record -o p.svg: refused before the command ran" ||
-	fail "record -o p.svg: exit $rc, $(head -1 "$TMP/e")"
+[ $rc = 2 ] && [ ! -e "$TMP/ran2" ] && [ ! -e "$TMP/p.png" ] &&
+	grep -q "^evprof: -o $TMP/p.png: no format of that name: .json\[.gz\]" "$TMP/e" &&
+	ok "record -o p.png: refused before the command ran" ||
+	fail "record -o p.png: exit $rc, $(head -1 "$TMP/e")"
 if "$EVPROF" record -e cpu-clock -o - -- true >"$TMP/stdout.json" 2>"$TMP/e"; then
 	head -c 9 "$TMP/stdout.json" | grep -q '^{"meta":' && [ ! -e ./- ] &&
 		ok "record -o -: Firefox JSON on stdout" ||

@@ -8,31 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "folded.h"
 #include "json.h"
 #include "profile/profile.h"
 
-struct line {
-	size_t off; /* text in the arena, NUL-terminated */
-	uint64_t sum;
-};
-
-struct folded {
-	const struct evprof_profile *p;
-	int col; /* store column summed */
-	char *arena;
-	size_t arena_len, arena_cap;
-	struct line *lines;
-	size_t nr_lines, cap_lines;
-	uint64_t *sum;	   /* per stack + 1 (slot 0: no stack) */
-	uint32_t *mark;	   /* per slot: group + 1 that last touched it */
-	uint32_t group;	   /* current group of same-name threads, from 1 */
-	uint32_t *touched; /* slots touched by the current group */
-	size_t nr_touched;
-	int32_t *chain; /* frames of one stack, leaf first */
-};
-
 /* Appends name with the separators of the format replaced. */
-static int put_name(struct folded *f, const char *name, const char *suffix)
+static int put_name(struct evprof__folded *f, const char *name,
+		    const char *suffix)
 {
 	size_t n = strlen(name), k = strlen(suffix), i;
 	char *d;
@@ -51,7 +33,7 @@ static int put_name(struct folded *f, const char *name, const char *suffix)
 	return 0;
 }
 
-static int add_line(struct folded *f, const char *thread, int32_t stack,
+static int add_line(struct evprof__folded *f, const char *thread, int32_t stack,
 		    uint64_t sum)
 {
 	const struct evprof_profile *p = f->p;
@@ -73,12 +55,12 @@ static int add_line(struct folded *f, const char *thread, int32_t stack,
 			     sizeof(*f->lines), f->nr_lines + 1, SIZE_MAX))
 		return -ENOMEM;
 	f->arena[f->arena_len++] = 0;
-	f->lines[f->nr_lines++] = (struct line){off, sum};
+	f->lines[f->nr_lines++] = (struct evprof__folded_line){off, sum};
 	return 0;
 }
 
 /* Sums thread t's store entries into f->sum per stack. */
-static void accumulate(struct folded *f, const struct evprof__thread *t)
+static void accumulate(struct evprof__folded *f, const struct evprof__thread *t)
 {
 	const struct evprof_profile *p = f->p;
 	int64_t i;
@@ -107,12 +89,11 @@ static int cmp_line(const void *a, const void *b, void *ctx)
 {
 	const char *arena = ctx;
 
-	return strcmp(arena + ((const struct line *)a)->off,
-		      arena + ((const struct line *)b)->off);
+	return strcmp(arena + ((const struct evprof__folded_line *)a)->off,
+		      arena + ((const struct evprof__folded_line *)b)->off);
 }
 
-/* Builds one line per distinct (thread name, stack) text, sorted. */
-static int fold(struct folded *f)
+int evprof__fold(struct evprof__folded *f)
 {
 	const struct evprof_profile *p = f->p;
 	size_t nslots = p->nr_stacks + 1, i, k, start;
@@ -172,12 +153,22 @@ static int fold(struct folded *f)
 	return 0;
 }
 
+void evprof__fold_fini(struct evprof__folded *f)
+{
+	free(f->arena);
+	free(f->lines);
+	free(f->sum);
+	free(f->mark);
+	free(f->touched);
+	free(f->chain);
+}
+
 static int write_folded(const struct evprof_profile *p,
 			struct evprof__sink *out,
 			const struct evprof_folded_opts *opts)
 {
 	const char *wname = EVPROF_OPTS_GET(opts, weight_counter, NULL);
-	struct folded f = {.p = p, .col = COL_SAMPLES};
+	struct evprof__folded f = {.p = p, .col = COL_SAMPLES};
 	size_t i;
 	int err;
 
@@ -186,7 +177,7 @@ static int write_folded(const struct evprof_profile *p,
 		if (f.col < 0)
 			return -ENOENT;
 	}
-	err = fold(&f);
+	err = evprof__fold(&f);
 	for (i = 0; !err && i < f.nr_lines; i++) {
 		const char *text = f.arena + f.lines[i].off;
 
@@ -196,12 +187,7 @@ static int write_folded(const struct evprof_profile *p,
 		evprof__sink_putc(out, '\n');
 		err = out->err;
 	}
-	free(f.arena);
-	free(f.lines);
-	free(f.sum);
-	free(f.mark);
-	free(f.touched);
-	free(f.chain);
+	evprof__fold_fini(&f);
 	return err;
 }
 
