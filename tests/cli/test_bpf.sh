@@ -113,8 +113,7 @@ else
 fi
 # The Firefox file as the Profiler's loader reads it keeps the threads
 # that counted but never sampled (shorter than a period): its threads'
-# page faults sum to the tree's (before the attribution work it held
-# 29 321 of 30 426).
+# page faults sum to the tree's.
 node "$SRCDIR/tests/tools/fxquery.mjs" "$TMP/c.json.gz" >"$TMP/cq"
 fx=$(awk '$1 == "thread" { for (i = 2; i <= NF; i++) if ($i ~ /^page-faults=/) {
 	sub(/page-faults=/, "", $i); s += $i } } END { print s + 0 }' "$TMP/cq")
