@@ -223,6 +223,14 @@ static void summary(struct evprof_recorder *r, const char *path)
 		(unsigned long long)st.ring_lost_events,
 		(unsigned long long)st.ring_lost_records,
 		(unsigned long long)st.ring_lost_samples, path);
+	if (!ss.samples)
+		fprintf(stderr,
+			"evprof: no sample of %s: every thread ran less than "
+			"one sampling period of it (1 ms at the default "
+			"-F 1000); a higher -F, or %s/period=N/, samples "
+			"shorter runs\n",
+			evprof_recorder__event(r, 0),
+			evprof_recorder__event(r, 0));
 	if (st.ring_lost_events)
 		fprintf(stderr,
 			"evprof: the kernel lost %llu records in %llu gaps: a "
@@ -723,13 +731,56 @@ static int record_outputs(struct record *rec)
 	return CLI_GO_ON;
 }
 
+/*
+ * Whether this process may profile the kernel: root, CAP_PERFMON or
+ * CAP_SYS_ADMIN, or kernel.perf_event_paranoid below 2. *paranoid gets
+ * its value (2 when unreadable, the default).
+ */
+static bool privileged(long *paranoid)
+{
+	char line[256];
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	bool caps = false;
+
+	*paranoid = 2;
+	if (f) {
+		if (fgets(line, sizeof(line), f))
+			*paranoid = strtol(line, NULL, 10);
+		fclose(f);
+	}
+	f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "CapEff:", 7)) {
+			unsigned long long c = strtoull(line + 7, NULL, 16);
+
+			caps =
+			    c >> 38 & 1 || c >> 21 & 1; /* PERFMON, SYS_ADMIN */
+		}
+	}
+	if (f)
+		fclose(f);
+	return !geteuid() || caps || *paranoid < 2;
+}
+
 /* The recorder made and started, the command run. */
 static int record_start(struct record *rec)
 {
 	struct record_options *o = &rec->o;
 	struct sigaction sa = {.sa_handler = on_sigint};
+	long paranoid;
 	int err;
 
+	/* First what explains the fallbacks that follow. */
+	if (!privileged(&paranoid))
+		fprintf(stderr,
+			"evprof: without privileges here "
+			"(kernel.perf_event_paranoid=%ld, no CAP_PERFMON): "
+			"user space only, no kernel stacks, no task exits, no "
+			"context switches; as root, with CAP_PERFMON or after "
+			"'sysctl -w kernel.perf_event_paranoid=1' evprof "
+			"records them (the lines below say what each one "
+			"leaves out)\n",
+			paranoid);
 	rec->r = evprof_recorder__new(&o->tg, o->events, &o->ro);
 	if (!rec->r) {
 		if (errno >= EVPROF_ERR_FIRST || errno == E2BIG)

@@ -298,7 +298,7 @@ fi
 	fail "missing file: $(cat "$TMP/imp")"
 "$EVPROF" import --format nosuch "$TMP/pf.data" 2>"$TMP/imp" &&
 	fail "unknown format accepted" ||
-	grep -q "unknown format 'nosuch' (firefox, folded, pprof or speedscope;.*\.html" \
+	grep -q "unknown format 'nosuch' (firefox, folded, pprof, speedscope or svg;.*\.html" \
 		"$TMP/imp" && ok "unknown format: every format named" ||
 	fail "unknown format: $(cat "$TMP/imp")"
 "$EVPROF" import --format speedscope -o "$TMP/ss.out" "$TMP/pf.data" \

@@ -274,6 +274,24 @@ static const char *exit_loss(const struct evprof__engine_setup *s)
 }
 
 /*
+ * What counts nothing in user space: context switches and migrations
+ * happen in the kernel. "" when no such event was asked for.
+ */
+static const char *kernel_only(const struct evprof__engine_setup *s)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct perf_event_attr *a = &s->events[i].attr;
+
+		if (a->type == PERF_TYPE_SOFTWARE &&
+		    (a->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+		     a->config == PERF_COUNT_SW_CPU_MIGRATIONS))
+			return "; context switches and CPU migrations happen in "
+			       "the kernel: they count 0 here";
+	}
+	return "";
+}
+
+/*
  * Takes one step down the fallback ladder after member m failed to open
  * with err. Returns false when there is no step left.
  */
@@ -326,8 +344,8 @@ static bool fall_back(struct evprof__ring_engine *r, long e, int err,
 		evprof__note(
 		    r->s->notes,
 		    "kernel samples are not allowed (%s): recording user "
-		    "space only",
-		    advice);
+		    "space only%s",
+		    advice, kernel_only(r->s));
 	} else if (e == MEMBER_CLOCK && evprof_open_unsupported(err)) {
 		r->cpu_time_member = false;
 		evprof__note(
@@ -611,12 +629,24 @@ int evprof__recorder_new_session(struct evprof__ring_engine *r)
 void evprof__recorder_find_exit(struct evprof__engine_setup *s)
 {
 	struct evprof_event_spec spec;
-	int err;
+	int err, e1, e2;
 
 	if (access("/sys/kernel/tracing/events", F_OK) &&
 	    access("/sys/kernel/debug/tracing/events", F_OK) &&
 	    !access("/sys/kernel/tracing", F_OK))
 		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	/* Unreadable (tracefs is root's): said once, here, not by the parser. */
+	e1 = access("/sys/kernel/tracing/events", R_OK | X_OK) ? errno : 0;
+	e2 =
+	    access("/sys/kernel/debug/tracing/events", R_OK | X_OK) ? errno : 0;
+	if (e1 && e2 && (e1 == EACCES || e2 == EACCES)) {
+		evprof__note(s->notes,
+			     "task exits cannot be sampled (tracefs, where "
+			     "sched:sched_process_exit is, is not readable "
+			     "here): %s",
+			     exit_loss(s));
+		return;
+	}
 	err = evprof_event_spec__parse(&spec, "sched:sched_process_exit");
 	if (err) {
 		evprof__note(
