@@ -536,6 +536,26 @@ void evprof__sink_u64(struct evprof__sink *s, uint64_t v)
 	evprof__sink_write(s, d, (size_t)evprof__fmt_u64(d, v));
 }
 
+void evprof__sink_markup(struct evprof__sink *s, const char *str, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)str[i];
+
+		if (c == '&')
+			evprof__sink_puts(s, "&amp;");
+		else if (c == '<')
+			evprof__sink_puts(s, "&lt;");
+		else if (c == '>')
+			evprof__sink_puts(s, "&gt;");
+		else if (c == '"')
+			evprof__sink_puts(s, "&quot;");
+		else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+			evprof__sink_putc(s, '?'); /* not allowed in XML 1.0 */
+		else
+			evprof__sink_putc(s, (char)c);
+	}
+}
+
 /* ---- JSON ------------------------------------------------------------ */
 
 void evprof__json_init(struct evprof__json *j, struct evprof__sink *out)

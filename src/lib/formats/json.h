@@ -87,6 +87,13 @@ static inline void evprof__sink_puts(struct evprof__sink *s, const char *str)
 EVPROF_HIDDEN int evprof__fmt_u64(char *out, uint64_t v);
 EVPROF_HIDDEN void evprof__sink_u64(struct evprof__sink *s, uint64_t v);
 
+/*
+ * str[0..n) as XML or HTML text or attribute value: & < > " escaped, the
+ * control characters XML 1.0 forbids as '?'.
+ */
+EVPROF_HIDDEN void evprof__sink_markup(struct evprof__sink *s, const char *str,
+				       size_t n);
+
 /* ---- JSON ------------------------------------------------------------ */
 
 #define EVPROF_JSON_MAX_DEPTH 32

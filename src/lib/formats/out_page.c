@@ -336,28 +336,6 @@ static void put_script_safe(struct evprof__sink *out, const char *s, size_t n)
 	evprof__sink_write(out, s, n);
 }
 
-static void put_html_text(struct evprof__sink *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			evprof__sink_puts(out, "&amp;");
-			break;
-		case '<':
-			evprof__sink_puts(out, "&lt;");
-			break;
-		case '>':
-			evprof__sink_puts(out, "&gt;");
-			break;
-		case '"':
-			evprof__sink_puts(out, "&quot;");
-			break;
-		default:
-			evprof__sink_putc(out, *s);
-		}
-	}
-}
-
 /* The data JSON in memory: it is escaped on its way into the page. */
 static int data_json(const struct evprof_profile *p, const char *title,
 		     const struct evprof_page_opts *opts, char **buf,
@@ -410,7 +388,7 @@ static int write_page(const struct evprof_profile *p, struct evprof__sink *out,
 				break;
 		switch (k) {
 		case 0:
-			put_html_text(out, title);
+			evprof__sink_markup(out, title, strlen(title));
 			break;
 		case 1:
 			evprof__sink_puts(out, evprof__page_css);

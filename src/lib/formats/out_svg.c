@@ -110,30 +110,6 @@ static int layout(struct svg *g, uint64_t *total)
 	return 0;
 }
 
-static void put_escaped(struct evprof__sink *out, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		switch (s[i]) {
-		case '&':
-			evprof__sink_puts(out, "&amp;");
-			break;
-		case '<':
-			evprof__sink_puts(out, "&lt;");
-			break;
-		case '>':
-			evprof__sink_puts(out, "&gt;");
-			break;
-		case '"':
-			evprof__sink_puts(out, "&quot;");
-			break;
-		default:
-			/* Control characters are not allowed in XML 1.0. */
-			evprof__sink_putc(
-			    out, (unsigned char)s[i] < 0x20 ? '?' : s[i]);
-		}
-	}
-}
-
 /* flamegraph.pl's "hot" palette from the name; kernel frames orange. */
 static void colour(const char *name, size_t n, char *buf, size_t len)
 {
@@ -162,7 +138,7 @@ static void put_box(struct evprof__sink *out, const struct svg *g,
 	(void)g;
 	colour(name, n, fill, sizeof(fill));
 	evprof__sink_puts(out, "<g><title>");
-	put_escaped(out, name, n);
+	evprof__sink_markup(out, name, n);
 	snprintf(buf, sizeof(buf), " (%" PRIu64 ", %.2f%%)</title>",
 		 b->end - b->start,
 		 100.0 * (double)(b->end - b->start) / (double)total);
@@ -178,9 +154,9 @@ static void put_box(struct evprof__sink *out, const struct svg *g,
 			 x + 3, y + FRAME_H - 5);
 		evprof__sink_puts(out, buf);
 		if (chars >= n) {
-			put_escaped(out, name, n);
+			evprof__sink_markup(out, name, n);
 		} else {
-			put_escaped(out, name, chars - 2);
+			evprof__sink_markup(out, name, chars - 2);
 			evprof__sink_puts(out, "..");
 		}
 		evprof__sink_puts(out, "</text>");
@@ -231,15 +207,15 @@ static int write_svg(const struct evprof_profile *p, struct evprof__sink *out,
 		 "style=\"font-size: 16px\">",
 		 WIDTH / 2);
 	evprof__sink_puts(out, buf);
-	put_escaped(out, title ? title : "Flame graph",
-		    strlen(title ? title : "Flame graph"));
+	evprof__sink_markup(out, title ? title : "Flame graph",
+			    strlen(title ? title : "Flame graph"));
 	snprintf(buf, sizeof(buf),
 		 "</text>\n<text x=\"%d\" y=\"36\" text-anchor=\"middle\" "
 		 "style=\"fill: #555\">weight: ",
 		 WIDTH / 2);
 	evprof__sink_puts(out, buf);
-	put_escaped(out, wname ? wname : "samples",
-		    strlen(wname ? wname : "samples"));
+	evprof__sink_markup(out, wname ? wname : "samples",
+			    strlen(wname ? wname : "samples"));
 	snprintf(buf, sizeof(buf), ", %" PRIu64 " in all</text>\n", total);
 	evprof__sink_puts(out, buf);
 	if (total) {
