@@ -99,65 +99,132 @@ static int rename_thread(struct build *b, const struct bthread *th)
 
 /*
  * Profile processes and threads for the entries that have kept samples in
- * this build and none in p yet; end times of those p has.
+ * this build and none in p yet; end times of those p has. The session
+ * keeps an entry per exec image of a process (its maps); the profile has
+ * one process per kernel process (a lineage: fork to exit, across execs)
+ * and one thread per task, its exec'ing task one thread across images
+ * (bthread.prev), named by its latest image, as perf and the Firefox
+ * Profiler show an exec: a forked child is no process of its own until
+ * it execs.
  */
 static int emit_tasks(struct build *b)
 {
 	const struct sess_tasks *t = b->t;
+	size_t np = t->procs.n, nt = t->threads.n;
+	int *lin_prof = malloc((np + 1) * sizeof(*lin_prof));
+	uint32_t *lin_last = malloc((np + 1) * sizeof(*lin_last));
+	int *chain_prof = malloc((nt + 1) * sizeof(*chain_prof));
+	bool *has_next = calloc(nt + 1, sizeof(*has_next));
 	char buf[16];
-	int err;
+	int err = -ENOMEM;
 
-	for (uint32_t i = 0; i < t->procs.n; i++) {
-		struct bproc *pr = evprof__tasks_proc(t, i);
+	if (!lin_prof || !lin_last || !chain_prof || !has_next)
+		goto out;
+	/* What earlier builds of p made, and each lineage's latest entry. */
+	for (uint32_t i = 0; i < np; i++)
+		lin_prof[i] = -1;
+	for (uint32_t i = 0; i < np; i++) {
+		const struct bproc *pr = evprof__tasks_proc(t, i);
 
-		if (pr->kept && pr->prof < 0) {
-			pr->prof = evprof_profile__add_process(
-			    b->p, (int)pr->pid,
-			    evprof__tasks_proc_name(t, pr, buf, sizeof(buf)),
-			    pr->start);
-			if (pr->prof < 0)
-				return pr->prof;
-			b->s->st.processes += !pr->counted;
-			pr->counted = true;
-		}
-		if (pr->prof >= 0 && pr->end) {
-			err = evprof_profile__end_process(b->p, pr->prof,
-							  pr->end);
-			if (err)
-				return err;
-		}
+		lin_last[pr->lineage] = i;
+		if (pr->prof >= 0)
+			lin_prof[pr->lineage] = pr->prof;
 	}
-	for (uint32_t i = 0; i < t->threads.n; i++) {
+	for (uint32_t i = 0; i < np; i++) {
+		struct bproc *pr = evprof__tasks_proc(t, i);
+		struct bproc *lin = evprof__tasks_proc(t, pr->lineage);
+
+		if (!pr->kept || pr->prof >= 0)
+			continue;
+		if (lin_prof[pr->lineage] >= 0) {
+			pr->prof = lin_prof[pr->lineage]; /* a later image */
+			continue;
+		}
+		pr->prof = evprof_profile__add_process(
+		    b->p, (int)pr->pid,
+		    evprof__tasks_proc_name(t, pr, buf, sizeof(buf)),
+		    pr->start);
+		if ((err = pr->prof) < 0)
+			goto out;
+		lin_prof[pr->lineage] = pr->prof;
+		/* Counted once per kernel process, also across parts. */
+		b->s->st.processes += !lin->counted;
+		lin->counted = true;
+	}
+	for (uint32_t i = 0; i < np; i++) {
+		const struct bproc *pr = evprof__tasks_proc(t, i);
+		int prof = lin_prof[pr->lineage];
+
+		/* Named by its latest image, ending with it. */
+		if (prof < 0 || lin_last[pr->lineage] != i)
+			continue;
+		if (pr->has_name &&
+		    (err = evprof_profile__set_process_name(
+			 b->p, prof,
+			 evprof__tasks_proc_name(t, pr, buf, sizeof(buf)))))
+			goto out;
+		if (pr->end &&
+		    (err = evprof_profile__end_process(b->p, prof, pr->end)))
+			goto out;
+	}
+	/* A task's entries before its execs come first (prev < i). */
+	for (uint32_t i = 0; i < nt; i++) {
+		const struct bthread *th = evprof__tasks_thr(t, i);
+
+		if (th->prev != NO_INDEX)
+			has_next[th->prev] = true;
+	}
+	for (uint32_t i = 0; i < nt; i++) {
 		struct bthread *th = evprof__tasks_thr(t, i);
 		const struct bproc *pr = evprof__tasks_proc(t, th->proc);
+		const struct bthread *pv = th->prev != NO_INDEX
+					       ? evprof__tasks_thr(t, th->prev)
+					       : NULL;
 		const char *name;
 
-		if (th->kept && th->prof < 0) {
+		chain_prof[i] = pv ? chain_prof[th->prev] : -1;
+		/* Counted once per task across its images, also in parts. */
+		if (pv && pv->counted)
+			th->counted = true;
+		if (th->prof >= 0) {
+			chain_prof[i] = th->prof;
+		} else if (th->kept && chain_prof[i] >= 0) {
+			th->prof = chain_prof[i]; /* went on in a new image */
+		} else if (th->kept) {
 			name = th->has_name
 				   ? evprof__sstore_strp(&b->s->store, th->name)
 				   : evprof__tasks_proc_name(t, pr, buf,
 							     sizeof(buf));
 			th->prof = evprof_profile__add_thread(
-			    b->p, pr->prof, (int)th->tid, name, th->start);
-			if (th->prof < 0)
-				return th->prof;
+			    b->p, lin_prof[pr->lineage], (int)th->tid, name,
+			    th->start);
+			if ((err = th->prof) < 0)
+				goto out;
+			chain_prof[i] = th->prof;
 			b->s->st.threads += !th->counted;
 			th->counted = true;
 		}
-		if (th->prof >= 0 && th->end) {
-			err =
-			    evprof_profile__end_thread(b->p, th->prof, th->end);
-			if (err)
-				return err;
-		}
-		/* A part before its COMM added it under an older name. */
-		if (b->part && th->prof >= 0 && th->has_name) {
-			err = rename_thread(b, th);
-			if (err)
-				return err;
+		/* Its end and name go to its thread from its latest entry. */
+		if (has_next[i] || chain_prof[i] < 0)
+			continue;
+		if (th->end && (err = evprof_profile__end_thread(
+				    b->p, chain_prof[i], th->end)))
+			goto out;
+		if (th->has_name) {
+			struct bthread named = *th;
+
+			named.prof = chain_prof[i];
+			if ((err = rename_thread(b, &named)))
+				goto out;
 		}
 	}
-	return 0;
+	err = 0;
+out:
+	free(lin_prof);
+	free(lin_last);
+	free(chain_prof);
+	free(has_next);
+	return err;
 }
 
 static int emit_sample(struct build *b, const struct ssample *x,

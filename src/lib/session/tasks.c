@@ -145,8 +145,11 @@ static int thread_new(struct sess_tasks *b, uint32_t tid, uint32_t proc,
 		return err;
 	b->threads.n++;
 	t = THREAD(b, idx);
-	*t = (struct bthread){
-	    .tid = tid, .proc = proc, .start = start, .prof = -1};
+	*t = (struct bthread){.tid = tid,
+			      .proc = proc,
+			      .prev = NO_INDEX,
+			      .start = start,
+			      .prof = -1};
 	*out = idx;
 	return 0;
 }
@@ -240,7 +243,7 @@ uint32_t evprof__tasks_map_at(const struct bproc *pr, uint64_t addr)
 
 static int replay_comm(struct sess_tasks *b, const struct sb_event *e)
 {
-	uint32_t proc, thr, old;
+	uint32_t proc, thr, old, prev = NO_INDEX;
 	uint64_t v;
 	int err;
 
@@ -249,16 +252,19 @@ static int replay_comm(struct sess_tasks *b, const struct sb_event *e)
 		err = proc_new(b, e->pid, e->time, old, &proc);
 		if (err)
 			return err;
-		if (old != NO_INDEX && e->time) {
-			PROC(b, old)->end = e->time;
-			if (idx_get(b->tid_thread, e->pid, &v) &&
-			    THREAD(b, v)->proc == old)
+		if (old != NO_INDEX && idx_get(b->tid_thread, e->pid, &v) &&
+		    THREAD(b, v)->proc == old) {
+			prev = (uint32_t)v;
+			if (e->time)
 				THREAD(b, v)->end = e->time;
 		}
+		if (old != NO_INDEX && e->time)
+			PROC(b, old)->end = e->time;
 		/* The exec'ing task goes on as the new image's main thread. */
 		err = thread_new(b, e->pid, proc, e->time, &thr);
 		if (err)
 			return err;
+		THREAD(b, thr)->prev = prev;
 		PROC(b, proc)->name = e->str;
 		PROC(b, proc)->has_name = true;
 	} else {
@@ -545,6 +551,8 @@ int evprof__tasks_forget(struct sess_tasks *b, uint64_t before,
 		if (th_to[i] == NO_INDEX)
 			continue;
 		th.proc = pr_to[th.proc];
+		if (th.prev != NO_INDEX)
+			th.prev = th_to[th.prev];
 		b->threads.a[th_to[i]] = th;
 	}
 	b->threads.n = nt - (size_t)forgotten;

@@ -63,6 +63,7 @@ struct bproc {
 struct bthread {
 	uint32_t tid;
 	uint32_t proc;
+	uint32_t prev; /* this task's entry before its exec, or NO_INDEX */
 	uint32_t name;
 	bool has_name;
 	uint64_t start, end;
