@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -359,9 +360,26 @@ static void test_fp_built(void **state)
 }
 
 /* Inputs of a known size, made once. */
+/*
+ * Writes path through a file of this process renamed into place: each
+ * case runs in a process of its own (setup included), two at a time, and
+ * a case's xz or sort must never read a file another case is rewriting.
+ */
+static FILE *open_new(const char *path, char *tmp, size_t len)
+{
+	snprintf(tmp, len, "%s.%d", path, (int)getpid());
+	return fopen(tmp, "w");
+}
+
+static int put_in_place(FILE *f, const char *tmp, const char *path)
+{
+	return fclose(f) || rename(tmp, path) ? -1 : 0;
+}
+
 static int setup(void **state)
 {
-	FILE *f = fopen(FIXTURE_DIR "/sort_input", "w");
+	char tmp[PATH_MAX];
+	FILE *f = open_new(FIXTURE_DIR "/sort_input", tmp, sizeof(tmp));
 	unsigned x = 12345;
 
 	(void)state;
@@ -371,16 +389,16 @@ static int setup(void **state)
 		x = x * 1103515245u + 12345u;
 		fprintf(f, "%u\n", x >> 8);
 	}
-	fclose(f);
-	f = fopen(FIXTURE_DIR "/xz_input", "w");
+	if (put_in_place(f, tmp, FIXTURE_DIR "/sort_input"))
+		return -1;
+	f = open_new(FIXTURE_DIR "/xz_input", tmp, sizeof(tmp));
 	if (!f)
 		return -1;
 	for (int i = 0; i < 4000000; i++) {
 		x = x * 1103515245u + 12345u;
 		fputc((int)(x >> 24), f);
 	}
-	fclose(f);
-	return 0;
+	return put_in_place(f, tmp, FIXTURE_DIR "/xz_input");
 }
 
 int main(int argc, char **argv)
