@@ -731,56 +731,24 @@ static int record_outputs(struct record *rec)
 	return CLI_GO_ON;
 }
 
-/*
- * Whether this process may profile the kernel: root, CAP_PERFMON or
- * CAP_SYS_ADMIN, or kernel.perf_event_paranoid below 2. *paranoid gets
- * its value (2 when unreadable, the default).
- */
-static bool privileged(long *paranoid)
-{
-	char line[256];
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	bool caps = false;
-
-	*paranoid = 2;
-	if (f) {
-		if (fgets(line, sizeof(line), f))
-			*paranoid = strtol(line, NULL, 10);
-		fclose(f);
-	}
-	f = fopen("/proc/self/status", "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "CapEff:", 7)) {
-			unsigned long long c = strtoull(line + 7, NULL, 16);
-
-			caps =
-			    c >> 38 & 1 || c >> 21 & 1; /* PERFMON, SYS_ADMIN */
-		}
-	}
-	if (f)
-		fclose(f);
-	return !geteuid() || caps || *paranoid < 2;
-}
-
 /* The recorder made and started, the command run. */
 static int record_start(struct record *rec)
 {
 	struct record_options *o = &rec->o;
 	struct sigaction sa = {.sa_handler = on_sigint};
-	long paranoid;
 	int err;
 
 	/* First what explains the fallbacks that follow. */
-	if (!privileged(&paranoid))
+	if (!evprof_probe(EVPROF_FEAT_KERNEL_SAMPLES)->yes)
 		fprintf(stderr,
 			"evprof: without privileges here "
-			"(kernel.perf_event_paranoid=%ld, no CAP_PERFMON): "
+			"(kernel.perf_event_paranoid=%d, no CAP_PERFMON): "
 			"user space only, no kernel stacks, no task exits, no "
 			"context switches; as root, with CAP_PERFMON or after "
 			"'sysctl -w kernel.perf_event_paranoid=1' evprof "
 			"records them (the lines below say what each one "
 			"leaves out)\n",
-			paranoid);
+			evprof_paranoid());
 	rec->r = evprof_recorder__new(&o->tg, o->events, &o->ro);
 	if (!rec->r) {
 		if (errno >= EVPROF_ERR_FIRST || errno == E2BIG)
