@@ -69,6 +69,35 @@ struct evprof_session;
  */
 #define EVPROF_SESSION_SWITCH_OUT (-4)
 
+/*
+ * How a sample's stack ends. Whole: at its thread's first frame (code whose
+ * CFI marks the return address undefined: _start, clone3's child, ...) or
+ * at a kernel thread's root. The others stop short of it; DWARF unwinding
+ * and the depth limit end the stack in a frame of their own
+ * (evprof_stack_end_frame()).
+ */
+enum evprof_stack_end {
+	EVPROF_STACK_WHOLE,
+	/* the frame-pointer walk ended, or read garbage, before the root */
+	EVPROF_STACK_FRAME_POINTERS,
+	/* a chain of max_stack frames, or an unwinding of 256 */
+	EVPROF_STACK_DEPTH,
+	EVPROF_STACK_COPY,	   /* DWARF: the stack copy ended first */
+	EVPROF_STACK_NO_CFI,	   /* DWARF: at code that has no CFI */
+	EVPROF_STACK_BAD_REGISTER, /* DWARF: the CFI's rules found no caller */
+	EVPROF_STACK_ENDS
+};
+
+/*
+ * The synthetic frame at the root of a stack that ended as e
+ * ("[truncated:stack-copy]", ...; no spaces, for
+ * folded files), NULL for causes that get none (a whole
+ * stack, frame pointers: every walk through code without them would have
+ * one), or "[unsampled]" for e -1: what a thread counted after its last
+ * sample.
+ */
+EVPROF_API const char *evprof_stack_end_frame(int e);
+
 struct evprof_session_opts {
 	size_t sz; /* sizeof(struct evprof_session_opts) */
 	/* Format of every record fed (all our events share one). */
@@ -118,6 +147,21 @@ struct evprof_session_opts {
 	 * gives exact ratios over each interval). 0: every counter rides.
 	 */
 	uint64_t own_counters;
+	/*
+	 * Frames the kernel keeps in a callchain (kernel.perf_event_max_stack
+	 * when recording, or the events' sample_max_stack): a chain that long
+	 * was cut by it. 0: 127, the kernel's default.
+	 */
+	uint32_t max_stack;
+	/*
+	 * Optional: the top of the stack holding sp in thread tid of process
+	 * pid (the end of its mapping, while it runs), 0 when unknown. Asked
+	 * as a sample is fed, once per thread whose user stack copy came full
+	 * (so maybe short): stack_copy_needed is then what the copy needed,
+	 * not only the furthest an unwinding read.
+	 */
+	uint64_t (*stack_top)(void *ctx, pid_t pid, pid_t tid, uint64_t sp);
+	void *stack_top_ctx;
 };
 
 /* Returns a session or NULL with errno set (EINVAL, ENOMEM). */
@@ -201,7 +245,8 @@ struct evprof_session_stats {
 	 * User stacks. With PERF_SAMPLE_STACK_USER + REGS_USER, samples are
 	 * unwound with DWARF CFI at build (x86-64): unwound counts them,
 	 * truncated those that stopped at the end of the copy (their stack
-	 * gets a root frame "[truncated]"), dropped the copies not kept.
+	 * gets a root frame "[truncated:stack-copy]"), dropped the copies not
+	 * kept.
 	 * Deferred user callchains (Linux 6.19): samples that waited for a
 	 * CALLCHAIN_DEFERRED, and those the last build left with their
 	 * kernel part only (record lost, or a cookie mismatch).
@@ -269,6 +314,22 @@ struct evprof_session_stats {
 	uint64_t leaf_checked;
 	uint64_t leaf_gained;
 	uint64_t leaf_lost;
+	/*
+	 * The last build's kept samples (not off-CPU, not "[unsampled]") by
+	 * how their user stack ended (enum evprof_stack_end): whole, or cut
+	 * short for that cause. stacks_cut and stacks_truncated are parts of
+	 * EVPROF_STACK_FRAME_POINTERS and EVPROF_STACK_COPY. The outermost
+	 * frame is judged by its CFI through the build's symbolizer: built
+	 * without one, only cut chains and limits count.
+	 */
+	uint64_t stack_ends[EVPROF_STACK_ENDS];
+	/*
+	 * With EVPROF_STACK_COPY samples: the most stack (bytes above the
+	 * sampled SP) one of them had, up to the top of its stack mapping
+	 * (opts.stack_top), else the furthest one of their unwindings read
+	 * (what the copy needed is at least that). Over every build.
+	 */
+	uint64_t stack_copy_needed;
 };
 
 /*

@@ -178,6 +178,19 @@ EVPROF_API int evprof_symbolizer__user(struct evprof_symbolizer *s,
 				       struct evprof_sym_result *res);
 
 /*
+ * Whether addr inside map lies where the CFI (.eh_frame, else .debug_frame)
+ * marks the return address undefined: a thread's outermost frame (_start,
+ * the child side of clone3, ...), where a complete stack ends. Returns 1
+ * there, 0 where the CFI gives a caller, -ENOENT where no CFI covers addr
+ * (or the image cannot be read), -EINVAL (as evprof_symbolizer__user()),
+ * -ENOMEM.
+ */
+EVPROF_API int
+evprof_symbolizer__user_outermost(struct evprof_symbolizer *s,
+				  const struct evprof_sym_mapping *map,
+				  uint64_t addr);
+
+/*
  * Symbolizes an address of process pid that no file mapping holds (JIT
  * code) from /tmp/perf-PID.map, read on the first call for pid and only
  * when owned by our effective user, root, or pid's user while it runs.

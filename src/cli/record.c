@@ -183,6 +183,98 @@ static void throttled_by(struct evprof_recorder *r,
 			 (unsigned long long)ss->throttled_hidden);
 }
 
+/*
+ * The -g dwarf copy size that would hold needed bytes of stack: the next
+ * power of two, 0 past the largest copy the kernel takes.
+ */
+static unsigned copy_for(uint64_t needed)
+{
+	uint64_t size = 1024;
+
+	while (size < needed)
+		size *= 2;
+	return size <= 65528 ? (unsigned)size : needed <= 65528 ? 65528 : 0;
+}
+
+/*
+ * One line for the stacks that stop short of their thread's first frame:
+ * the share of each cause and what would reach further.
+ */
+static void stack_ends(const struct evprof_session_stats *ss,
+		       unsigned stack_size)
+{
+	uint64_t all = 0, cut;
+	char line[1024], size[64];
+	size_t n = 0;
+
+	for (int i = 0; i < EVPROF_STACK_ENDS; i++)
+		all += ss->stack_ends[i];
+	cut = all - ss->stack_ends[EVPROF_STACK_WHOLE];
+	if (!cut)
+		return;
+	for (int i = EVPROF_STACK_WHOLE + 1; i < EVPROF_STACK_ENDS; i++) {
+		uint64_t k = ss->stack_ends[i];
+		double pct = 100.0 * (double)k / (double)all;
+		unsigned want;
+
+		if (!k)
+			continue;
+		switch (i) {
+		case EVPROF_STACK_FRAME_POINTERS:
+			n += (size_t)snprintf(
+			    line + n, sizeof(line) - n,
+			    "; %.1f%% where the frame-pointer walk ended (code "
+			    "built without frame pointers: -g dwarf unwinds "
+			    "it with its CFI)",
+			    pct);
+			break;
+		case EVPROF_STACK_DEPTH:
+			n += (size_t)snprintf(
+			    line + n, sizeof(line) - n, "; %.1f%% at %s", pct,
+			    stack_size ? "the unwinder's limit of 256 frames"
+				       : "the depth limit (deeper stacks: "
+					 "raise kernel.perf_event_max_stack)");
+			break;
+		case EVPROF_STACK_COPY:
+			want = copy_for(ss->stack_copy_needed);
+			if (want)
+				snprintf(size, sizeof(size), "-g dwarf,%u",
+					 want);
+			n += (size_t)snprintf(
+			    line + n, sizeof(line) - n,
+			    "; %.1f%% at the end of the %u-byte stack copy "
+			    "(the deepest needed %llu bytes: %s)",
+			    pct, stack_size,
+			    (unsigned long long)ss->stack_copy_needed,
+			    want ? size
+				 : "past the kernel's 65528, frame pointers "
+				   "instead: -g fp with code built with them");
+			break;
+		case EVPROF_STACK_NO_CFI:
+			n += (size_t)snprintf(
+			    line + n, sizeof(line) - n,
+			    "; %.1f%% at code without CFI (JIT or assembly: "
+			    "-g fp where it keeps frame pointers)",
+			    pct);
+			break;
+		default:
+			n += (size_t)snprintf(
+			    line + n, sizeof(line) - n,
+			    "; %.1f%% where the CFI's rules gave no caller (a "
+			    "corrupt stack or CFI)",
+			    pct);
+			break;
+		}
+		if (n >= sizeof(line))
+			break;
+	}
+	fprintf(stderr,
+		"evprof: %llu of %llu stacks (%.1f%%) end before their "
+		"thread's first frame%s\n",
+		(unsigned long long)cut, (unsigned long long)all,
+		100.0 * (double)cut / (double)all, line);
+}
+
 /* "page-faults 12.3%": each counter's share on [unsampled], into buf. */
 static bool unsampled_by(struct evprof_recorder *r,
 			 const struct evprof_session_stats *ss, char *buf,
@@ -246,19 +338,7 @@ static void summary(struct evprof_recorder *r, const char *path)
 			"evprof: the kernel dropped %llu samples before "
 			"writing them (PERF_RECORD_LOST_SAMPLES)\n",
 			(unsigned long long)st.ring_lost_samples);
-	if (ss.stacks_cut) {
-		double share = ss.samples ? 100.0 * (double)ss.stacks_cut /
-						(double)ss.samples
-					  : 0;
-
-		fprintf(stderr,
-			"evprof: %llu samples (%.1f%%) had their frame-pointer "
-			"user stack cut where it left code%s\n",
-			(unsigned long long)ss.stacks_cut, share,
-			share >= 10 ? "; code built without frame pointers "
-				      "unwinds with -g dwarf"
-				    : "");
-	}
+	stack_ends(&ss, st.stack_size);
 	if (ss.offcpu_voluntary || ss.offcpu_preempted || ss.offcpu_unmatched ||
 	    ss.offcpu_unstarted)
 		fprintf(stderr,

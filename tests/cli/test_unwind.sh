@@ -3,7 +3,7 @@
 # pointers, spends its time in deep_hot, always called as main -> deep_a ->
 # deep_b -> deep_hot. DWARF unwinding must show that whole path, the kernel
 # frame-pointer walk must not, and a stack copy too small for the path must
-# give "[truncated]" stacks and a count in the summary.
+# give "[truncated:stack-copy]" stacks and a count in the summary.
 . "$(dirname "$0")/lib.sh"
 WL=$FIXTURES/wl_nofp
 TOOLS=$SRCDIR/tests/tools
@@ -44,11 +44,11 @@ fi
 
 # 64 bytes hold deep_hot's, deep_b's and deep_a's frames, not main's.
 record dwarf,64 "$TMP/small.folded"
-read -r hot cut <<<"$(share "$TMP/small.folded" "[truncated];main;deep_a;deep_b;deep_hot")"
+read -r hot cut <<<"$(share "$TMP/small.folded" "[truncated:stack-copy];main;deep_a;deep_b;deep_hot")"
 if [ "$hot" -ge 300 ] && [ $((cut * 100)) -ge $((hot * 90)) ]; then
-	ok "dwarf,64: $cut/$hot deep_hot stacks rooted at [truncated] after main"
+	ok "dwarf,64: $cut/$hot deep_hot stacks rooted at [truncated:stack-copy] after main"
 else
-	fail "dwarf,64: $cut/$hot deep_hot stacks rooted at [truncated]"
+	fail "dwarf,64: $cut/$hot deep_hot stacks rooted at [truncated:stack-copy]"
 fi
 trunc=$(sed -n 's/.*stacks unwound, \([0-9]*\) truncated at 64 bytes.*/\1/p' \
 	"$TMP/err.dwarf,64")

@@ -724,6 +724,46 @@ static void test_stripped_no_debug(void **state)
 	evprof_symbolizer__free(s);
 }
 
+extern char _start[];
+
+/*
+ * A thread's outermost frame by the CFI: this program's _start marks its
+ * return address undefined (glibc's start code), a function of ours not;
+ * a file that cannot be read has no CFI to tell.
+ */
+static void test_outermost(void **state)
+{
+	struct evprof_symbolizer *s = evprof_symbolizer__new(NULL);
+	uint64_t start = (uint64_t)(uintptr_t)_start + 4;
+	uint64_t fn = (uint64_t)(uintptr_t)test_outermost;
+	struct evprof_sym_mapping map;
+	struct map_find f = {.addr = start};
+
+	(void)state;
+	assert_non_null(s);
+	assert_true(evprof_maps__read(getpid(), map_find_cb, &f) >= 0);
+	assert_true(f.found);
+	map = (struct evprof_sym_mapping){.path = f.path,
+					  .start = f.m.start,
+					  .end = f.m.end,
+					  .pgoff = f.m.pgoff};
+	assert_int_equal(evprof_symbolizer__user_outermost(s, &map, start), 1);
+	f = (struct map_find){.addr = fn};
+	assert_true(evprof_maps__read(getpid(), map_find_cb, &f) >= 0);
+	assert_true(f.found);
+	map = (struct evprof_sym_mapping){.path = f.path,
+					  .start = f.m.start,
+					  .end = f.m.end,
+					  .pgoff = f.m.pgoff};
+	assert_int_equal(evprof_symbolizer__user_outermost(s, &map, fn), 0);
+	map.path = "/nonexistent/evprof";
+	assert_int_equal(evprof_symbolizer__user_outermost(s, &map, fn),
+			 -ENOENT);
+	assert_int_equal(evprof_symbolizer__user_outermost(s, &map, map.end),
+			 -EINVAL);
+	evprof_symbolizer__free(s);
+}
+
 /* A mapping whose build id does not match the file on disk. */
 static void test_build_id_mismatch(void **state)
 {
@@ -1475,6 +1515,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_saved_answers),
 	    cmocka_unit_test(test_build_id_dir),
 	    cmocka_unit_test(test_stripped_no_debug),
+	    cmocka_unit_test(test_outermost),
 	    cmocka_unit_test(test_build_id_mismatch),
 	    cmocka_unit_test(test_deleted_binary),
 	    cmocka_unit_test(test_cxx),

@@ -143,7 +143,7 @@ static void test_own_stack(void **state)
 	struct evprof__unwind_input in;
 	uint64_t pcs[EVPROF__UNWIND_MAX_FRAMES];
 	struct evprof__unwinder *u;
-	bool truncated;
+	struct evprof__unwind_end end;
 	int n;
 
 	(void)state;
@@ -154,26 +154,27 @@ static void test_own_stack(void **state)
 	u = evprof__unwinder_new();
 	assert_non_null(u);
 
-	n = evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &truncated);
+	n = evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &end);
 	assert_own_frames(&sn, pcs, n);
 
 	/* 16 bytes hold no frame: stopped by the copy's end. */
 	in.stack_len = 16;
 	in.stack_full = true;
-	n = evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &truncated);
+	n = evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &end);
 	assert_true(n >= 1 && n < 4);
-	assert_true(truncated);
+	/* It asked for a word past the 16 bytes, not far beyond. */
+	assert_true(end.copy_needed > 16 && end.copy_needed <= 4096);
 	/* The same bytes when the copy reached the top of the stack. */
 	in.stack_full = false;
-	n = evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &truncated);
+	n = evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &end);
 	assert_true(n >= 1 && n < 4);
-	assert_false(truncated);
+	assert_int_equal(end.copy_needed, 0);
 
 	/* Without a stack pointer there is nothing to start from. */
 	in.regs_mask &= ~(1ULL << 7);
 	in.nr_regs = 16;
-	assert_int_equal(
-	    evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &truncated), -EINVAL);
+	assert_int_equal(evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &end),
+			 -EINVAL);
 	evprof__unwinder_free(u);
 	free_maps(&ms);
 	free(sn.stack);
@@ -194,7 +195,7 @@ static void test_gone_file(void **state)
 	uint64_t pcs[EVPROF__UNWIND_MAX_FRAMES];
 	struct evprof__unwinder *u;
 	char self[64], *moved;
-	bool truncated;
+	struct evprof__unwind_end end;
 	size_t i;
 	int n, fd;
 
@@ -233,11 +234,11 @@ static void test_gone_file(void **state)
 	u = evprof__unwinder_new();
 	assert_non_null(u);
 
-	n = evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &truncated);
+	n = evprof__unwind(u, 1, ms.m, ms.nr, &in, pcs, &end);
 	assert_own_frames(&sn, pcs, n);
 
 	in.pid = 0; /* no /proc to look through: no CFI for these frames */
-	n = evprof__unwind(u, 2, ms.m, ms.nr, &in, pcs, &truncated);
+	n = evprof__unwind(u, 2, ms.m, ms.nr, &in, pcs, &end);
 	assert_true(n >= 1);
 	assert_int_equal(pcs[0], sn.regs[8]);
 	assert_true(n == 1 || pcs[1] != sn.ra[0]);

@@ -172,6 +172,9 @@ int evprof__pd_start_session(struct evprof_perfdata *pd)
 		    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 
 		has_read |= (a->attr.sample_type & PERF_SAMPLE_READ) != 0;
+		/* perf sets it to its --max-stack (the sysctl by default). */
+		if (a->attr.sample_max_stack && !so.max_stack)
+			so.max_stack = a->attr.sample_max_stack;
 		if ((a->attr.sample_type & need) == need && !stack_attr)
 			stack_attr = a;
 	}

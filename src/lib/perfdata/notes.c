@@ -12,6 +12,7 @@
 #include <evprof/profile.h>
 
 #include "internal.h"
+#include "session/session.h"
 
 #define NOTE_MAX 2048
 
@@ -256,6 +257,7 @@ void evprof__pd_notes_stacks(const struct evprof_perfdata *pd,
 			     struct evprof_profile *p)
 {
 	struct evprof_session_stats st = {.sz = sizeof(st)};
+	char buf[512];
 
 	evprof_session__stats(pd->s, &st);
 	if (pd->x->out.sample_type & PERF_SAMPLE_STACK_USER)
@@ -270,8 +272,7 @@ void evprof__pd_notes_stacks(const struct evprof_perfdata *pd,
 		     "samples, %" PRIu64 " left unstitched",
 		     st.deferred_samples, st.deferred_unstitched);
 	else
-		note(p,
-		     "call graph: as recorded: %" PRIu64 " samples cut where "
-		     "the user stack left code",
-		     st.stacks_cut);
+		note(p, "call graph: as recorded");
+	if (evprof__stack_ends_note(&st, buf, sizeof(buf)))
+		note(p, "%s", buf);
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <evprof/proc.h>
+
 #include "engine.h"
 
 void evprof__note(struct evprof__notes *n, const char *fmt, ...)
@@ -156,6 +158,31 @@ void evprof__engine_sampler_rate(const struct evprof__engine_setup *s,
 	}
 }
 
+struct top_of {
+	uint64_t sp, top;
+};
+
+static int find_top(const struct evprof_map *m, void *ctx)
+{
+	struct top_of *t = ctx;
+
+	if (t->sp >= m->start && t->sp < m->end) {
+		t->top = m->end;
+		return -1; /* found: stop */
+	}
+	return 0;
+}
+
+/* The end of the mapping holding sp, read while the process runs. */
+static uint64_t stack_top(void *ctx, pid_t pid, pid_t tid, uint64_t sp)
+{
+	struct top_of t = {.sp = sp};
+
+	(void)ctx, (void)tid;
+	evprof_maps__read((int)pid, find_top, &t);
+	return t.top;
+}
+
 void evprof__engine_session_opts(const struct evprof__engine_setup *s,
 				 const char **counters,
 				 struct evprof_session_opts *so)
@@ -177,7 +204,14 @@ void evprof__engine_session_opts(const struct evprof__engine_setup *s,
 	    .sampler_counter =
 		evprof__event_is_time(&s->events[0]) ? NULL : s->events[0].name,
 	    .own_counters = s->own >> 1,
+	    .stack_top = stack_top,
 	};
+	char buf[32];
+
+	/* A chain that long was cut by the kernel: a cause of its own. */
+	if (evprof__read_file("/proc/sys/kernel/perf_event_max_stack", buf,
+			      sizeof(buf)) > 0)
+		so->max_stack = (uint32_t)strtoul(buf, NULL, 10);
 	for (size_t i = 1; i < s->nr; i++)
 		counters[i - 1] = s->events[i].name;
 }

@@ -423,6 +423,7 @@ static int new_session(struct evprof_bpf *b)
 
 	evprof__engine_session_opts(b->s, counters, &so);
 	so.per_cpu = true;
+	so.max_stack = EVPROF_BPF_STACK_DEPTH; /* what bpf_get_stack() keeps */
 	evprof_record_fmt__from_attr(&so.fmt, &b->side_band);
 	b->e.session = evprof_session__new(&so);
 	if (!b->e.session)

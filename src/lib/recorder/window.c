@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "session/session.h"
 
 #define PART_EVERY_NS 1000000000ull
 /* Timeline rows held in memory before they spill (about 0.5 MB). */
@@ -102,11 +103,10 @@ static void note_session(struct evprof_recorder *r, struct evprof_profile *p)
 			 (unsigned long long)st.deferred_samples,
 			 (unsigned long long)st.deferred_unstitched);
 	else
-		snprintf(buf, sizeof(buf),
-			 "call graph: frame pointers: %llu samples cut where "
-			 "the user stack left code",
-			 (unsigned long long)st.stacks_cut);
+		snprintf(buf, sizeof(buf), "call graph: frame pointers");
 	evprof_profile__add_note(p, buf);
+	if (evprof__stack_ends_note(&st, buf, sizeof(buf)))
+		evprof_profile__add_note(p, buf);
 	if (!st.leaf_checked)
 		return;
 	snprintf(buf, sizeof(buf),

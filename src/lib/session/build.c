@@ -46,6 +46,8 @@ struct build {
 	int slot_counter[EVPROF_PROFILE_MAX_COUNTERS];
 	int w_off, w_pre; /* weight types "off-cpu" and "preempted" */
 	uint64_t own;	  /* kept SS_OWN samples */
+	/* kept samples by how their stack ended (session stack_ends) */
+	uint64_t ends[EVPROF_STACK_ENDS];
 };
 
 static int cmp_order(const void *pa, const void *pb)
@@ -448,6 +450,11 @@ static void keep(struct build *b, const struct order *so, size_t ns,
 			: !(x->flags & (SS_OFFCPU | SS_UNSAMPLED | SS_OWN));
 		*cut +=
 		    (x->flags & (SS_OFFCPU | SS_CUT | SS_UNSAMPLED)) == SS_CUT;
+		if (!(x->flags & (SS_OFFCPU | SS_UNSAMPLED)))
+			b->ends[(x->flags & SS_END_MASK) >> SS_END_SHIFT] +=
+			    x->flags & SS_AGGR
+				? evprof__sstore_aggr_samples(&s->store, x)
+				: 1;
 	}
 }
 
@@ -480,6 +487,8 @@ static int build(struct build *b, size_t *nr, uint64_t *kept, uint64_t *weight,
 	err = replay(b, so, ns, eo, ne, thr, stacks);
 	s->st.stacks_unwound += b->sk->unwound;
 	s->st.stacks_truncated += b->sk->truncated;
+	if (b->sk->copy_needed > s->st.stack_copy_needed)
+		s->st.stack_copy_needed = b->sk->copy_needed;
 	b->sk->unwound = b->sk->truncated = 0;
 	if (err)
 		goto out;
@@ -542,7 +551,8 @@ int evprof_session__build(struct evprof_session *s, struct evprof_profile *p,
 				  .k = &s->stitch,
 				  .p = p,
 				  .sym = sym,
-				  .regs_mask = s->fmt.sample_regs_user};
+				  .regs_mask = s->fmt.sample_regs_user,
+				  .max_stack = s->max_stack};
 	s->st.processes = s->st.threads = 0;
 	s->st.offcpu_voluntary = s->st.offcpu_preempted = 0;
 	s->st.offcpu_unstarted = 0;
@@ -558,6 +568,7 @@ int evprof_session__build(struct evprof_session *s, struct evprof_profile *p,
 		s->st.samples = weight;
 		s->st.counter_samples = b.own;
 		s->st.stacks_cut = cut;
+		memcpy(s->st.stack_ends, b.ends, sizeof(b.ends));
 		s->st.samples_filtered = s->idle + (ns - s->nr_offcpu) - kept;
 	}
 	evprof__stacks_free(&sk);
@@ -592,7 +603,8 @@ static int part_for(struct evprof_session *s, struct evprof_profile *p,
 		    (struct sess_stacks){.st = &s->store,
 					 .t = &pt->t,
 					 .k = &s->stitch,
-					 .regs_mask = s->fmt.sample_regs_user};
+					 .regs_mask = s->fmt.sample_regs_user,
+					 .max_stack = s->max_stack};
 		pt->p = p;
 	}
 	pt->sk.p = p;
@@ -682,6 +694,9 @@ static int part_end(struct evprof_session *s, const struct build *b, int err,
 	s->part->weight += weight;
 	s->part->own += b->own;
 	s->part->cut += cut;
+	for (int i = 0; i < EVPROF_STACK_ENDS; i++)
+		s->part->ends[i] += b->ends[i];
+	memcpy(s->st.stack_ends, s->part->ends, sizeof(s->part->ends));
 	s->part->replayed += ns;
 	s->st.samples = s->part->weight;
 	s->st.counter_samples = s->part->own;

@@ -46,7 +46,8 @@ struct evprof_session {
 	bool per_cpu;
 	uint64_t own; /* opts.own_counters: slots attributed by own samples */
 	bool has_cut; /* an id has role EVPROF_SESSION_CUT or SWITCH_OUT */
-	bool has_switch; /* an id has role EVPROF_SESSION_SWITCH_OUT */
+	uint32_t max_stack; /* opts.max_stack */
+	bool has_switch;    /* an id has role EVPROF_SESSION_SWITCH_OUT */
 
 	struct sess_store store;
 	struct sess_delta delta;

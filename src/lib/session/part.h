@@ -42,9 +42,10 @@ struct sess_part {
 	uint64_t kept, cut;	  /* samples kept, cut, over every build */
 	uint64_t weight;	  /* samples the kept ones stand for */
 	uint64_t own;		  /* kept SS_OWN samples */
-	uint64_t replayed;	  /* samples replayed (kept or not) */
-	uint64_t trimmed;	  /* replayed at the last malloc_trim() */
-	size_t chains_live;	  /* chain words after the last compaction */
+	uint64_t ends[EVPROF_STACK_ENDS]; /* kept samples by stack end */
+	uint64_t replayed;		  /* samples replayed (kept or not) */
+	uint64_t trimmed;   /* replayed at the last malloc_trim() */
+	size_t chains_live; /* chain words after the last compaction */
 	struct evprof_hashmap *tid_tot; /* tid -> offset in tot */
 	/* The last tid's offset (samples come in runs of one thread). */
 	bool last_ok;

@@ -76,6 +76,7 @@ evprof_session__new(const struct evprof_session_opts *opts)
 		goto nomem;
 	s->fmt = opts->fmt;
 	s->exclude_idle = opts->exclude_idle;
+	s->max_stack = opts->max_stack ? opts->max_stack : 127;
 	s->per_cpu = opts->per_cpu;
 	/* Bits beyond the counters would name the sampler's slot. */
 	s->own =
@@ -85,6 +86,9 @@ evprof_session__new(const struct evprof_session_opts *opts)
 	s->store.nr_slots = s->nr_slots;
 	s->delta.per_cpu = opts->per_cpu;
 	s->stitch.sample_type = opts->fmt.sample_type;
+	s->stitch.regs_mask = opts->fmt.sample_regs_user;
+	s->stitch.stack_top = opts->stack_top;
+	s->stitch.stack_top_ctx = opts->stack_top_ctx;
 	s->stitch.max_stack_bytes =
 	    opts->max_stack_bytes ? opts->max_stack_bytes : (size_t)1 << 30;
 	if (opts->nr_counters) {

@@ -2,13 +2,24 @@
 /*
  * What session offers the folders above it, beside the public session API:
  * stacks and values summed per (thread, stack) for engines that aggregate
- * in the kernel (aggr.h), and building parts on a thread of their own while
- * an import feeds (behind.h).
+ * in the kernel (aggr.h), building parts on a thread of their own while
+ * an import feeds (behind.h), and the profile note on how stacks ended.
  */
 #ifndef EVPROF_LIB_SESSION_H
 #define EVPROF_LIB_SESSION_H
 
 #include "aggr.h"
 #include "behind.h"
+
+struct evprof_session_stats;
+
+/*
+ * "stacks: N of M (x%) end before their thread's first frame: frame
+ * pointers a%, ..." into buf; false (buf untouched) when every stack is
+ * whole.
+ */
+EVPROF_HIDDEN bool
+evprof__stack_ends_note(const struct evprof_session_stats *st, char *buf,
+			size_t len);
 
 #endif /* EVPROF_LIB_SESSION_H */

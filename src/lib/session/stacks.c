@@ -8,6 +8,7 @@
 
 #include <evprof/session.h>
 
+#include "session.h"
 #include "stacks.h"
 #include "symbols/symbols.h"
 
@@ -23,8 +24,70 @@
 struct chain_frame {
 	uint64_t addr;
 	bool kernel, first;
-	/* a frame of no address: "[truncated]", "[unsampled]" or NULL */
+	/* a frame of no address (evprof_stack_end_frame()) or NULL */
 	const char *marker;
+};
+
+/* Synthetic frames, at index 1 + enum evprof_stack_end (0: unsampled). */
+static const char *const synthetic[EVPROF_STACK_ENDS + 1] = {
+    [0] = "[unsampled]",
+    [1 + EVPROF_STACK_DEPTH] = "[truncated:depth-limit]",
+    [1 + EVPROF_STACK_COPY] = "[truncated:stack-copy]",
+    [1 + EVPROF_STACK_NO_CFI] = "[truncated:no-cfi]",
+    [1 + EVPROF_STACK_BAD_REGISTER] = "[truncated:bad-register]",
+};
+
+const char *evprof_stack_end_frame(int e)
+{
+	return e >= -1 && e < EVPROF_STACK_ENDS ? synthetic[e + 1] : NULL;
+}
+
+bool evprof__stack_ends_note(const struct evprof_session_stats *st, char *buf,
+			     size_t len)
+{
+	static const char *const cause[EVPROF_STACK_ENDS] = {
+	    [EVPROF_STACK_FRAME_POINTERS] = "frame pointers",
+	    [EVPROF_STACK_DEPTH] = "depth limit",
+	    [EVPROF_STACK_COPY] = "stack copy",
+	    [EVPROF_STACK_NO_CFI] = "no CFI",
+	    [EVPROF_STACK_BAD_REGISTER] = "bad register",
+	};
+	uint64_t all = 0, cut;
+	size_t n;
+
+	for (int i = 0; i < EVPROF_STACK_ENDS; i++)
+		all += st->stack_ends[i];
+	cut = all - st->stack_ends[EVPROF_STACK_WHOLE];
+	if (!cut || !len)
+		return false;
+	n = (size_t)snprintf(buf, len,
+			     "stacks: %" PRIu64 " of %" PRIu64
+			     " (%.1f%%) end before their thread's first frame:",
+			     cut, all, 100.0 * (double)cut / (double)all);
+	for (int i = EVPROF_STACK_WHOLE + 1; i < EVPROF_STACK_ENDS && n < len;
+	     i++)
+		if (st->stack_ends[i])
+			n += (size_t)snprintf(
+			    buf + n, len - n, " %s %.1f%%%s", cause[i],
+			    100.0 * (double)st->stack_ends[i] / (double)all,
+			    i == EVPROF_STACK_COPY ? "" : ",");
+	if (n < len && st->stack_ends[EVPROF_STACK_COPY])
+		n +=
+		    (size_t)snprintf(buf + n, len - n,
+				     " (the deepest needed %" PRIu64 " bytes),",
+				     st->stack_copy_needed);
+	if (n < len && n && buf[n - 1] == ',')
+		buf[n - 1] = '\0';
+	return true;
+}
+
+/* How a chain ends, as chain_frames() reads it. */
+struct chain_end {
+	bool cut;     /* its user part read garbage */
+	bool unwound; /* its user part came from the CFI */
+	int end;      /* with unwound: EVPROF__CHAIN_UNWOUND's */
+	size_t user;  /* scratch index of the outermost user frame, or -1 */
+	uint64_t nr;  /* addresses in the chain, as the kernel kept them */
 };
 
 static int push_frame(struct sess_stacks *b, struct evprof_profile_frame *f)
@@ -92,6 +155,26 @@ static int frames_from(struct sess_stacks *b, const struct evprof_sym_result *r,
 	return 0;
 }
 
+/* The symbolizer's description of mapping map of pr. */
+static struct evprof_sym_mapping
+mapping_of(const struct sess_stacks *b, const struct bproc *pr, uint32_t map)
+{
+	const struct bmap *m = evprof__tasks_map(b->t, map);
+
+	return (struct evprof_sym_mapping){
+	    .path = evprof__sstore_strp(b->st, m->path),
+	    .start = m->start,
+	    .end = m->end,
+	    .pgoff = m->pgoff,
+	    .build_id = m->build_id_len ? (const uint8_t *)evprof__sstore_strp(
+					      b->st, m->build_id)
+					: NULL,
+	    .build_id_len = m->build_id_len,
+	    .inode = m->ino,
+	    .pid = (int)pr->pid,
+	};
+}
+
 static int symbolize(struct sess_stacks *b, const struct bproc *pr,
 		     uint32_t map, uint64_t look, bool kernel)
 {
@@ -102,20 +185,7 @@ static int symbolize(struct sess_stacks *b, const struct bproc *pr,
 		if (b->sym)
 			err = evprof_symbolizer__kernel(b->sym, look, &r);
 	} else if (map != NO_INDEX) {
-		const struct bmap *m = evprof__tasks_map(b->t, map);
-		struct evprof_sym_mapping sm = {
-		    .path = evprof__sstore_strp(b->st, m->path),
-		    .start = m->start,
-		    .end = m->end,
-		    .pgoff = m->pgoff,
-		    .build_id = m->build_id_len
-				    ? (const uint8_t *)evprof__sstore_strp(
-					  b->st, m->build_id)
-				    : NULL,
-		    .build_id_len = m->build_id_len,
-		    .inode = m->ino,
-		    .pid = (int)pr->pid,
-		};
+		struct evprof_sym_mapping sm = mapping_of(b, pr, map);
 
 		if (b->sym)
 			err = evprof_symbolizer__user(b->sym, &sm, look, &r);
@@ -126,7 +196,7 @@ static int symbolize(struct sess_stacks *b, const struct bproc *pr,
 			r = (struct evprof_sym_result){
 			    .lib_path = sm.path,
 			    .lib_name = base ? base + 1 : sm.path,
-			    .rel_addr = look - m->start + m->pgoff,
+			    .rel_addr = look - sm.start + sm.pgoff,
 			};
 			err = 0;
 		}
@@ -245,27 +315,29 @@ static bool garbage(const struct bproc *pr, uint64_t ip)
 
 /*
  * Splits a raw callchain into frames, leaf first, markers removed; a user
- * part is cut at its first garbage return address (*cut set).
+ * part is cut at its first garbage return address (ce->cut set).
  */
 static int chain_frames(struct sess_stacks *b, const struct bproc *pr,
-			const uint64_t *ips, uint64_t nr, bool *cut)
+			const uint64_t *ips, uint64_t nr, struct chain_end *ce)
 {
 	bool kernel = false, first = true, skip = false;
 
-	*cut = false;
+	*ce = (struct chain_end){.user = SIZE_MAX};
 	b->scratch.n = 0;
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t ip = ips[i];
 
-		if (ip == EVPROF__CHAIN_TRUNCATED ||
-		    ip == EVPROF__CHAIN_UNSAMPLED) {
-			const char *m = ip == EVPROF__CHAIN_TRUNCATED
-					    ? "[truncated]"
-					    : "[unsampled]";
-
-			if (EVPROF_VEC_PUSH(&b->scratch, ((struct chain_frame){
-							     .marker = m})))
+		if (ip == EVPROF__CHAIN_UNSAMPLED) {
+			if (EVPROF_VEC_PUSH(
+				&b->scratch,
+				((struct chain_frame){.marker = synthetic[0]})))
 				return -ENOMEM;
+			continue;
+		}
+		if (ip <= EVPROF__CHAIN_UNWOUND(0) &&
+		    ip > EVPROF__CHAIN_UNWOUND(EVPROF_STACK_ENDS)) {
+			ce->unwound = true;
+			ce->end = (int)(EVPROF__CHAIN_UNWOUND(0) - ip);
 			continue;
 		}
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -279,13 +351,16 @@ static int chain_frames(struct sess_stacks *b, const struct bproc *pr,
 				i++;
 			continue;
 		}
+		ce->nr++;
 		if (skip)
 			continue;
 		if (!kernel && !first && garbage(pr, ip)) {
-			*cut = true;
+			ce->cut = true;
 			skip = true; /* the rest of this user part */
 			continue;
 		}
+		if (!kernel)
+			ce->user = b->scratch.n;
 		if (EVPROF_VEC_PUSH(&b->scratch, ((struct chain_frame){
 						     ip, kernel, first, NULL})))
 			return -ENOMEM;
@@ -294,16 +369,64 @@ static int chain_frames(struct sess_stacks *b, const struct bproc *pr,
 	return 0;
 }
 
-/* The stack cache's value: the stack, and whether its chain was cut. */
-#define STACK_CUT (1ull << 32)
+/*
+ * Whether a user frame is its thread's first (1), has a caller by its CFI
+ * (0), or has no CFI (-ENOENT); or -ENOMEM.
+ */
+static int outermost(struct sess_stacks *b, const struct bproc *pr,
+		     const struct chain_frame *cf)
+{
+	uint64_t look = cf->first ? cf->addr : cf->addr - 1;
+	uint32_t map = evprof__tasks_map_at(pr, look);
+	struct evprof_sym_mapping sm;
+	int r;
+
+	if (map == NO_INDEX)
+		return -ENOENT;
+	sm = mapping_of(b, pr, map);
+	r = evprof_symbolizer__user_outermost(b->sym, &sm, look);
+	return r == -EINVAL ? -ENOENT : r;
+}
+
+/* How a chain read as ce ends (enum evprof_stack_end), or -ENOMEM. */
+static int stack_end(struct sess_stacks *b, const struct bproc *pr,
+		     const struct chain_end *ce)
+{
+	int r;
+
+	if (ce->unwound && ce->end != EVPROF_STACK_WHOLE)
+		return ce->end;
+	if (!ce->unwound && ce->nr >= b->max_stack)
+		return EVPROF_STACK_DEPTH;
+	/* No user part: a kernel thread, whose stack the kernel walks whole. */
+	if (ce->user == SIZE_MAX)
+		return EVPROF_STACK_WHOLE;
+	if (ce->cut)
+		return EVPROF_STACK_FRAME_POINTERS;
+	/* Without a symbolizer no CFI can be read: nothing to judge by. */
+	if (!b->sym)
+		return EVPROF_STACK_WHOLE;
+	r = outermost(b, pr, &b->scratch.a[ce->user]);
+	if (r == -ENOMEM)
+		return r;
+	if (r == 1)
+		return EVPROF_STACK_WHOLE;
+	if (!ce->unwound)
+		return EVPROF_STACK_FRAME_POINTERS;
+	return r == -ENOENT ? EVPROF_STACK_NO_CFI : EVPROF_STACK_BAD_REGISTER;
+}
+
+/* The stack cache's value: the stack, whether its chain was cut, its end. */
+#define STACK_CUT	(1ull << 32)
+#define STACK_END_SHIFT 33
 
 static int stack_for(struct sess_stacks *b, const struct bproc *pr,
-		     uint32_t chain, int *stack, bool *was_cut)
+		     uint32_t chain, int *stack, bool *was_cut, int *end)
 {
 	const uint64_t *words = b->st->chains.a;
 	long key = (long)((uint64_t)pr->epoch << 32 | chain), v;
+	struct chain_end ce;
 	int st = -1, err;
-	bool cut = false;
 
 	if (!b->stacks) {
 		b->stacks = evprof__hashmap_new(
@@ -314,11 +437,20 @@ static int stack_for(struct sess_stacks *b, const struct bproc *pr,
 	if (evprof__hashmap_find(b->stacks, key, &v)) {
 		*stack = (int)(uint32_t)v;
 		*was_cut = ((uint64_t)v & STACK_CUT) != 0;
+		*end = (int)((uint64_t)v >> STACK_END_SHIFT);
 		return 0;
 	}
-	err = chain_frames(b, pr, words + chain + 1, words[chain], &cut);
+	err = chain_frames(b, pr, words + chain + 1, words[chain], &ce);
 	if (err)
 		return err;
+	*end = stack_end(b, pr, &ce);
+	if (*end < 0)
+		return *end;
+	/* Its synthetic frame at the root end. */
+	if (synthetic[1 + *end] &&
+	    EVPROF_VEC_PUSH(&b->scratch, ((struct chain_frame){
+					     .marker = synthetic[1 + *end]})))
+		return -ENOMEM;
 	/* Leaf first in the chain: walk it backwards to go root first. */
 	for (size_t i = b->scratch.n; i-- > 0;) {
 		const struct chain_frame *cf = &b->scratch.a[i];
@@ -335,8 +467,9 @@ static int stack_for(struct sess_stacks *b, const struct bproc *pr,
 		}
 	}
 	*stack = st;
-	*was_cut = cut;
-	v = (long)((uint32_t)st | (cut ? STACK_CUT : 0));
+	*was_cut = ce.cut;
+	v = (long)((uint32_t)st | (ce.cut ? STACK_CUT : 0) |
+		   (uint64_t)*end << STACK_END_SHIFT);
 	return evprof__hashmap_add(b->stacks, key, v) ? -ENOMEM : 0;
 }
 
@@ -454,7 +587,7 @@ static int unwind_chain(struct sess_stacks *sk, uint64_t maps_key,
 	};
 	uint64_t buf[CHAIN_MAX], pcs[EVPROF__UNWIND_MAX_FRAMES];
 	uint64_t k = 0, room = CHAIN_MAX - EVPROF__UNWIND_MAX_FRAMES - 2;
-	bool truncated;
+	struct evprof__unwind_end end;
 	int n;
 
 	x->flags |= SS_UNWOUND;
@@ -470,8 +603,7 @@ static int unwind_chain(struct sess_stacks *sk, uint64_t maps_key,
 	    k + 1 < chain[0] && k < room)
 		return leaf_chain(sk, maps_key, maps, nr_maps, &in, chain, k,
 				  x);
-	n = evprof__unwind(sk->uw, maps_key, maps, nr_maps, &in, pcs,
-			   &truncated);
+	n = evprof__unwind(sk->uw, maps_key, maps, nr_maps, &in, pcs, &end);
 	if (n == -ENOMEM)
 		return n;
 	if (n <= 0)
@@ -480,9 +612,20 @@ static int unwind_chain(struct sess_stacks *sk, uint64_t maps_key,
 	buf[k++] = PERF_CONTEXT_USER;
 	memcpy(buf + k, pcs, (size_t)n * sizeof(*buf));
 	k += (uint64_t)n;
-	if (truncated) {
-		buf[k++] = EVPROF__CHAIN_TRUNCATED;
+	if (end.copy_needed) {
+		uint64_t top = evprof__stitch_top(sk->k, x->tid), sp;
+
+		/* The whole stack, when its caller told where it ends. */
+		if (top && evprof__unwind_sp(&in, &sp) && top > sp &&
+		    top - sp >= end.copy_needed)
+			end.copy_needed = top - sp;
+		buf[k++] = EVPROF__CHAIN_UNWOUND(EVPROF_STACK_COPY);
 		sk->truncated++;
+		if (end.copy_needed > sk->copy_needed)
+			sk->copy_needed = end.copy_needed;
+	} else {
+		buf[k++] = EVPROF__CHAIN_UNWOUND(
+		    end.depth ? EVPROF_STACK_DEPTH : EVPROF_STACK_WHOLE);
 	}
 	sk->unwound++;
 	return evprof__sstore_chain(sk->st, buf, k, &x->chain);
@@ -519,15 +662,16 @@ int evprof__stacks_sample(struct sess_stacks *sk, const struct bproc *pr,
 			  struct ssample *x, int *stack)
 {
 	bool cut = false;
-	int err;
+	int err, end = EVPROF_STACK_WHOLE;
 
 	if (x->ustack && !(x->flags & SS_UNWOUND)) {
 		err = unwind_sample(sk, pr, x);
 		if (err)
 			return err;
 	}
-	err = stack_for(sk, pr, x->chain, stack, &cut);
-	x->flags = (x->flags & ~(uint32_t)SS_CUT) | (cut ? SS_CUT : 0);
+	err = stack_for(sk, pr, x->chain, stack, &cut, &end);
+	x->flags = (x->flags & ~(uint32_t)(SS_CUT | SS_END_MASK)) |
+		   (cut ? SS_CUT : 0) | (uint32_t)end << SS_END_SHIFT;
 	return err;
 }
 

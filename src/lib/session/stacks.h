@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <evprof/profile.h>
+#include <evprof/session.h>
 #include <evprof/symbols.h>
 
 #include "stitch.h"
@@ -45,7 +46,10 @@ struct sess_stacks {
 	struct evprof_hashmap *frames;
 	EVPROF_VEC(struct frame_key) frame_keys;
 	struct evprof_hashmap *stacks; /* epoch << 32 | chain -> stack */
-	uint64_t unwound, truncated;   /* stack copies this build unwound */
+	uint32_t max_stack;	       /* frames a kernel callchain keeps */
+	/* Stack copies this build unwound, those short of stack (COPY). */
+	uint64_t unwound, truncated;
+	uint64_t copy_needed; /* the most bytes above SP one of them wanted */
 };
 
 EVPROF_HIDDEN void evprof__stacks_free(struct sess_stacks *sk);
@@ -53,8 +57,8 @@ EVPROF_HIDDEN void evprof__stacks_free(struct sess_stacks *sk);
 /*
  * The profile stack of sample x of process pr (-1: empty), its stack copy
  * unwound first (once: x->chain then holds the result); SS_CUT in x->flags
- * tells whether its user chain was cut. Returns 0 or a negative error of
- * the profile (-ENOMEM).
+ * tells whether its user chain was cut, SS_END_MASK how its stack ended.
+ * Returns 0 or a negative error of the profile (-ENOMEM).
  */
 EVPROF_HIDDEN int evprof__stacks_sample(struct sess_stacks *sk,
 					const struct bproc *pr,

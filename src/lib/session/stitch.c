@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "stitch.h"
+#include "symbols/symbols.h"
 
 static bool is_deferred(const uint64_t *ips, uint64_t nr)
 {
@@ -31,6 +32,40 @@ void evprof__stitch_free(struct sess_stitch *k)
 {
 	EVPROF_VEC_FREE(&k->ustacks);
 	EVPROF_VEC_FREE(&k->deferred);
+	evprof__hashmap_free(k->tops);
+}
+
+uint64_t evprof__stitch_top(const struct sess_stitch *k, uint32_t tid)
+{
+	long v;
+
+	return k->tops && evprof__hashmap_find(k->tops, (long)tid, &v)
+		   ? (uint64_t)v
+		   : 0;
+}
+
+/* Asks once per thread where the stack a full copy was cut from ends. */
+static void ask_top(struct sess_stitch *k, const struct evprof_sample *smp)
+{
+	const struct evprof__unwind_input in = {.regs_mask = k->regs_mask,
+						.regs = smp->regs_user,
+						.nr_regs = smp->regs_user_nr};
+	uint64_t sp;
+	long v;
+
+	if (!k->stack_top || !(k->sample_type & PERF_SAMPLE_TID) ||
+	    (k->tops && evprof__hashmap_find(k->tops, (long)smp->tid, &v)) ||
+	    !evprof__unwind_sp(&in, &sp))
+		return;
+	if (!k->tops &&
+	    !(k->tops = evprof__hashmap_new(evprof__hashmap_u64_hash,
+					    evprof__hashmap_u64_equal, NULL)))
+		return;
+	/* Without memory it is asked again at the thread's next copy. */
+	(void)evprof__hashmap_add(k->tops, (long)smp->tid,
+				  (long)k->stack_top(k->stack_top_ctx,
+						     (pid_t)smp->pid,
+						     (pid_t)smp->tid, sp));
 }
 
 void evprof__stitch_sample(struct sess_stitch *k,
@@ -63,6 +98,8 @@ void evprof__stitch_sample(struct sess_stitch *k,
 	memcpy(w + 3 + smp->regs_user_nr, smp->stack_user, dyn);
 	ss->ustack = (uint32_t)k->ustacks.n + 1;
 	k->ustacks.n += words;
+	if (dyn == smp->stack_user_size)
+		ask_top(k, smp);
 }
 
 int evprof__stitch_deferred(struct sess_stitch *k, struct sess_store *st,

@@ -9,6 +9,7 @@
 #define EVPROF_LIB_SESSION_STITCH_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <evprof/record.h>
 
@@ -24,11 +25,16 @@ struct sdeferred {
 
 struct sess_stitch {
 	uint64_t sample_type;
+	uint64_t regs_mask; /* sample_regs_user */
 	size_t max_stack_bytes;
 	/* stack copies: [dyn_size, size, nr_regs, regs..., stack words] */
 	EVPROF_VEC(uint64_t) ustacks;
 	EVPROF_VEC(struct sdeferred) deferred;
 	uint64_t deferred_samples, stacks_dropped, deferred_unstitched;
+	/* opts.stack_top, and its answers: tid -> top of its stack */
+	uint64_t (*stack_top)(void *ctx, pid_t pid, pid_t tid, uint64_t sp);
+	void *stack_top_ctx;
+	struct evprof_hashmap *tops;
 };
 
 EVPROF_HIDDEN void evprof__stitch_free(struct sess_stitch *k);
@@ -52,6 +58,10 @@ EVPROF_HIDDEN int evprof__stitch_deferred(struct sess_stitch *k,
  */
 EVPROF_HIDDEN int evprof__stitch_resolve(struct sess_stitch *k,
 					 struct sess_store *st);
+
+/* The top of tid's stack the caller told, 0: unknown. */
+EVPROF_HIDDEN uint64_t evprof__stitch_top(const struct sess_stitch *k,
+					  uint32_t tid);
 
 /* The stack copy of x, 0: none: [dyn_size, size, nr_regs, regs..., stack] */
 static inline const uint64_t *evprof__stitch_ustack(const struct sess_stitch *k,

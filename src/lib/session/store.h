@@ -45,6 +45,9 @@
 #define SS_LEAF	       0x400
 #define SS_LEAF_GAINED 0x800
 #define SS_LEAF_LOST   0x1000
+/* How the last build found its stack to end (enum evprof_stack_end). */
+#define SS_END_SHIFT 13
+#define SS_END_MASK  (0x7u << SS_END_SHIFT)
 
 #define NO_SAMPLE UINT32_MAX
 
@@ -82,10 +85,12 @@ struct sb_event {
 };
 
 /*
- * Root-end word of a chain whose user part stopped at the end of the stack
- * copy; a value no kernel context marker uses.
+ * Root-end word of a chain whose user part was unwound from its stack copy:
+ * how the unwinding ended (enum evprof_stack_end; EVPROF_STACK_WHOLE: at
+ * its last pc, which the build judges by its CFI). Values no kernel context
+ * marker uses.
  */
-#define EVPROF__CHAIN_TRUNCATED ((uint64_t)-4000)
+#define EVPROF__CHAIN_UNWOUND(e) ((uint64_t)-4010 - (uint64_t)(e))
 /*
  * The only word of the chain of what a thread counted after its last
  * sample (its whole life if it had none): a frame "[unsampled]" under the

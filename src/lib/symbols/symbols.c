@@ -536,6 +536,51 @@ int evprof_symbolizer__user(struct evprof_symbolizer *s,
 	return lookup_cached(s, me->img, fileoff, res);
 }
 
+/* 1: addr (module address) has the return address undefined in cfi. */
+static int outermost_in(Dwarf_CFI *cfi, Dwarf_Addr bias, uint64_t addr)
+{
+	Dwarf_Op mem[3], *ops;
+	Dwarf_Frame *f;
+	size_t nops;
+	int ra, res = -ENOENT;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &f))
+		return -ENOENT;
+	ra = dwarf_frame_info(f, NULL, NULL, NULL);
+	if (ra >= 0 && !dwarf_frame_register(f, ra, mem, &ops, &nops))
+		/* "undefined": no operation, ops pointing at ours */
+		res = !nops && ops == mem;
+	free(f);
+	return res;
+}
+
+int evprof_symbolizer__user_outermost(struct evprof_symbolizer *s,
+				      const struct evprof_sym_mapping *map,
+				      uint64_t addr)
+{
+	struct mapent *me;
+	uint64_t svma;
+	Dwarf_Addr bias = 0;
+	int res;
+
+	if (!s || !map || !map->path || addr < map->start || addr >= map->end)
+		return -EINVAL;
+	me = lookup_mapping(s, map);
+	if (!me)
+		return -ENOMEM;
+	if (!me->img ||
+	    !evprof__dso_svma(me->img->dso, addr - map->start + map->pgoff,
+			      &svma))
+		return -ENOENT;
+	res = outermost_in(dwfl_module_eh_cfi(me->img->dso->mod, &bias), bias,
+			   svma);
+	if (res == -ENOENT)
+		res = outermost_in(
+		    dwfl_module_dwarf_cfi(me->img->dso->mod, &bias), bias,
+		    svma);
+	return res;
+}
+
 /* ---- kernel ---------------------------------------------------------------
  */
 

@@ -18,6 +18,7 @@
 #include "unwind.h"
 
 #define CACHE_SIZE 8 /* Dwfl handles kept: open files per set of maps */
+#define STACK_MAX  (8u << 20) /* RLIMIT_STACK's usual default */
 
 struct cached {
 	Dwfl *dwfl;
@@ -39,7 +40,8 @@ struct uw_ctx {
 	 * whose return address is undefined, reading nothing beyond).
 	 */
 	bool past_end;
-	bool returned; /* next_thread gave the thread already */
+	uint64_t past_need; /* bytes from SP the furthest such read needed */
+	bool returned;	    /* next_thread gave the thread already */
 };
 
 struct evprof__unwinder {
@@ -180,6 +182,11 @@ static bool perf_reg(const struct evprof__unwind_input *in, int r,
 	return true;
 }
 
+bool evprof__unwind_sp(const struct evprof__unwind_input *in, uint64_t *sp)
+{
+	return evprof__unwind_regs_mask() && perf_reg(in, PR_SP, sp);
+}
+
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
 {
 	struct uw_ctx *c = arg;
@@ -206,8 +213,12 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 		       sizeof(*result));
 		return true;
 	}
-	if (addr >= c->sp)
+	/* Past a default 8 MiB stack: a garbage address, not a frame. */
+	if (addr >= c->sp && addr - c->sp < STACK_MAX) {
 		c->past_end = true;
+		if (addr - c->sp + sizeof(*result) > c->past_need)
+			c->past_need = addr - c->sp + sizeof(*result);
+	}
 	return false;
 }
 
@@ -367,13 +378,15 @@ static int unwind(struct evprof__unwinder *u, uint64_t maps_key,
 int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
 		   const struct evprof__unwind_map *maps, size_t nr_maps,
 		   const struct evprof__unwind_input *in, uint64_t *pcs,
-		   bool *truncated)
+		   struct evprof__unwind_end *end)
 {
 	int n = unwind(u, maps_key, maps, nr_maps, in, pcs, NULL, NULL,
 		       EVPROF__UNWIND_MAX_FRAMES);
 
-	*truncated = n > 0 && u->ctx.past_end && in->stack_full &&
-		     n < EVPROF__UNWIND_MAX_FRAMES;
+	*end = (struct evprof__unwind_end){.depth =
+					       n >= EVPROF__UNWIND_MAX_FRAMES};
+	if (n > 0 && !end->depth && u->ctx.past_end && in->stack_full)
+		end->copy_needed = u->ctx.past_need;
 	return n;
 }
 

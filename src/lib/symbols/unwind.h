@@ -37,6 +37,16 @@ struct evprof__unwind_input {
 			     * stack may lie above it */
 };
 
+/* Where an unwinding stopped, when not at a frame of its own choosing. */
+struct evprof__unwind_end {
+	/*
+	 * It needed stack above the copy: at least this many bytes from the
+	 * sampled SP (the furthest read it tried); 0 when it did not.
+	 */
+	uint64_t copy_needed;
+	bool depth; /* it stopped at EVPROF__UNWIND_MAX_FRAMES */
+};
+
 struct evprof__unwinder;
 
 /* sample_regs_user unwinding needs here; 0 on other architectures. */
@@ -44,6 +54,10 @@ EVPROF_HIDDEN uint64_t evprof__unwind_regs_mask(void);
 
 /* The registers leaf recovery needs (pc, sp, fp; lr on arm64); 0 on others. */
 EVPROF_HIDDEN uint64_t evprof__unwind_leaf_regs_mask(void);
+
+/* The sampled stack pointer of in; false when its registers lack it. */
+EVPROF_HIDDEN bool evprof__unwind_sp(const struct evprof__unwind_input *in,
+				     uint64_t *sp);
 
 /* Returns an unwinder or NULL with errno set (ENOMEM, ENOTSUP). */
 EVPROF_HIDDEN struct evprof__unwinder *evprof__unwinder_new(void);
@@ -53,8 +67,9 @@ EVPROF_HIDDEN void evprof__unwinder_free(struct evprof__unwinder *u);
  * Unwinds in into pcs (leaf first: the sampled pc, then return addresses),
  * at most EVPROF__UNWIND_MAX_FRAMES. maps are the process's executable
  * mappings at the sample's time; maps_key names that set of maps (the
- * files are opened once per key and kept for a few keys). *truncated is
- * set when unwinding stopped because it needed stack above the copy.
+ * files are opened once per key and kept for a few keys). *end says
+ * whether it stopped for want of stack or frames; otherwise the last pc
+ * is where it ended (its CFI tells whether that is a thread's first).
  * Returns the number of pcs (at least 1 when the registers hold a pc),
  * -EINVAL (no SP/IP register), -ENOTSUP (neither x86-64 nor arm64) or
  * -ENOMEM.
@@ -63,7 +78,7 @@ EVPROF_HIDDEN int evprof__unwind(struct evprof__unwinder *u, uint64_t maps_key,
 				 const struct evprof__unwind_map *maps,
 				 size_t nr_maps,
 				 const struct evprof__unwind_input *in,
-				 uint64_t *pcs, bool *truncated);
+				 uint64_t *pcs, struct evprof__unwind_end *end);
 
 /*
  * As evprof__unwind(), at most EVPROF__UNWIND_LEAF_FRAMES + 1 frames into
