@@ -11,7 +11,8 @@
 # makes no network request (interception aborts and lists every request
 # beyond the file); evprof view serves the same page on 127.0.0.1; with a
 # base profile the page colours the functions that grew red and those that
-# shrank blue; clicking a frame brings back the small paths drawn inside it.
+# shrank blue, titled with both files; clicking a frame brings back the
+# small paths drawn inside it.
 . "$(dirname "$0")/lib.sh"
 TOOLS=$SRCDIR/tests/tools
 A=20000
@@ -76,14 +77,19 @@ for src in r.json.gz r.pb.gz r.folded; do
 		fail "view -o from $src: $(cat "$TMP/err")"
 done
 
-check_page() { # PAGE WEIGHT
-	local page=$1 w=$2 name
+check_page() { # PAGE WEIGHT [TITLE]
+	local page=$1 w=$2 title=${3:-} name
 	name=$(basename "$page")
 	browse "$page" --offline --weight "$w" --funcs fault_a,fault_b ||
 		{ fail "$name: the browser run failed"; return; }
 	[ "$(field 'd.requests.length + d.errors.length')" = 0 ] &&
 		ok "$name: no network request, no error" ||
 		fail "$name: requests $(field d.requests), errors $(field d.errors)"
+	if [ -n "$title" ]; then
+		[ "$(field 'd.title + "|" + d.heading')" = "$title|$title" ] &&
+			ok "$name: titled $title" ||
+			fail "$name: titled '$(field d.title)', heading '$(field d.heading)'"
+	fi
 	field 'd.text' | grep -q fault_a && field 'd.text' | grep -q fault_b &&
 		field 'd.frames' | grep -q '"touch"' &&
 		ok "$name names fault_a, fault_b and touch" ||
@@ -98,9 +104,9 @@ check_page() { # PAGE WEIGHT
 	done
 }
 check_page "$TMP/r.html" page-faults
-check_page "$TMP/r.json.gz.html" page-faults
-check_page "$TMP/r.pb.gz.html" page-faults
-check_page "$TMP/r.folded.html" samples
+check_page "$TMP/r.json.gz.html" page-faults r.json.gz
+check_page "$TMP/r.pb.gz.html" page-faults r.pb.gz
+check_page "$TMP/r.folded.html" samples r.folded
 
 # 2. The counter names, a ratio's colours and legend, a thread filter.
 browse "$TMP/r.html" --offline --colour "page-faults per ms" --thread "fault-b (" \
@@ -162,6 +168,10 @@ for page in d.html d2.html; do
 		fail "$page colours: fault_a $(field d.fills.fault_a), fault_b $(field d.fills.fault_b)"
 	field 'd.legend' | grep -q "grew" && ok "$page legend: $(field d.legend)" ||
 		fail "$page legend: '$(field d.legend)'"
+	want="evprof diff: r.pb.gz vs s.pb.gz"
+	[ "$(field 'd.title + "|" + d.heading')" = "$want|$want" ] &&
+		ok "$page: titled $want" ||
+		fail "$page: titled '$(field d.title)', heading '$(field d.heading)'"
 done
 
 # 5. Small call paths are drawn inside their callers, and come back when

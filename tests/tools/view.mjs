@@ -13,6 +13,7 @@
 //   requests     every request the page made beyond URL itself; with
 //                --offline each was also aborted by request interception
 //   errors       console errors and uncaught exceptions
+//   title        the document's title; heading the page's h1
 //   weights      the weight menu's entries; colours the colour menu's
 //   frames       the distinct frame names drawn in the flame graph
 //   text         the page's visible text (the function table included)
@@ -93,6 +94,8 @@ try {
 		await page.selectOption(sel, value);
 		await page.waitForSelector("body[data-ready='1']", { timeout: 20000, state: "attached" });
 	};
+	out.title = await page.title();
+	out.heading = await page.innerText("h1");
 	out.weights = await page.$$eval("#weight option", (o) =>
 		o.map((x) => x.value));
 	out.colours = await page.$$eval("#colour option", (o) =>
