@@ -12,7 +12,9 @@
 # beyond the file); evprof view serves the same page on 127.0.0.1; with a
 # base profile the page colours the functions that grew red and those that
 # shrank blue, titled with both files; clicking a frame brings back the
-# small paths drawn inside it.
+# small paths drawn inside it. A page fits a 1400x900 window: a graph 150
+# frames deep leaves its roots and the table's first rows in sight, and a
+# 300-character C++ name is cut to one line, whole in its title.
 . "$(dirname "$0")/lib.sh"
 TOOLS=$SRCDIR/tests/tools
 A=20000
@@ -186,7 +188,38 @@ browse "$TMP/syn.html" --offline --zoom || fail "zoom: browser run"
 	ok "zoom into $(field d.zoom.name): $(field d.zoom.before) -> $(field d.zoom.after) children drawn" ||
 	fail "zoom: $(field d.zoom) $(field d.errors)"
 
-# 6. Bad input: one message, no page.
+# 6. A page that fits: 150 frames deep (2 700 px of graph), and a C++ name
+# of 300 characters in the table.
+long=
+while [ ${#long} -lt 290 ]; do
+	long+="ns::Tmpl<std::vector<int, std::allocator<int> > >::"
+done
+long="${long:0:290}::run(int)"
+{
+	printf 'deep;main'
+	for i in $(seq 150); do printf ';d%d' "$i"; done
+	printf ';%s 500\n' "$long"
+	printf 'deep;main;work_b 300\ndeep;main;work_c 200\n'
+} >"$TMP/deep.folded"
+"$EVPROF" view -o "$TMP/deep.html" "$TMP/deep.folded" || fail "view deep.folded"
+browse "$TMP/deep.html" --offline --layout --width 1400 --height 900 ||
+	fail "layout: browser run"
+[ "$(field 'd.layout.frames.length >= 3 && d.layout.frames.every((f) =>
+	f.top >= 0 && f.bottom <= d.layout.vh)')" = true ] &&
+	ok "1400x900: the graph's roots in sight" ||
+	fail "1400x900: roots at $(field d.layout.frames)"
+[ "$(field 'd.layout.rows.length === 3 && d.layout.rows.every((r) =>
+	r.top >= 0 && r.bottom <= d.layout.vh)')" = true ] &&
+	ok "1400x900: the table's first 3 rows in sight" ||
+	fail "1400x900: table rows at $(field d.layout.rows)"
+[ "$(field 'd.layout.cells.every((c) => c.lines === 1) && d.layout.scroll_w <= d.layout.vw')" = true ] &&
+	ok "1400 px: every row one line, the page as wide as the window" ||
+	fail "1400 px: lines $(field 'd.layout.cells.map((c) => c.lines)'), width $(field d.layout.scroll_w)"
+[ "$(field "d.layout.cells.some((c) => c.title === '$long' && c.text === c.title)")" = true ] &&
+	ok "the ${#long}-character name whole in its title" ||
+	fail "the long name's title: $(field 'd.layout.cells.map((c) => c.title)')"
+
+# 7. Bad input: one message, no page.
 echo "not a profile" >"$TMP/bad"
 if "$EVPROF" view -o "$TMP/bad.html" "$TMP/bad" 2>"$TMP/err"; then
 	fail "view accepted garbage"
