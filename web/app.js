@@ -316,6 +316,7 @@
 		.minFrameSize(1)
 		.selfValue(true)
 		.sort(true)
+		.inverted($("icicle").checked)
 		.transitionDuration(200)
 		.setDetailsElement($("details"))
 		.setSearchMatch((d, term) => searchMatch(d.data.n, term));
@@ -494,6 +495,8 @@
 				chart.zoomTo(h);
 			refocusing = false;
 		}
+		// Roots in sight: the top of an icicle, the bottom of a flame graph.
+		el.scrollTop = chart.inverted() ? 0 : el.scrollHeight;
 		performance.measure("evprof:chart", "evprof:draw");
 		if (state.search)
 			chart.search(state.search);
@@ -521,7 +524,8 @@
 		const w = colIndex(state.weight), all = root.t || 1;
 		const body = document.querySelector("#functions tbody");
 		body.textContent = "";
-		$("ratiohead").textContent = scaleWanted() ? ratioName() : "ratio";
+		$("ratiohead").textContent = $("ratiohead").title =
+			scaleWanted() ? ratioName() : "ratio";
 		let shown = 0;
 		for (const r of rows) {
 			const name = data.funcs.name[r.f];
@@ -535,11 +539,13 @@
 				fmtPct(100 * r.total / all),
 				scaleWanted() && !isNaN(r.ratio) ?
 				fmtRatio(r.ratio * ratioScale(state.num, state.den)) : "-"];
-			for (const c of cells) {
+			cells.forEach((c, i) => {
 				const td = document.createElement("td");
 				td.textContent = c;
+				if (i < 2) /* cut short when long */
+					td.title = c;
 				tr.appendChild(td);
-			}
+			});
 			body.appendChild(tr);
 		}
 	}

@@ -572,8 +572,8 @@ evprof_profile__write_pprof_mem(const struct evprof_profile *p, void **buf,
 struct evprof_speedscope_opts {
 	size_t sz; /* sizeof(struct evprof_speedscope_opts) */
 	/*
-	 * The profile speedscope opens first: the first thread's profile of
-	 * "cpu", a counter or a weight type. NULL: the first profile.
+	 * The profile speedscope opens first: the heaviest thread's profile
+	 * of "cpu", a counter or a weight type. NULL: of the first column.
 	 */
 	const char *default_type;
 };

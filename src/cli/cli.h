@@ -145,6 +145,11 @@ int out_check(const char *path, bool *in_dir);
  * that name: what --weight may name. */
 bool out_has_column(const struct evprof_profile *p, const char *name);
 
+/* The page's title: FILE's name, or "evprof diff: BASE vs NEW" with a
+ * base (the names without their directories), in buf of n bytes. */
+const char *out_page_title(char *buf, size_t n, const char *base,
+			   const char *path);
+
 /*
  * out_write(), and when the place fails (full disk, no permission...) the
  * same profile under $TMPDIR, /tmp, /var/tmp or $HOME, said on stderr.

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,10 +287,13 @@ static int run(const struct evprof_profile *p[2], const char *path[2],
 		err = 1;
 	} else if (out && out_format_of(out) == OUT_PAGE) {
 		struct evprof_page_opts po = {.sz = sizeof(po), .base = p[0]};
+		char title[PATH_MAX];
 
 		say_uncompared(d, p, path);
 		evprof_profile_diff__column(d, (size_t)t.sort, &c);
 		po.weight = c.name;
+		po.title =
+		    out_page_title(title, sizeof(title), path[0], path[1]);
 		err = evprof_profile__write_page(p[1], out, &po);
 		if (err)
 			cli_err("cannot write %s: %s", out,

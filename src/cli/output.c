@@ -208,6 +208,23 @@ bool out_has_column(const struct evprof_profile *p, const char *name)
 	return false;
 }
 
+static const char *file_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+const char *out_page_title(char *buf, size_t n, const char *base,
+			   const char *path)
+{
+	if (!base)
+		return file_name(path);
+	snprintf(buf, n, "evprof diff: %s vs %s", file_name(base),
+		 file_name(path));
+	return buf;
+}
+
 /* Errors of the place, not of the profile: another place may work. */
 static bool place_error(int err)
 {

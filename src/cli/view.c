@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -301,7 +302,7 @@ int cmd_view(int argc, char **argv)
 	struct view_options o = {.po = {.sz = sizeof(o.po)}};
 	struct evprof_profile *p = NULL, *base = NULL;
 	struct site site = {0};
-	char *page = NULL;
+	char *page = NULL, title[PATH_MAX];
 	int first, err, ret;
 
 	ret = cli_parse_opts(&view_cli, argc, argv, &o, &first);
@@ -326,7 +327,8 @@ int cmd_view(int argc, char **argv)
 			goto out;
 		o.po.base = base;
 	}
-	o.po.title = argv[first];
+	o.po.title =
+	    out_page_title(title, sizeof(title), o.base_path, argv[first]);
 	if (o.po.weight && !out_has_column(p, o.po.weight)) {
 		cli_err("no counter named '%s' in %s", o.po.weight,
 			argv[first]);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # speedscope output, checked with speedscope's own schema and app: one
 # profile per thread and column (CPU time and each counter), each
-# page-faults profile's total the thread's own rusage count.
+# page-faults profile's total the thread's own rusage count; the app opens
+# on the heaviest profile of the weight (here a faulter's, not the main
+# thread's profile 0).
 . "$(dirname "$0")/lib.sh"
 TOOLS=$SRCDIR/tests/tools
 WL=$FIXTURES/wl_faults
@@ -23,6 +25,21 @@ status=$?
 n=$(sed -n 's/^listed //p' "$TMP/ss")
 [ "$n" = 9 ] && ok "the app lists 9 profiles (3 threads x cpu, 2 counters)" ||
 	fail "the app lists '$n' profiles: $(cat "$TMP/ss")"
+heaviest() { # FILE COLUMN: the index of that column's heaviest profile
+	node -e '
+const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+let at = -1, best = -1;
+d.profiles.forEach((p, i) => {
+  const s = p.weights.reduce((a, v) => a + v, 0);
+  if (p.name.endsWith(" " + process.argv[2]) && s > best) { best = s; at = i; }
+});
+console.log(at);' "$1" "$2"
+}
+want=$(heaviest "$TMP/a.speedscope.json" cpu)
+active=$(sed -n 's/^active //p' "$TMP/ss")
+[ "$want" -gt 0 ] && [ "$active" = "$want" ] &&
+	ok "the app opens on profile $active, the heaviest cpu profile" ||
+	fail "the app opens on profile '$active', the heaviest cpu profile is $want"
 for t in 0 1; do
 	truth=$(sed -n "s/^thread faulter-$t tid=[0-9]* faults=//p" "$TMP/err")
 	got=$(awk -F '\t' -v n="faulter-$t" '$1 ~ "^profile " n " \\(tid" &&
@@ -61,6 +78,13 @@ c=$(sum "$TMP/c.speedscope.json" page-faults)
 	fail "converted page faults $c vs recorded $a"
 node "$TOOLS/speedscope_check.mjs" --schema-only "$TMP/c.speedscope.json" \
 	>/dev/null 2>&1 && ok "converted file valid" || fail "converted file invalid"
+"$EVPROF" report --weight page-faults -o "$TMP/f.speedscope.json" \
+	"$TMP/a.json.gz" 2>"$TMP/err" || fail "report --weight: $(cat "$TMP/err")"
+want=$(heaviest "$TMP/f.speedscope.json" page-faults)
+active=$(node -p 'require(process.argv[1]).activeProfileIndex' "$TMP/f.speedscope.json")
+[ "$want" -gt 0 ] && [ "$active" = "$want" ] &&
+	ok "--weight page-faults: activeProfileIndex $active, the heaviest" ||
+	fail "--weight page-faults: activeProfileIndex '$active', the heaviest $want"
 "$EVPROF" report --weight no-such -o "$TMP/d.speedscope.json" \
 	"$TMP/a.json.gz" 2>"$TMP/err"
 [ $? -ne 0 ] && grep -q "no-such" "$TMP/err" &&

@@ -11,7 +11,10 @@
 # makes no network request (interception aborts and lists every request
 # beyond the file); evprof view serves the same page on 127.0.0.1; with a
 # base profile the page colours the functions that grew red and those that
-# shrank blue; clicking a frame brings back the small paths drawn inside it.
+# shrank blue, titled with both files; clicking a frame brings back the
+# small paths drawn inside it. A page fits a 1400x900 window: a graph 150
+# frames deep leaves its roots and the table's first rows in sight, and a
+# 300-character C++ name is cut to one line, whole in its title.
 . "$(dirname "$0")/lib.sh"
 TOOLS=$SRCDIR/tests/tools
 A=20000
@@ -76,14 +79,19 @@ for src in r.json.gz r.pb.gz r.folded; do
 		fail "view -o from $src: $(cat "$TMP/err")"
 done
 
-check_page() { # PAGE WEIGHT
-	local page=$1 w=$2 name
+check_page() { # PAGE WEIGHT [TITLE]
+	local page=$1 w=$2 title=${3:-} name
 	name=$(basename "$page")
 	browse "$page" --offline --weight "$w" --funcs fault_a,fault_b ||
 		{ fail "$name: the browser run failed"; return; }
 	[ "$(field 'd.requests.length + d.errors.length')" = 0 ] &&
 		ok "$name: no network request, no error" ||
 		fail "$name: requests $(field d.requests), errors $(field d.errors)"
+	if [ -n "$title" ]; then
+		[ "$(field 'd.title + "|" + d.heading')" = "$title|$title" ] &&
+			ok "$name: titled $title" ||
+			fail "$name: titled '$(field d.title)', heading '$(field d.heading)'"
+	fi
 	field 'd.text' | grep -q fault_a && field 'd.text' | grep -q fault_b &&
 		field 'd.frames' | grep -q '"touch"' &&
 		ok "$name names fault_a, fault_b and touch" ||
@@ -98,9 +106,9 @@ check_page() { # PAGE WEIGHT
 	done
 }
 check_page "$TMP/r.html" page-faults
-check_page "$TMP/r.json.gz.html" page-faults
-check_page "$TMP/r.pb.gz.html" page-faults
-check_page "$TMP/r.folded.html" samples
+check_page "$TMP/r.json.gz.html" page-faults r.json.gz
+check_page "$TMP/r.pb.gz.html" page-faults r.pb.gz
+check_page "$TMP/r.folded.html" samples r.folded
 
 # 2. The counter names, a ratio's colours and legend, a thread filter.
 browse "$TMP/r.html" --offline --colour "page-faults per ms" --thread "fault-b (" \
@@ -162,6 +170,10 @@ for page in d.html d2.html; do
 		fail "$page colours: fault_a $(field d.fills.fault_a), fault_b $(field d.fills.fault_b)"
 	field 'd.legend' | grep -q "grew" && ok "$page legend: $(field d.legend)" ||
 		fail "$page legend: '$(field d.legend)'"
+	want="evprof diff: r.pb.gz vs s.pb.gz"
+	[ "$(field 'd.title + "|" + d.heading')" = "$want|$want" ] &&
+		ok "$page: titled $want" ||
+		fail "$page: titled '$(field d.title)', heading '$(field d.heading)'"
 done
 
 # 5. Small call paths are drawn inside their callers, and come back when
@@ -176,7 +188,38 @@ browse "$TMP/syn.html" --offline --zoom || fail "zoom: browser run"
 	ok "zoom into $(field d.zoom.name): $(field d.zoom.before) -> $(field d.zoom.after) children drawn" ||
 	fail "zoom: $(field d.zoom) $(field d.errors)"
 
-# 6. Bad input: one message, no page.
+# 6. A page that fits: 150 frames deep (2 700 px of graph), and a C++ name
+# of 300 characters in the table.
+long=
+while [ ${#long} -lt 290 ]; do
+	long+="ns::Tmpl<std::vector<int, std::allocator<int> > >::"
+done
+long="${long:0:290}::run(int)"
+{
+	printf 'deep;main'
+	for i in $(seq 150); do printf ';d%d' "$i"; done
+	printf ';%s 500\n' "$long"
+	printf 'deep;main;work_b 300\ndeep;main;work_c 200\n'
+} >"$TMP/deep.folded"
+"$EVPROF" view -o "$TMP/deep.html" "$TMP/deep.folded" || fail "view deep.folded"
+browse "$TMP/deep.html" --offline --layout --width 1400 --height 900 ||
+	fail "layout: browser run"
+[ "$(field 'd.layout.frames.length >= 3 && d.layout.frames.every((f) =>
+	f.top >= 0 && f.bottom <= d.layout.vh)')" = true ] &&
+	ok "1400x900: the graph's roots in sight" ||
+	fail "1400x900: roots at $(field d.layout.frames)"
+[ "$(field 'd.layout.rows.length === 3 && d.layout.rows.every((r) =>
+	r.top >= 0 && r.bottom <= d.layout.vh)')" = true ] &&
+	ok "1400x900: the table's first 3 rows in sight" ||
+	fail "1400x900: table rows at $(field d.layout.rows)"
+[ "$(field 'd.layout.cells.every((c) => c.lines === 1) && d.layout.scroll_w <= d.layout.vw')" = true ] &&
+	ok "1400 px: every row one line, the page as wide as the window" ||
+	fail "1400 px: lines $(field 'd.layout.cells.map((c) => c.lines)'), width $(field d.layout.scroll_w)"
+[ "$(field "d.layout.cells.some((c) => c.title === '$long' && c.text === c.title)")" = true ] &&
+	ok "the ${#long}-character name whole in its title" ||
+	fail "the long name's title: $(field 'd.layout.cells.map((c) => c.title)')"
+
+# 7. Bad input: one message, no page.
 echo "not a profile" >"$TMP/bad"
 if "$EVPROF" view -o "$TMP/bad.html" "$TMP/bad" 2>"$TMP/err"; then
 	fail "view accepted garbage"

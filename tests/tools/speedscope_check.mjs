@@ -8,7 +8,9 @@
 //   2. unless --schema-only: loads it into the package's bundled app in
 //      headless Chromium (playwright-core, Debian's /usr/bin/chromium or
 //      $CHROMIUM), as the package's own CLI does (a script through
-//      #localProfilePath), opens its profile list and prints what it lists:
+//      #localProfilePath), opens its profile list and prints the profile it
+//      opened on and what it lists:
+//        active I                          (0-based, as activeProfileIndex)
 //        listed N
 //        profile NAME<TAB>TOTAL-WEIGHT     (one per profile, as shown)
 // Optional --screenshot PNG saves the page with the list open.
@@ -80,8 +82,9 @@ try {
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`file://${join(release, 'index.html')}#localProfilePath=${script}`);
   // The toolbar names the profile shown and says "(i/N)" once loaded.
-  const title = page.getByText(/^\(1\/\d+\)$/);
+  const title = page.getByText(/^\(\d+\/\d+\)$/);
   await title.waitFor({ timeout: 60000 });
+  console.log(`active ${+(await title.innerText()).match(/\d+/)[0] - 1}`);
   await title.click();
   await page.getByText('Total Weight').waitFor({ timeout: 30000 });
   const rows = (await page.innerText('body')).split('\n')

@@ -13,6 +13,7 @@
 //   requests     every request the page made beyond URL itself; with
 //                --offline each was also aborted by request interception
 //   errors       console errors and uncaught exceptions
+//   title        the document's title; heading the page's h1
 //   weights      the weight menu's entries; colours the colour menu's
 //   frames       the distinct frame names drawn in the flame graph
 //   text         the page's visible text (the function table included)
@@ -26,7 +27,13 @@
 //                call paths were folded into it, clicked: its name, its
 //                children before and after (drawn frames one level
 //                below it, by d3's data), its width after and the chart's
-// Options: --offline (abort every other request), --zoom, --weight NAME,
+//   layout       with --layout: the viewport (vw, vh), the rectangles
+//                ({top, bottom}) of the graph's frames two levels deep
+//                (all, the thread, its roots) and of the table's first 3
+//                rows; per table row, lines: the most lines of text in
+//                one of its cells, and its cells' text and title; scroll_w:
+//                the page's width
+// Options: --offline (abort every other request), --zoom, --layout, --weight NAME,
 // --colour LABEL-SUBSTRING, --thread LABEL-PREFIX, --search TERM, --funcs A,B,
 // --screenshot PNG, --width PX, --height PX.
 // The browser is $CHROMIUM or /usr/bin/chromium (Debian's chromium).
@@ -39,7 +46,7 @@ const url0 = args.shift();
 const opt = {};
 for (let i = 0; i < args.length; i++) {
 	const a = args[i].replace(/^--/, "");
-	opt[a] = a === "offline" || a === "zoom" ? true : args[++i];
+	opt[a] = ["offline", "zoom", "layout"].includes(a) ? true : args[++i];
 }
 if (!url0) {
 	console.error("usage: view.mjs URL [--offline] [--weight W] ...");
@@ -93,6 +100,8 @@ try {
 		await page.selectOption(sel, value);
 		await page.waitForSelector("body[data-ready='1']", { timeout: 20000, state: "attached" });
 	};
+	out.title = await page.title();
+	out.heading = await page.innerText("h1");
 	out.weights = await page.$$eval("#weight option", (o) =>
 		o.map((x) => x.value));
 	out.colours = await page.$$eval("#colour option", (o) =>
@@ -182,6 +191,33 @@ try {
 		out.widths = r[0];
 		out.fills = r[1];
 	}
+	if (opt.layout)
+		out.layout = await page.evaluate(() => {
+			const box = (e) => {
+				const r = e.getBoundingClientRect();
+				return { top: r.top, bottom: r.bottom };
+			};
+			const lines = (td) => {
+				const cs = getComputedStyle(td);
+				const h = td.clientHeight - parseFloat(cs.paddingTop) -
+					parseFloat(cs.paddingBottom);
+				return Math.round(h / parseFloat(cs.lineHeight));
+			};
+			const trs = [...document.querySelectorAll("#functions tbody tr")];
+			return {
+				vw: innerWidth, vh: innerHeight,
+				scroll_w: document.documentElement.scrollWidth,
+				frames: [...document.querySelectorAll("#chart g")]
+					.filter((g) => g.__data__.depth <= 2)
+					.map((g) => Object.assign(box(g),
+						{ name: g.__data__.data.n })),
+				rows: trs.slice(0, 3).map(box),
+				cells: trs.map((tr) => ({
+					lines: Math.max(...[...tr.cells].map(lines)),
+					text: tr.cells[0].textContent,
+					title: tr.cells[0].title })),
+			};
+		});
 	if (opt.screenshot)
 		await page.screenshot({ path: opt.screenshot, fullPage: false });
 	console.log(JSON.stringify(out));

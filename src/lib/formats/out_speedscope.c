@@ -151,8 +151,8 @@ static void write_one(struct ss_ctx *c, size_t thr, const struct ss_col *col)
 	evprof__json_obj_end(j);
 }
 
-/* Index of the first profile of column name, or -ENOENT. */
-static int active_index(const struct ss_ctx *c, const char *name)
+/* Index of column name, or -ENOENT. */
+static int column_index(const struct ss_ctx *c, const char *name)
 {
 	size_t i;
 
@@ -162,7 +162,33 @@ static int active_index(const struct ss_ctx *c, const char *name)
 	return -ENOENT;
 }
 
-static int write_file(struct ss_ctx *c, int active)
+/*
+ * The profile of column col with the most weight: speedscope opens on it
+ * (profile 0 is often a launcher script's thread with next to nothing).
+ */
+static size_t heaviest(const struct ss_ctx *c, size_t col)
+{
+	const struct evprof_profile *p = c->p;
+	uint64_t best = 0;
+	size_t thr, at = col;
+	int64_t k;
+
+	for (thr = 0; thr < p->nr_threads; thr++) {
+		uint64_t total = 0;
+
+		for (k = p->threads[thr].first_entry; k >= 0;
+		     k = p->store.e[k].next)
+			total +=
+			    evprof__entry_vals(p, (size_t)k)[c->cols[col].col];
+		if (total > best) {
+			best = total;
+			at = thr * c->nr_cols + col;
+		}
+	}
+	return at;
+}
+
+static int write_file(struct ss_ctx *c, size_t active)
 {
 	const struct evprof_profile *p = c->p;
 	struct evprof__json *j = &c->j;
@@ -177,7 +203,7 @@ static int write_file(struct ss_ctx *c, int active)
 	evprof__json_key(j, "name");
 	evprof__json_str(j, p->nr_procs ? p->procs[0].name : p->product);
 	evprof__json_key(j, "activeProfileIndex");
-	evprof__json_u64(j, (uint64_t)active);
+	evprof__json_u64(j, active);
 	write_frames(c);
 	evprof__json_key(j, "profiles");
 	evprof__json_arr(j);
@@ -197,15 +223,15 @@ int evprof_profile__write_speedscope(const struct evprof_profile *p,
 	const char *first = EVPROF_OPTS_GET(opts, default_type, NULL);
 	struct ss_ctx c = {.p = p};
 	struct evprof__sink out;
-	int active = 0, err, cerr;
+	int col = 0, err, cerr;
 
 	if (!p || !path || !EVPROF_OPTS_VALID(opts, true))
 		return -EINVAL;
 	pick_columns(&c);
 	if (first) {
-		active = active_index(&c, first);
-		if (active < 0)
-			return active;
+		col = column_index(&c, first);
+		if (col < 0)
+			return col;
 	}
 	c.chain = malloc((p->nr_stacks + 1) * sizeof(*c.chain));
 	if (!c.chain)
@@ -213,7 +239,7 @@ int evprof_profile__write_speedscope(const struct evprof_profile *p,
 	err = evprof__sink_open(&out, path);
 	if (!err) {
 		evprof__json_init(&c.j, &out);
-		err = write_file(&c, active);
+		err = write_file(&c, heaviest(&c, (size_t)col));
 		cerr = evprof__sink_close(&out, !err);
 		if (!err)
 			err = cerr;
