@@ -121,6 +121,11 @@ struct evprof_group;
 struct evprof_group_opts {
 	size_t sz;	    /* sizeof(struct evprof_group_opts) */
 	int *failed_member; /* out: index of the member whose open failed */
+	/*
+	 * pid is a cgroup directory's fd (PERF_FLAG_PID_CGROUP): the tasks
+	 * of that cgroup and its descendants on cpu (which must be >= 0).
+	 */
+	bool cgroup;
 };
 
 /*
@@ -182,6 +187,7 @@ struct evprof_group_set_opts {
 				 * enables once setup is done */
 	int *failed_cpu;      /* out: CPU whose open failed */
 	int *failed_member;   /* out: member whose open failed */
+	bool cgroup;	      /* pid is a cgroup's fd (evprof_group_opts) */
 };
 
 /*

@@ -10,6 +10,7 @@
 #include <evprof/ring.h>
 #include <evprof/record.h>
 #include <evprof/proc.h>
+#include <evprof/cgroup.h>
 #include <evprof/symbols.h>
 #include <evprof/profile.h>
 #include <evprof/diff.h>

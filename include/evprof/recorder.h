@@ -134,6 +134,14 @@ struct evprof_recorder_target {
 	 * runs beside them.
 	 */
 	bool system_wide;
+	/*
+	 * With system_wide: only the tasks of these cgroups and of their
+	 * descendants, filtered in the kernel. Paths as
+	 * evprof_cgroup__resolve() takes them; a path inside another one
+	 * given is dropped with a note (the other's events count it).
+	 */
+	const char *const *cgroups;
+	size_t nr_cgroups;
 };
 
 /*

@@ -126,6 +126,16 @@ int out_write(const struct evprof_profile *p, const char *path,
  */
 int cli_parse_pids(const char *list, pid_t **pids);
 
+/* --cgroup PATH, repeatable (record and stat, with -a). */
+#define CLI_CGROUPS_MAX 64
+struct cli_cgroups {
+	const char *v[CLI_CGROUPS_MAX];
+	size_t n;
+};
+
+/* Adds arg to c; -1 after a message when full. */
+int cli_cgroup_add(struct cli_cgroups *c, const char *arg);
+
 /* A CLOEXEC pidfd that polls readable once pid exits, or -errno. */
 int cli_pidfd_open(pid_t pid);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* evprof info: what this kernel and machine allow, and what to do. */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,23 @@ const char cli_info_usage[] =
     "number came from, what decides whether a group fits, where inflated\n"
     "debug files and the kernel's symbols are kept and what they take,\n"
     "each kernel feature probe's answer and why, and advice.\n";
+
+/* The hierarchy --cgroup paths are resolved in. */
+static void print_cgroups(void)
+{
+	struct evprof_cgroup_fs fs;
+	int err = evprof_cgroup_fs__find(&fs);
+
+	if (err)
+		printf("cgroups:              none for perf events (%s)\n",
+		       err == -ENOENT ? "no cgroup2 and no cgroup v1 mount "
+					"with the perf_event controller"
+				      : strerror(-err));
+	else
+		printf("cgroups:              v%d at %s (--cgroup paths are "
+		       "resolved there)\n",
+		       fs.version, fs.mount);
+}
 
 /*
  * Where record and import keep inflated debug files and the copy of the
@@ -232,6 +250,7 @@ int cmd_info(int argc, char **argv)
 	printf("kernel:               %s %s %s\n", u.sysname, u.release,
 	       u.machine);
 	printf("perf_event_paranoid:  %d\n", evprof_paranoid());
+	print_cgroups();
 	print_debug_cache();
 	print_pmus();
 	printf("\n");

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The processes of record and stat: -p PID[,PID...], pidfds, exit codes. */
+/*
+ * The processes of record and stat: -p PID[,PID...], --cgroup PATH, pidfds,
+ * exit codes.
+ */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -9,6 +12,16 @@
 #include <unistd.h>
 
 #include "cli.h"
+
+int cli_cgroup_add(struct cli_cgroups *c, const char *arg)
+{
+	if (c->n == CLI_CGROUPS_MAX) {
+		cli_err("at most %d cgroups", CLI_CGROUPS_MAX);
+		return -1;
+	}
+	c->v[c->n++] = arg;
+	return 0;
+}
 
 int cli_parse_pids(const char *list, pid_t **pids)
 {

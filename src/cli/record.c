@@ -68,6 +68,9 @@ const char cli_record_usage[] =
     "      --duration S    stop after S seconds (the command gets SIGTERM)\n"
     "  -p, --pid PIDS      attach to running processes (all their threads)\n"
     "  -a, --all-cpus      system-wide (per-CPU mode)\n"
+    "  -G, --cgroup PATH   with -a, only the tasks of that cgroup and its\n"
+    "                      descendants (of the perf_event hierarchy: a path\n"
+    "                      under its mount or from its root); repeatable\n"
     "      --include-idle  with -a, keep the idle task's samples\n"
     "      --push URL      also send the profile to Grafana Pyroscope at URL\n"
     "                      (POST URL/ingest; credentials from EVPROF_PUSH_*)\n"
@@ -513,6 +516,7 @@ struct record_options {
 	const char *weight;
 	const char *mode;
 	const char *pid_list;
+	struct cli_cgroups cg;
 	double duration; /* seconds; 0: until the end */
 	bool continuous;
 	struct evprof_recorder_opts ro;
@@ -620,6 +624,11 @@ static int opt_tag(void *p, const char *arg)
 	return cli_push_tag(&((struct record_options *)p)->push, arg);
 }
 
+static int opt_cgroup(void *p, const char *arg)
+{
+	return cli_cgroup_add(&((struct record_options *)p)->cg, arg);
+}
+
 static int opt_push_wait(void *p, const char *arg)
 {
 	struct record_options *o = p;
@@ -698,6 +707,7 @@ static const struct cli_opts record_cli = {
 	CLI_OPT_FN("duration", 0, true, opt_duration),
 	CLI_OPT_STR("pid", 'p', R, pid_list),
 	CLI_OPT_FLAG("all-cpus", 'a', R, tg.system_wide),
+	CLI_OPT_FN("cgroup", 'G', true, opt_cgroup),
 	CLI_OPT_FLAG("include-idle", 0, R, ro.include_idle),
 	CLI_OPT_FLAG("off-cpu", 0, R, ro.off_cpu),
 	CLI_OPT_STR("push", 0, R, push.url),
@@ -725,10 +735,16 @@ static int record_check(struct record *rec, int argc, char **argv)
 		fputs(cli_record_usage, stderr);
 		return 2;
 	}
-	if (o->pid_list && (argc || o->tg.system_wide)) {
-		cli_err("-p cannot be combined with -a or a command");
+	if (o->pid_list && (argc || o->tg.system_wide || o->cg.n)) {
+		cli_err("-p cannot be combined with -a, --cgroup or a command");
 		return 2;
 	}
+	if (o->cg.n && !o->tg.system_wide) {
+		cli_err("--cgroup filters a system-wide recording: add -a");
+		return 2;
+	}
+	o->tg.cgroups = o->cg.v;
+	o->tg.nr_cgroups = o->cg.n;
 	if (o->format && (o->fmt = out_parse_format(o->format)) < 0) {
 		cli_err("--format takes firefox, folded, pprof, speedscope or "
 			"svg");

@@ -125,7 +125,11 @@ evprof__group_set_open(const struct perf_event_attr *attrs, size_t nr,
 		       pid_t pid, const struct evprof_group_set_opts *opts,
 		       evprof__cpu_attrs_fn fn, void *ctx)
 {
-	bool deferred = EVPROF_OPTS_GET(opts, deferred_enable, false);
+	unsigned flags =
+	    (EVPROF_OPTS_GET(opts, deferred_enable, false)
+		 ? EVPROF__GROUP_DISABLED
+		 : 0) |
+	    (EVPROF_OPTS_GET(opts, cgroup, false) ? EVPROF__GROUP_CGROUP : 0);
 	int *failed_cpu = EVPROF_OPTS_GET(opts, failed_cpu, NULL);
 	int *failed_member = EVPROF_OPTS_GET(opts, failed_member, NULL);
 	struct evprof_group_set *set = NULL;
@@ -162,7 +166,7 @@ evprof__group_set_open(const struct perf_event_attr *attrs, size_t nr,
 			fn(ctx, cpus[i], own, nr);
 		}
 		g = evprof__group_open(own ? own : attrs, nr, pid, cpus[i],
-				       deferred, &member);
+				       flags, &member);
 		if (g) {
 			set->e[set->nr].cpu = cpus[i];
 			set->e[set->nr].g = g;

@@ -28,10 +28,10 @@ _Static_assert(offsetof(struct perf_event_attr, read_format) + 8 ==
 	       "perf_event_attr flags are expected at offset 40");
 
 int evprof__perf_open(const struct perf_event_attr *attr, pid_t pid, int cpu,
-		      int group_fd)
+		      int group_fd, unsigned long flags)
 {
 	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd,
-			  PERF_FLAG_FD_CLOEXEC);
+			  PERF_FLAG_FD_CLOEXEC | flags);
 
 	return fd < 0 ? -1 : (int)fd;
 }

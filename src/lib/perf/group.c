@@ -53,8 +53,7 @@ static void group_close_from(struct evprof_group *g, size_t nr)
 
 struct evprof_group *evprof__group_open(const struct perf_event_attr *attrs,
 					size_t nr, pid_t pid, int cpu,
-					bool leader_disabled,
-					int *failed_member)
+					unsigned flags, int *failed_member)
 {
 	struct evprof_group *g;
 	bool enable_after;
@@ -86,7 +85,7 @@ struct evprof_group *evprof__group_open(const struct perf_event_attr *attrs,
 	 * read 0 after 2000 faults), and this way all members count from the
 	 * same instant.
 	 */
-	enable_after = !leader_disabled && !attrs[0].disabled;
+	enable_after = !(flags & EVPROF__GROUP_DISABLED) && !attrs[0].disabled;
 	for (i = 0; i < nr; i++) {
 		struct perf_event_attr a = attrs[i];
 		int fd;
@@ -101,7 +100,9 @@ struct evprof_group *evprof__group_open(const struct perf_event_attr *attrs,
 			a.size = sizeof(a);
 			a.read_format = g->read_format;
 		}
-		fd = evprof__perf_open(&a, pid, cpu, i ? g->m[0].fd : -1);
+		fd = evprof__perf_open(
+		    &a, pid, cpu, i ? g->m[0].fd : -1,
+		    flags & EVPROF__GROUP_CGROUP ? PERF_FLAG_PID_CGROUP : 0);
 		if (fd < 0) {
 			err = errno;
 			what = "perf_event_open";
@@ -145,8 +146,10 @@ struct evprof_group *evprof_group__open(const struct perf_event_attr *attrs,
 		errno = EINVAL;
 		return NULL;
 	}
-	return evprof__group_open(attrs, nr, pid, cpu, false,
-				  EVPROF_OPTS_GET(opts, failed_member, NULL));
+	return evprof__group_open(
+	    attrs, nr, pid, cpu,
+	    EVPROF_OPTS_GET(opts, cgroup, false) ? EVPROF__GROUP_CGROUP : 0,
+	    EVPROF_OPTS_GET(opts, failed_member, NULL));
 }
 
 void evprof_group__free(struct evprof_group *g)

@@ -12,14 +12,18 @@
 #include "base/base.h"
 
 /*
- * evprof_group__open() with one more knob: leader_disabled leaves the
- * leader disabled after the open whatever the caller's attr says (per-CPU
- * sets with deferred enable: the caller enables). failed_member may be
- * NULL.
+ * evprof_group__open() with more knobs in flags: EVPROF__GROUP_DISABLED
+ * leaves the leader disabled after the open whatever the caller's attr
+ * says (per-CPU sets with deferred enable: the caller enables);
+ * EVPROF__GROUP_CGROUP takes pid as a cgroup directory's fd. failed_member
+ * may be NULL.
  */
+#define EVPROF__GROUP_DISABLED 0x1u
+#define EVPROF__GROUP_CGROUP   0x2u
+
 EVPROF_HIDDEN struct evprof_group *
 evprof__group_open(const struct perf_event_attr *attrs, size_t nr, pid_t pid,
-		   int cpu, bool leader_disabled, int *failed_member);
+		   int cpu, unsigned flags, int *failed_member);
 
 /*
  * Adjusts attrs[0..nr), a copy of a set's attrs, for its group on cpu

@@ -345,7 +345,7 @@ static struct evprof_probe_result probe_res[EVPROF_FEAT__COUNT];
 static int try_open(const struct perf_event_attr *a,
 		    const struct probe_target *t)
 {
-	int fd = evprof__perf_open(a, t->pid, t->cpu, -1);
+	int fd = evprof__perf_open(a, t->pid, t->cpu, -1, 0);
 
 	if (fd < 0)
 		return errno;

@@ -81,6 +81,10 @@ struct evprof__engine_setup {
 	const pid_t *pids; /* or the attached processes */
 	size_t nr_pids;
 	bool system_wide;
+	/* With it: the cgroups' directory fds and ids (cgroups.c). */
+	int *cgroup_fds;
+	uint64_t *cgroup_ids;
+	size_t nr_cgroups;
 
 	/* The task-exit tracepoint, where prepare resolved it. */
 	bool exit_event;
@@ -88,6 +92,15 @@ struct evprof__engine_setup {
 
 	struct evprof__notes *notes;
 };
+
+/*
+ * Resolves and opens the target's cgroups into s (cgroups.c); a nested
+ * one is dropped with a note. Returns 0 or -errno after saying why.
+ */
+EVPROF_HIDDEN int
+evprof__engine_cgroups(struct evprof__engine_setup *s,
+		       const struct evprof_recorder_target *t);
+EVPROF_HIDDEN void evprof__engine_cgroups_close(struct evprof__engine_setup *s);
 
 /* Drops event e (> 0) of s, its own bit with it. */
 EVPROF_HIDDEN void evprof__engine_drop_event(struct evprof__engine_setup *s,

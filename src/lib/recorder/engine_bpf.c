@@ -153,7 +153,7 @@ static int open_sampler(struct evprof_bpf *b, int cpu)
 	struct perf_event_attr a;
 
 	evprof__bpf_attr(b->s, &b->pmu_map, 0, cpu, &a);
-	return evprof__perf_open(&a, -1, cpu, -1);
+	return evprof__perf_open(&a, -1, cpu, -1, 0);
 }
 
 /* Counter k (the user's event k + 1) on cpu. */
@@ -162,7 +162,7 @@ static int open_counter(struct evprof_bpf *b, size_t k, int cpu)
 	struct perf_event_attr a;
 
 	evprof__bpf_attr(b->s, &b->pmu_map, k + 1, cpu, &a);
-	return evprof__perf_open(&a, -1, cpu, -1);
+	return evprof__perf_open(&a, -1, cpu, -1, 0);
 }
 
 /* A sampler that cannot sample here becomes cpu-clock, as in ring mode. */
@@ -453,6 +453,11 @@ static int check_options(const struct evprof__engine_setup *s)
 	    (s->off_cpu && !c->off_cpu)) {
 		pr_warn("the BPF engine takes frame-pointer stacks only, "
 			"without off-CPU intervals\n");
+		return -EOPNOTSUPP;
+	}
+	if (s->nr_cgroups) {
+		pr_warn("the BPF engine does not filter by cgroup yet: the "
+			"ring engine does\n");
 		return -EOPNOTSUPP;
 	}
 	if (geteuid() && !has_caps()) {

@@ -384,8 +384,10 @@ static bool fall_back(struct evprof__ring_engine *r, long e, int err,
  * Returns the set, or NULL with errno set (ESRCH quietly when pid is gone
  * and quiet_gone).
  */
+/* pid: or a cgroup's fd, with cgroup. */
 static struct evprof_group_set *open_groups(struct evprof__ring_engine *r,
-					    pid_t pid, bool quiet_gone)
+					    pid_t pid, bool quiet_gone,
+					    bool cgroup)
 {
 	struct evprof_event_spec all[MAX_EVENTS + 1];
 	size_t all_nr = r->s->nr;
@@ -410,6 +412,7 @@ static struct evprof_group_set *open_groups(struct evprof__ring_engine *r,
 		    .sz = sizeof(o),
 		    .failed_member = &failed_member,
 		    .failed_cpu = &failed_cpu,
+		    .cgroup = cgroup,
 		};
 		size_t n = evprof__recorder_build_attrs(r, attrs);
 		struct evprof_group_set *set;
@@ -466,7 +469,7 @@ static int open_thread(struct evprof__ring_engine *r, pid_t tid)
 		    &r->pmu_map, attrs, evprof__recorder_build_attrs(r, attrs),
 		    tid, &o);
 	} else {
-		set = open_groups(r, tid, true);
+		set = open_groups(r, tid, true, false);
 	}
 	if (!set && errno == ESRCH)
 		return 0; /* it exited meanwhile */
@@ -724,6 +727,25 @@ int evprof__recorder_open_target(struct evprof__ring_engine *r)
 		return err;
 	if (!r->s->per_cpu && r->s->child < 0)
 		return open_threads(r);
-	set = open_groups(r, r->s->per_cpu ? -1 : r->s->child, false);
+	/* One group per CPU and cgroup: each counts its cgroup's tasks. */
+	for (size_t i = 0; i < r->s->nr_cgroups; i++) {
+		set = open_groups(r, r->s->cgroup_fds[i], false, true);
+		err = set ? add_set(r, set) : -errno;
+		if (err)
+			return err;
+	}
+	if (r->s->nr_cgroups) {
+		evprof__note(r->s->notes,
+			     "%zu groups of %zu events on %zu CPUs: %zu "
+			     "perf event fds for %zu cgroup%s",
+			     r->nr_sets * evprof_group_set__nr(r->sets[0]),
+			     r->nr_members, evprof_group_set__nr(r->sets[0]),
+			     r->nr_sets * evprof_group_set__nr(r->sets[0]) *
+				 r->nr_members,
+			     r->s->nr_cgroups,
+			     r->s->nr_cgroups == 1 ? "" : "s");
+		return 0;
+	}
+	set = open_groups(r, r->s->per_cpu ? -1 : r->s->child, false, false);
 	return set ? add_set(r, set) : -errno;
 }

@@ -202,6 +202,7 @@ static int set_options(struct evprof_recorder *r,
 		       const struct evprof_recorder_opts *o)
 {
 	bool has_cmd = t->argv && t->argv[0];
+	int err;
 
 	if ((has_cmd || t->system_wide) && t->nr_pids)
 		return -EINVAL;
@@ -250,6 +251,9 @@ static int set_options(struct evprof_recorder *r,
 	r->s.exclude_kernel = o->user_only;
 	r->s.include_idle = o->include_idle;
 	r->s.system_wide = t->system_wide;
+	err = evprof__engine_cgroups(&r->s, t);
+	if (err)
+		return err;
 	r->s.per_cpu = t->system_wide || o->mode == EVPROF_RECORDER_CPU ||
 		       (o->mode == EVPROF_RECORDER_AUTO &&
 			!evprof_probe(EVPROF_FEAT_INHERIT_SAMPLE_READ)->yes);
@@ -365,6 +369,7 @@ void evprof_recorder__free(struct evprof_recorder *r)
 			close(r->pfd[i].fd);
 	free(r->pfd);
 	evprof__notes_fini(&r->notes);
+	evprof__engine_cgroups_close(&r->s);
 	free(r->pids);
 	free(r->product);
 	evprof_profile__free(r->cur);

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# record -a --cgroup: a workload inside a cgroup this test makes keeps each
+# thread's page faults within 0.5% of its own rusage while a busy process
+# outside leaves no sample, with each attribution; a nested cgroup is left
+# out with a note; a missing path, one outside the hierarchy and --cgroup
+# without -a are refused with a message. The hierarchy is the one holding
+# the perf_event controller, found here from /proc/self/mountinfo.
+. "$(dirname "$0")/lib.sh"
+TOOLS=$SRCDIR/tests/tools
+WL=$FIXTURES/wl_faults
+
+[ "$(id -u)" -eq 0 ] || {
+	echo "SKIP: making a cgroup needs root"
+	exit 77
+}
+mnt=$(awk '$9 == "cgroup" && $NF ~ /(^|,)perf_event(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+[ -n "$mnt" ] || mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+[ -n "$mnt" ] || {
+	echo "SKIP: no cgroup2 and no cgroup v1 perf_event mount here"
+	exit 77
+}
+name=evprof-test-$$
+CG=$mnt/$name
+mkdir "$CG" "$CG/sub" || {
+	echo "SKIP: cannot make a cgroup under $mnt"
+	exit 77
+}
+busy=
+cleanup() {
+	[ -n "$busy" ] && kill "$busy" 2>/dev/null
+	wait 2>/dev/null
+	rmdir "$CG/sub" "$CG" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# A process outside the cgroup, busy the whole time.
+sh -c 'while :; do :; done' &
+busy=$!
+
+# inside ARGS...: the workload, moved into the cgroup before its exec.
+record() {
+	local tag=$1
+	shift
+	"$EVPROF" record -a "$@" -e cpu-clock,page-faults -o "$TMP/$tag.json.gz" \
+		-- sh -c "echo \$\$ > $CG/cgroup.procs && exec $WL 6000 0 2 300" \
+		>/dev/null 2>"$TMP/$tag.err" ||
+		fail "record $tag: $(tail -3 "$TMP/$tag.err")"
+	node "$TOOLS/fxquery.mjs" "$TMP/$tag.json.gz" >"$TMP/$tag.q"
+}
+
+check() {
+	local tag=$1 t truth tid got
+	for t in 0 1; do
+		truth=$(sed -n "s/^thread faulter-$t tid=[0-9]* faults=//p" "$TMP/$tag.err")
+		tid=$(sed -n "s/^thread faulter-$t tid=\([0-9]*\) .*/\1/p" "$TMP/$tag.err")
+		got=$(awk -v t="tid=$tid" '$1 == "thread" && $3 == t {
+			for (i = 1; i <= NF; i++) if ($i ~ /^page-faults=/) {
+				sub(/.*=/, "", $i); print $i } }' "$TMP/$tag.q")
+		within "${got:-x}" "${truth:-0}" 0.5 &&
+			ok "$tag: faulter-$t $got page faults, rusage $truth" ||
+			fail "$tag: faulter-$t '$got' page faults, rusage '$truth'"
+	done
+	n=$(awk -v p="pid=$busy" '$1 == "thread" && $4 == p' "$TMP/$tag.q" | wc -l)
+	[ "$n" -eq 0 ] && ok "$tag: the busy process outside ($busy) is absent" ||
+		fail "$tag: $n threads of the busy process outside"
+	n=$(awk '$1 == "thread"' "$TMP/$tag.q" | awk '{ print $4 }' | sort -u | wc -l)
+	[ "$n" -eq 1 ] && ok "$tag: one process, the workload" ||
+		fail "$tag: $n processes: $(awk '$1 == "thread"' "$TMP/$tag.q" | head -5)"
+}
+
+"$EVPROF" info | grep -q "^cgroups: *v[12] at $mnt " &&
+	ok "info names the hierarchy at $mnt" ||
+	fail "info: $("$EVPROF" info | grep '^cgroups')"
+
+record own -G "$name"
+check own
+grep -q "recording 1 cgroup of the cgroup v[12] hierarchy at $mnt" "$TMP/own.err" &&
+	ok "the hierarchy is said" || fail "no hierarchy line: $(head -3 "$TMP/own.err")"
+cpus=$(getconf _NPROCESSORS_ONLN)
+grep -q "groups of [0-9]* events on $cpus CPUs: [0-9]* perf event fds for 1 cgroup" \
+	"$TMP/own.err" && ok "the fd count is said" ||
+	fail "no fd count: $(grep fds "$TMP/own.err")"
+record ride -G "$mnt/$name" --attribution ride
+check ride
+
+# Nested: the cgroup inside the other is left out, counted once.
+record nested -G "$name" -G "$name/sub"
+check nested
+grep -q "cgroup /$name/sub is left out" "$TMP/nested.err" &&
+	ok "nested cgroup left out" || fail "nested: $(head -3 "$TMP/nested.err")"
+
+# refused ARGS... -- WORDS: exit 2 and a message with WORDS, nothing run.
+refused() {
+	local what=$1 want=$2
+	shift 2
+	"$EVPROF" record "$@" -o "$TMP/x.json.gz" -- true >/dev/null 2>"$TMP/r.err"
+	rc=$?
+	[ "$rc" -ne 0 ] && grep -q "$want" "$TMP/r.err" && ok "$what refused: $(head -1 "$TMP/r.err")" ||
+		fail "$what: rc $rc, $(cat "$TMP/r.err")"
+}
+refused "a missing cgroup" "no such cgroup" -a -G "$name/none"
+refused "a path outside the hierarchy" "outside the perf_event hierarchy" -a -G "$TMP"
+refused "--cgroup without -a" "add -a" -G "$name"
+finish
