@@ -55,6 +55,8 @@ on_exit() {
 	exit $rc
 }
 trap on_exit EXIT
+# A step that fails without its own message still says where.
+trap 'echo "FAIL: deb: line $LINENO: $BASH_COMMAND" >&2' ERR
 
 # ---- build ---------------------------------------------------------------
 # A copy of what git tracks (and untracked files it does not ignore), so the
