@@ -8,7 +8,7 @@ pkgs=(build-essential cmake pkg-config libelf-dev libdw-dev zlib1g-dev
       python3 coreutils linux-perf chromium
       libcurl4-openssl-dev openssl curl clang libbpf-dev bpftool
       gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-system-arm qemu-user
-      cpio)
+      cpio debhelper lintian python3-yaml)
 # libisal-dev: gzip outputs compressed on worker threads (ISA-L).
 # libcurl: evprof record --push; openssl and curl: its tests.
 # clang, libbpf-dev, bpftool: the BPF engine (optional: without them the
@@ -17,6 +17,8 @@ pkgs=(build-essential cmake pkg-config libelf-dev libdw-dev zlib1g-dev
 # gcc-aarch64-linux-gnu, qemu-system-arm, qemu-user, cpio: tests/hw, the
 # hardware path against QEMU's emulated arm64 PMU (the arm64 libraries and
 # kernels it fetches itself).
+# debhelper, lintian: tests/pkg/deb.sh builds and checks the .deb packages
+# (debian/); python3-yaml: tests/contrib/daemonset.py reads the DaemonSet.
 # Node runs the Firefox Profiler's loader in the tests and builds the page
 # (npm ci in web/); a node installed
 # outside apt (e.g. from nodesource) is fine, and apt's npm would fight it.

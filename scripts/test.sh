@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, checks the formatting, builds, and runs the whole
 # test suite twice: a normal build, then an AddressSanitizer + UBSan build;
-# between them the hardware tests under QEMU (tests/hw/vm.sh).
+# between them the hardware tests under QEMU (tests/hw/vm.sh) and the .deb
+# packages (tests/pkg/deb.sh).
 # After each run it lists the tests that skipped, with their reasons, and
 # fails on a skip that tests/skips.allow does not allow for that build.
 set -euo pipefail
@@ -17,6 +18,8 @@ ctest --test-dir build --output-on-failure -j2 --no-tests=error \
 scripts/skips.py build/junit.xml normal
 # The hardware path against a PMU: QEMU's emulated arm64 one (tests/hw).
 tests/hw/vm.sh build/evprof
+# The .deb packages, built, installed, used and purged (tests/pkg/deb.sh).
+tests/pkg/deb.sh
 BUILD=build-asan BUILD_TYPE=Debug scripts/build.sh -DEVPROF_SANITIZE=ON
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	ctest --test-dir build-asan --output-on-failure -j2 --no-tests=error \
