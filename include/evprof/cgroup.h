@@ -50,6 +50,33 @@ EVPROF_API int evprof_cgroup__resolve(const struct evprof_cgroup_fs *fs,
 EVPROF_API bool evprof_cgroup__within(const struct evprof_cgroup *a,
 				      const struct evprof_cgroup *b);
 
+/*
+ * Who a cgroup path says ran in it: the container runtimes' cgroups
+ * (systemd driver: docker-ID.scope, cri-containerd-ID.scope,
+ * crio-ID.scope, libpod-ID.scope; cgroupfs driver: /docker/ID,
+ * /libpod_parent/libpod-ID, /kubepods/.../ID) and Kubernetes' pod
+ * cgroups (kubepods[-burstable|-besteffort]-pod<UID>.slice, '_' read as
+ * '-', or /kubepods/[burstable|besteffort/]pod<UID>). The innermost
+ * container cgroup of the path counts.
+ */
+struct evprof_container {
+	/* "docker", "containerd", "cri-o", "podman"; "" where the path names
+	 * no runtime (a bare id under /kubepods), NULL: no container. */
+	const char *runtime;
+	char id[65];	  /* the container id in full, "" without one */
+	char pod_uid[37]; /* the pod's UID with dashes, "" outside a pod */
+	/* "guaranteed", "burstable", "besteffort"; NULL outside kubepods */
+	const char *qos;
+};
+
+/*
+ * Reads path (a cgroup's path from its hierarchy's root, as
+ * /proc/PID/cgroup and PERF_RECORD_CGROUP give it) into *c. Pure string
+ * work. Returns true when it names a container, a pod or a QoS class.
+ */
+EVPROF_API bool evprof_cgroup__container(const char *path,
+					 struct evprof_container *c);
+
 #ifdef __cplusplus
 }
 #endif

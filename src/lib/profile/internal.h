@@ -23,4 +23,12 @@ EVPROF_HIDDEN int evprof__profile_counter(const struct evprof_profile *p,
 EVPROF_HIDDEN int evprof__profile_column(const struct evprof_profile *p,
 					 const char *name);
 
+/*
+ * How a cgroup path is shown to people (container.c): "container" and the
+ * id's first 12 hex digits (as docker ps shows it), else "pod" and the
+ * pod's UID, else "cgroup" and the path; "" for none. Returns buf.
+ */
+EVPROF_HIDDEN const char *evprof__cgroup_show(const char *path, char *buf,
+					      size_t len);
+
 #endif /* EVPROF_LIB_PROFILE_INTERNAL_H */
