@@ -303,7 +303,8 @@
 	}
 
 	data.threads.forEach((t, i) =>
-		option($("thread"), i, t.name + " (" + t.tid + ")"));
+		option($("thread"), i, t.name + " (" + t.tid + ")" +
+			(t.who ? " [" + t.who + "]" : "")));
 	if (data.base)
 		$("difflabel").hidden = false;
 

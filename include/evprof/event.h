@@ -240,6 +240,7 @@ enum evprof_feature {
 	EVPROF_FEAT_HW_PMU,		 /* a hardware cycles counter opens */
 	EVPROF_FEAT_KERNEL_SAMPLES,	 /* kernel profiling permitted */
 	EVPROF_FEAT_SYSTEM_WIDE,	 /* pid == -1 events permitted */
+	EVPROF_FEAT_SAMPLE_CGROUP,	 /* Linux 5.7: cgroup ids, records */
 	EVPROF_FEAT__COUNT
 };
 

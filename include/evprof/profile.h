@@ -189,6 +189,16 @@ EVPROF_API int evprof_profile__add_thread(struct evprof_profile *p, int proc,
 /* Renames thread thr (a COMM). Returns 0, -EINVAL or -ENOMEM. */
 EVPROF_API int evprof_profile__set_thread_name(struct evprof_profile *p,
 					       int thr, const char *name);
+/*
+ * Sets thread thr's cgroup: its path from the hierarchy's root ("/a/b"),
+ * the latest it ran in; NULL or "" clears it. Writers show it and what
+ * it names (evprof_cgroup__container()). Returns 0, -EINVAL or -ENOMEM.
+ */
+EVPROF_API int evprof_profile__set_thread_cgroup(struct evprof_profile *p,
+						 int thr, const char *path);
+/* Thread thr's cgroup path, or NULL (none, or no such thread). */
+EVPROF_API const char *
+evprof_profile__thread_cgroup(const struct evprof_profile *p, int thr);
 /* Records the exit time of thread thr. Returns 0 or -EINVAL. */
 EVPROF_API int evprof_profile__end_thread(struct evprof_profile *p, int thr,
 					  uint64_t end_ns);
@@ -527,6 +537,21 @@ struct evprof_pprof_opts {
 	const char *default_type;
 	/* Sample labels: enum evprof_pprof_labels; 0 (THREAD) by default. */
 	int labels;
+	/*
+	 * The labels of a thread's cgroup (enum evprof_pprof_cgroup_labels
+	 * bits): 0, the default, is all of them with THREAD labels and none
+	 * with PROCESS labels (ids change at every restart: a backend that
+	 * makes a series per label set should ask for them).
+	 */
+	int cgroup_labels;
+};
+
+enum evprof_pprof_cgroup_labels {
+	EVPROF_PPROF_CGROUP = 1,       /* "cgroup": the path */
+	EVPROF_PPROF_CONTAINER_ID = 2, /* "container_id": the full id */
+	EVPROF_PPROF_POD_UID = 4,      /* "pod_uid": with dashes */
+	EVPROF_PPROF_QOS_CLASS = 8,    /* "qos_class": guaranteed, ... */
+	EVPROF_PPROF_CGROUP_ALL = 15,
 };
 
 enum evprof_pprof_labels {
@@ -545,7 +570,9 @@ enum evprof_pprof_labels {
  * samples/count, cpu/nanoseconds, then <counter>/count for every counter
  * and <weight>/nanoseconds for every weight type; one Sample per store
  * entry (thread, stack) with its sums and the labels opts->labels
- * chooses (pid, tid and thread by default). Each lib is a
+ * chooses (pid, tid and thread by default), and its thread's cgroup,
+ * container_id, pod_uid and qos_class where it has them
+ * (opts->cgroup_labels; evprof_cgroup__container()). Each lib is a
  * Mapping (path, build id in lowercase hex, has_functions; addresses are
  * lib-relative as in the Firefox output), kernel frames share a
  * "[kernel.kallsyms]" mapping; inlined frames are several Lines of one

@@ -196,6 +196,12 @@ struct evprof_session_seed {
 	/* Its mappings; only executable ones (EVPROF_MAP_EXEC) are used. */
 	const struct evprof_map *maps;
 	size_t nr_maps;
+	/*
+	 * Its cgroup v2 path ("/a/b", the 0:: line of /proc/PID/cgroup), or
+	 * NULL: its threads' cgroup until a sample of theirs carries one
+	 * (PERF_SAMPLE_CGROUP), for kernels without it.
+	 */
+	const char *cgroup;
 };
 
 /*
@@ -214,6 +220,16 @@ EVPROF_API int evprof_session__seed(struct evprof_session *s,
  */
 EVPROF_API int evprof_session__seed_process(struct evprof_session *s,
 					    pid_t pid);
+
+/*
+ * Names cgroup id (cgroup v2's, as PERF_SAMPLE_CGROUP carries it: the
+ * directory's inode number) path ("/a/b", from the hierarchy's root), as
+ * a PERF_RECORD_CGROUP fed does: for the cgroups that existed before
+ * recording. A thread's cgroup is its latest sample's. Returns 0, -EINVAL
+ * or -ENOMEM.
+ */
+EVPROF_API int evprof_session__name_cgroup(struct evprof_session *s,
+					   uint64_t id, const char *path);
 
 /*
  * Feeds one record (size bytes, 8-byte aligned). Records of different

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -511,6 +512,28 @@ static int read_weights(struct fx *c, int thr, const char *wname, jo *s)
 	return 0;
 }
 
+/*
+ * The process name pn as evprof wrote it before its thread's cgroup cg
+ * was shown after it ("sh [container 0123456789ab]"): pn without that.
+ */
+static const char *without_who(const char *pn, const char *cg, char *buf,
+			       size_t len)
+{
+	char who[300], tail[310];
+	size_t n = strlen(pn), k;
+
+	if (!cg)
+		return pn;
+	snprintf(tail, sizeof(tail), " [%s]",
+		 evprof__cgroup_show(cg, who, sizeof(who)));
+	k = strlen(tail);
+	if (n <= k || n - k >= len || strcmp(pn + n - k, tail))
+		return pn;
+	memcpy(buf, pn, n - k);
+	buf[n - k] = '\0';
+	return buf;
+}
+
 static int read_threads(struct fx *c)
 {
 	struct evprof_profile *p = c->p;
@@ -530,7 +553,8 @@ static int read_threads(struct fx *c)
 		jo *wname = get(t, "evprofWeight");
 		int64_t pid, tid;
 		int proc, thr;
-		const char *pn;
+		const char *pn, *cg;
+		char pbuf[600];
 
 		/* A counter track repeats its thread's deltas as weights. */
 		if (get(t, "evprofCounter"))
@@ -559,13 +583,20 @@ static int read_threads(struct fx *c)
 		pn = json_object_is_type(pname, json_type_string)
 			 ? json_object_get_string(pname)
 			 : json_object_get_string(name);
-		proc = evprof__load_process(p, (int)pid, pn);
+		cg = json_object_is_type(get(t, "evprofCgroup"),
+					 json_type_string)
+			 ? json_object_get_string(get(t, "evprofCgroup"))
+			 : NULL;
+		proc = evprof__load_process(
+		    p, (int)pid, without_who(pn, cg, pbuf, sizeof(pbuf)));
 		if (proc < 0)
 			return proc;
 		thr = evprof_profile__add_thread(
 		    p, proc, (int)tid, json_object_get_string(name), 0);
 		if (thr < 0)
 			return thr;
+		if (cg && (err = evprof_profile__set_thread_cgroup(p, thr, cg)))
+			return err;
 		err = read_samples(c, thr, get(t, "samples"));
 		if (err)
 			return err;

@@ -576,7 +576,7 @@ static int read_sample(struct rd *r, struct span s)
 	struct evprof_profile_aggregate smp = {
 	    .stack = -1, .counters = counters, .weights = weights};
 	int64_t pid = 0, tid = 0;
-	uint64_t thread = 0;
+	uint64_t thread = 0, cgroup = 0;
 	struct field f;
 	size_t k;
 	uint32_t j;
@@ -616,6 +616,8 @@ static int read_sample(struct rd *r, struct span s)
 				tid = (int64_t)num;
 			else if (!strcmp(kn, "thread"))
 				thread = str;
+			else if (!strcmp(kn, "cgroup"))
+				cgroup = str;
 		}
 	}
 	if (ret < 0)
@@ -671,6 +673,15 @@ static int read_sample(struct rd *r, struct span s)
 	}
 	if (thr < 0)
 		return thr;
+	/* Its cgroup label, which evprof writes on each of its samples. */
+	if (cgroup) {
+		const char *cg = str_at(r, cgroup);
+		int err = cg ? evprof_profile__set_thread_cgroup(r->p, thr, cg)
+			     : -ENOMEM;
+
+		if (err)
+			return err;
+	}
 	return evprof_profile__add_aggregate(r->p, thr, &smp);
 }
 

@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -483,7 +484,20 @@ static int write_track(struct fx_ctx *c, const struct fx_job *job,
 	evprof__json_key(j, "processType");
 	evprof__json_str(j, "default");
 	evprof__json_key(j, "processName");
-	evprof__json_str(j, pr->name);
+	if (t->cgroup) {
+		char who[300], pname[600];
+
+		/* Who ran it: "sh [container 0123456789ab]". */
+		snprintf(pname, sizeof(pname), "%s [%s]", pr->name,
+			 evprof__cgroup_show(t->cgroup, who, sizeof(who)));
+		evprof__json_str(j, pname);
+	} else {
+		evprof__json_str(j, pr->name);
+	}
+	if (t->cgroup) { /* its path, which the name shows in part */
+		evprof__json_key(j, "evprofCgroup");
+		evprof__json_str(j, t->cgroup);
+	}
 	evprof__json_key(j, "pid");
 	snprintf(num, sizeof(num), "%d", pr->pid);
 	evprof__json_str(j, num);

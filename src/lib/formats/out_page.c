@@ -12,7 +12,8 @@
  *    "libs": [lib name...],
  *    "funcs": {"name": [...], "lib": [lib or -1...], "kernel": [0|1...]},
  *    "nodes": {"parent": [node or -1...], "func": [func...]},
- *    "threads": [{"name", "tid", "pid"}...],
+ *    "threads": [{"name", "tid", "pid", "who" (its cgroup: "container
+ *                 0123456789ab", "pod UID" or "cgroup /a/b"; optional)}...],
  *    "entries": [per thread: {"node": [node or -1...],
  *                             "values": [per column: [sum...]]}],
  *    "base": {the same without "base"}}
@@ -201,6 +202,14 @@ static void put_tables(struct evprof__json *j, const struct page_data *d)
 		evprof__json_i64(j, p->threads[i].tid);
 		evprof__json_key(j, "pid");
 		evprof__json_i64(j, p->procs[p->threads[i].proc].pid);
+		if (p->threads[i].cgroup) {
+			char who[300];
+
+			evprof__json_key(j, "who");
+			evprof__json_str(
+			    j, evprof__cgroup_show(p->threads[i].cgroup, who,
+						   sizeof(who)));
+		}
 		evprof__json_obj_end(j);
 	}
 	evprof__json_arr_end(j);

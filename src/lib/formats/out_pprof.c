@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <evprof/cgroup.h>
+
 #include "json.h"
 #include "profile/profile.h"
 #include "pprof.h"
@@ -113,6 +115,8 @@ struct pp {
 	struct pb m, sub;  /* scratch messages */
 	uint64_t key_pid, key_tid, key_thread; /* label key strings */
 	uint64_t key_process;		       /* "process_name" */
+	int cg;				       /* cgroup labels written */
+	uint64_t key_cg[4];  /* "cgroup", "container_id", "pod_uid", ... */
 	uint64_t *proc_str;  /* per process: its name's string, 0: none yet */
 	bool process_labels; /* EVPROF_PPROF_LABELS_PROCESS */
 	size_t first_base;   /* threads of a diff's base */
@@ -128,6 +132,9 @@ struct pp {
 	int32_t *scratch;
 	struct mapping *maps; /* per lib, then the kernel */
 };
+
+static const char *const cg_keys[4] = {"cgroup", "container_id", "pod_uid",
+				       "qos_class"};
 
 static uint64_t extra_str(struct pp *c, const char *s)
 {
@@ -236,6 +243,9 @@ static void write_header(struct pp *c, const char *def)
 	c->key_thread = extra_str(c, "thread");
 	if (c->process_labels)
 		c->key_process = extra_str(c, "process_name");
+	for (i = 0; i < 4; i++)
+		if (c->cg & (1 << i))
+			c->key_cg[i] = extra_str(c, cg_keys[i]);
 	if (c->first_base < p->nr_threads) {
 		c->key_base = extra_str(c, "pprof::base");
 		c->str_true = extra_str(c, "true");
@@ -253,6 +263,29 @@ static void put_label(struct pp *c, uint64_t key, uint32_t field, uint64_t v)
 	pb_msg(&c->m, SAMPLE_LABEL, &c->sub);
 }
 
+/*
+ * The string values of thread t's cgroup labels into v (0: none): its
+ * path and what evprof_cgroup__container() reads in it.
+ */
+static void cgroup_values(struct pp *c, const struct evprof__thread *t,
+			  uint64_t v[4])
+{
+	struct evprof_container ct;
+	const char *s[4];
+
+	memset(v, 0, 4 * sizeof(*v));
+	if (!c->cg || !t->cgroup)
+		return;
+	evprof_cgroup__container(t->cgroup, &ct);
+	s[0] = t->cgroup;
+	s[1] = ct.runtime ? ct.id : NULL;
+	s[2] = ct.pod_uid[0] ? ct.pod_uid : NULL;
+	s[3] = ct.qos;
+	for (int i = 0; i < 4; i++)
+		if ((c->cg & (1 << i)) && s[i])
+			v[i] = extra_str(c, s[i]);
+}
+
 static void thread_labels(struct pp *c, const struct evprof__thread *t,
 			  uint64_t name)
 {
@@ -267,11 +300,12 @@ static int write_thread(struct pp *c, const struct evprof__thread *t)
 {
 	const struct evprof_profile *p = c->p;
 	uint64_t name = c->process_labels ? 0 : extra_str(c, t->name);
-	uint64_t proc_name = 0;
+	uint64_t proc_name = 0, cg[4];
 	bool base = (size_t)(t - p->threads) >= c->first_base;
 	uint32_t i;
 	int64_t k;
 
+	cgroup_values(c, t, cg);
 	if (c->process_labels) {
 		const char *pn = p->procs[t->proc].name;
 
@@ -302,6 +336,9 @@ static int write_thread(struct pp *c, const struct evprof__thread *t)
 			put_label(c, c->key_process, LABEL_STR, proc_name);
 		else
 			thread_labels(c, t, name);
+		for (i = 0; i < 4; i++)
+			if (cg[i])
+				put_label(c, c->key_cg[i], LABEL_STR, cg[i]);
 		if (base)
 			put_label(c, c->key_base, LABEL_STR, c->str_true);
 		if (c->m.oom || c->sub.oom)
@@ -487,6 +524,10 @@ static int write_to_sink(const struct evprof_profile *p,
 	    labels != EVPROF_PPROF_LABELS_PROCESS)
 		return -EINVAL;
 	c.process_labels = labels == EVPROF_PPROF_LABELS_PROCESS;
+	c.cg =
+	    EVPROF_OPTS_GET(opts, cgroup_labels, 0) & EVPROF_PPROF_CGROUP_ALL;
+	if (!EVPROF_OPTS_GET(opts, cgroup_labels, 0) && !c.process_labels)
+		c.cg = EVPROF_PPROF_CGROUP_ALL;
 	if (!def)
 		def = p->has_cpu ? "cpu" : "samples";
 	c.nv = COL_COUNTERS + p->nr_counters + p->nr_weights;

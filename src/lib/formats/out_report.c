@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <evprof/cgroup.h>
+
 #include "profile/profile.h"
 
 /* A ratio column: num / den * scale, from self values. */
@@ -210,6 +212,27 @@ static void print_head(struct rep *r)
 	fputc('\n', r->f);
 }
 
+/*
+ * A thread's cgroup on its header: the path, and what it names, the
+ * container's id in 12 hex digits as docker ps shows it.
+ */
+static void print_cgroup(const struct rep *r, const char *path)
+{
+	struct evprof_container c;
+
+	if (!path)
+		return;
+	fprintf(r->f, " cgroup=%s", path);
+	evprof_cgroup__container(path, &c);
+	if (c.runtime)
+		fprintf(r->f, " container=%.12s%s%s", c.id,
+			*c.runtime ? " runtime=" : "", c.runtime);
+	if (c.pod_uid[0])
+		fprintf(r->f, " pod_uid=%s", c.pod_uid);
+	if (c.qos)
+		fprintf(r->f, " qos_class=%s", c.qos);
+}
+
 static int report(struct rep *r, const struct evprof_report_opts *opts)
 {
 	const struct evprof_profile *p = r->p;
@@ -239,8 +262,10 @@ static int report(struct rep *r, const struct evprof_report_opts *opts)
 
 		evprof__funcs_reset(&r->fs);
 		evprof__funcs_add_thread(&r->fs, i);
-		fprintf(r->f, "\n== thread %s pid=%d tid=%d\n", t->name,
+		fprintf(r->f, "\n== thread %s pid=%d tid=%d", t->name,
 			p->procs[t->proc].pid, t->tid);
+		print_cgroup(r, t->cgroup);
+		fputc('\n', r->f);
 		print_head(r);
 		print_table(r, "by self", false, top);
 		print_table(r, "by total", true, top);

@@ -5,6 +5,7 @@
  * SOURCE SUPEROPTS, paths with space, tab, newline and backslash written as
  * octal escapes (proc(5)).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 #include <sys/stat.h>
 
 #include <evprof/cgroup.h>
+
+#include "os.h"
 
 /* Copies the escaped field [p, end) into out (len bytes), unescaped. */
 static bool unescape(const char *p, const char *end, char *out, size_t len)
@@ -68,7 +71,7 @@ static bool has_opt(const char *b, const char *e, const char *opt)
 	return false;
 }
 
-int evprof_cgroup_fs__find(struct evprof_cgroup_fs *fs)
+static int find(struct evprof_cgroup_fs *fs, bool v2_only)
 {
 	char line[4096], v2[PATH_MAX] = "";
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -89,7 +92,8 @@ int evprof_cgroup_fs__find(struct evprof_cgroup_fs *fs)
 		if ((size_t)(te - tb) == 7 && !memcmp(tb, "cgroup2", 7)) {
 			if (!*v2)
 				unescape(b, e, v2, sizeof(v2));
-		} else if ((size_t)(te - tb) == 6 && !memcmp(tb, "cgroup", 6) &&
+		} else if (!v2_only && (size_t)(te - tb) == 6 &&
+			   !memcmp(tb, "cgroup", 6) &&
 			   has_opt(ob, oe, "perf_event")) {
 			/* The controller is bound here, not in cgroup2. */
 			v1 = unescape(b, e, fs->mount, sizeof(fs->mount));
@@ -105,6 +109,62 @@ int evprof_cgroup_fs__find(struct evprof_cgroup_fs *fs)
 	memcpy(fs->mount, v2, sizeof(v2));
 	fs->version = 2;
 	return 0;
+}
+
+int evprof_cgroup_fs__find(struct evprof_cgroup_fs *fs)
+{
+	return find(fs, false);
+}
+
+/* path (len bytes of room, n used) and what is under it, parents first. */
+static int walk(char *path, size_t len, size_t n, size_t root,
+		int (*cb)(uint64_t id, const char *path, void *ctx), void *ctx,
+		int depth)
+{
+	struct dirent *d;
+	struct stat st;
+	DIR *dir;
+	int ret;
+
+	if (stat(path, &st))
+		return -errno;
+	ret = cb((uint64_t)st.st_ino, n > root ? path + root : "/", ctx);
+	if (ret || depth > 64 || !(dir = opendir(path)))
+		return ret;
+	while (!ret && (d = readdir(dir))) {
+		size_t k = strlen(d->d_name);
+
+		if (d->d_type != DT_DIR || d->d_name[0] == '.' ||
+		    n + 1 + k + 1 > len)
+			continue;
+		path[n] = '/';
+		memcpy(path + n + 1, d->d_name, k + 1);
+		ret = walk(path, len, n + 1 + k, root, cb, ctx, depth + 1);
+		/* A cgroup removed meanwhile is no error. */
+		if (ret == -ENOENT)
+			ret = 0;
+		path[n] = '\0';
+	}
+	closedir(dir);
+	return ret;
+}
+
+int evprof__cgroup2_walk(int (*cb)(uint64_t id, const char *path, void *ctx),
+			 void *ctx)
+{
+	struct evprof_cgroup_fs fs;
+	char path[PATH_MAX];
+	size_t n;
+	int err = find(&fs, true);
+
+	if (err)
+		return err;
+	n = strlen(fs.mount);
+	while (n > 1 && fs.mount[n - 1] == '/')
+		n--;
+	memcpy(path, fs.mount, n);
+	path[n] = '\0';
+	return walk(path, sizeof(path), n, n, cb, ctx, 0);
 }
 
 /* The part of real (a resolved path) under mount, or NULL outside it. */

@@ -270,6 +270,15 @@ static void setup_system_wide(struct perf_event_attr *a, struct probe_target *t)
 	t->cpu = cpu >= 0 ? cpu : 0;
 }
 
+static void setup_cgroup(struct perf_event_attr *a, struct probe_target *t)
+{
+	(void)t;
+	attr_sw(a, PERF_COUNT_SW_TASK_CLOCK);
+	a->sample_period = 1000000;
+	a->sample_type = PERF_SAMPLE_CGROUP;
+	a->cgroup = 1;
+}
+
 static const struct probe_def probe_defs[EVPROF_FEAT__COUNT] = {
     [EVPROF_FEAT_INHERIT_SAMPLE_READ] =
 	{
@@ -335,6 +344,13 @@ static const struct probe_def probe_defs[EVPROF_FEAT__COUNT] = {
 	    .what = "a CPU-wide cpu-clock event (pid -1)",
 	    .since = NULL,
 	    .setup = setup_system_wide,
+	},
+    [EVPROF_FEAT_SAMPLE_CGROUP] =
+	{
+	    .name = "sample_cgroup",
+	    .what = "PERF_SAMPLE_CGROUP and cgroup records on task-clock",
+	    .since = "Linux 5.7",
+	    .setup = setup_cgroup,
 	},
 };
 

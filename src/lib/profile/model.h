@@ -59,6 +59,7 @@ struct evprof__thread {
 	int tid;
 	bool ended;
 	char *name;
+	char *cgroup; /* its cgroup's path, NULL: none */
 	uint64_t start_ns;
 	uint64_t end_ns;
 	uint64_t last_ns; /* latest sample time, 0: none */

@@ -73,8 +73,10 @@ void evprof_profile__free(struct evprof_profile *p)
 		free(p->weights[i]);
 	for (i = 0; i < p->nr_procs; i++)
 		free(p->procs[i].name);
-	for (i = 0; i < p->nr_threads; i++)
+	for (i = 0; i < p->nr_threads; i++) {
 		free(p->threads[i].name);
+		free(p->threads[i].cgroup);
+	}
 	evprof__timeline_free(p);
 	evprof__store_free(&p->store);
 	evprof__intern_free(p);
@@ -291,6 +293,34 @@ int evprof_profile__set_thread_name(struct evprof_profile *p, int thr,
 	if (thr < 0 || (size_t)thr >= p->nr_threads)
 		return -EINVAL;
 	return set_name(&p->threads[thr].name, name);
+}
+
+int evprof_profile__set_thread_cgroup(struct evprof_profile *p, int thr,
+				      const char *path)
+{
+	char *c = NULL;
+
+	if (!p || thr < 0 || (size_t)thr >= p->nr_threads)
+		return -EINVAL;
+	if (path && *path) {
+		if (p->threads[thr].cgroup &&
+		    !strcmp(p->threads[thr].cgroup, path))
+			return 0;
+		c = strdup(path);
+		if (!c)
+			return -ENOMEM;
+	}
+	free(p->threads[thr].cgroup);
+	p->threads[thr].cgroup = c;
+	return 0;
+}
+
+const char *evprof_profile__thread_cgroup(const struct evprof_profile *p,
+					  int thr)
+{
+	if (!p || thr < 0 || (size_t)thr >= p->nr_threads)
+		return NULL;
+	return p->threads[thr].cgroup;
 }
 
 int evprof_profile__end_thread(struct evprof_profile *p, int thr,

@@ -155,6 +155,16 @@ size_t evprof__recorder_build_attrs(struct evprof__ring_engine *r,
 
 	if (r->s->callchain)
 		st |= PERF_SAMPLE_CALLCHAIN;
+	/*
+	 * Each sample's cgroup (cgroup2's id: 8 bytes a sample) and, on the
+	 * side-band, a CGROUP record naming each cgroup made while recording
+	 * (those made before are named from the mount at start): who ran it
+	 * where /proc/PID/cgroup read later would race short tasks and
+	 * migrations. Every recording, not only -a: a command may move
+	 * itself, and its threads are labelled all the same.
+	 */
+	if (evprof_probe(EVPROF_FEAT_SAMPLE_CGROUP)->yes)
+		st |= PERF_SAMPLE_CGROUP;
 	for (size_t i = 0; i < r->s->nr; i++) {
 		struct perf_event_attr *a = &attrs[n++];
 
@@ -170,6 +180,7 @@ size_t evprof__recorder_build_attrs(struct evprof__ring_engine *r,
 			continue;
 		}
 		sampler_attr(r, a);
+		a->cgroup = !!(st & PERF_SAMPLE_CGROUP);
 		if (r->cpu_time_member) {
 			struct perf_event_attr *t = &attrs[n++];
 

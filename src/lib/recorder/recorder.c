@@ -379,11 +379,24 @@ void evprof_recorder__free(struct evprof_recorder *r)
 	free(r);
 }
 
+static int name_cgroup(uint64_t id, const char *path, void *ctx)
+{
+	return evprof_session__name_cgroup(ctx, id, path);
+}
+
 /* Learns from /proc what runs already: the attached or every process. */
 static void seed_processes(struct evprof_recorder *r)
 {
 	struct dirent *d;
 	DIR *dir;
+
+	/*
+	 * Samples name their cgroup by id: the CGROUP records name those
+	 * made while recording, this walk those made before (as perf
+	 * synthesizes them). A cgroup unnamed labels nothing.
+	 */
+	if (evprof_probe(EVPROF_FEAT_SAMPLE_CGROUP)->yes)
+		evprof__cgroup2_walk(name_cgroup, r->e->session);
 
 	for (size_t i = 0; i < r->s.nr_pids; i++)
 		evprof_session__seed_process(r->e->session, r->s.pids[i]);

@@ -99,6 +99,34 @@ static int rename_thread(struct build *b, const struct bthread *th)
 	return evprof_profile__set_thread_name(b->p, th->prof, name);
 }
 
+/* The path of cgroup id, or NULL when nothing named it. */
+static const char *cgroup_path(const struct evprof_session *s, uint64_t id)
+{
+	long v;
+
+	if (!s->cg_names || !evprof__hashmap_find(s->cg_names, (long)id, &v))
+		return NULL;
+	return (const char *)v;
+}
+
+/*
+ * What profile thread prof takes from th, its latest entry: its end, its
+ * cgroup (the last it ran in) and its name.
+ */
+static int latest_entry(struct build *b, const struct bthread *th, int prof)
+{
+	struct bthread named = *th;
+	int err;
+
+	if (th->end && (err = evprof_profile__end_thread(b->p, prof, th->end)))
+		return err;
+	if (th->cgroup && (err = evprof_profile__set_thread_cgroup(
+			       b->p, prof, cgroup_path(b->s, th->cgroup))))
+		return err;
+	named.prof = prof;
+	return th->has_name ? rename_thread(b, &named) : 0;
+}
+
 /*
  * Profile processes and threads for the entries that have kept samples in
  * this build and none in p yet; end times of those p has. The session
@@ -209,16 +237,8 @@ static int emit_tasks(struct build *b)
 		/* Its end and name go to its thread from its latest entry. */
 		if (has_next[i] || chain_prof[i] < 0)
 			continue;
-		if (th->end && (err = evprof_profile__end_thread(
-				    b->p, chain_prof[i], th->end)))
+		if ((err = latest_entry(b, th, chain_prof[i])))
 			goto out;
-		if (th->has_name) {
-			struct bthread named = *th;
-
-			named.prof = chain_prof[i];
-			if ((err = rename_thread(b, &named)))
-				goto out;
-		}
 	}
 	err = 0;
 out:

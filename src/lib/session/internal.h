@@ -67,6 +67,15 @@ struct evprof_session {
 	struct behind_job *behind;
 	pthread_t behind_th;
 	struct evprof_session_stats st;
+	/*
+	 * Cgroups: id -> its path (malloc'd), from CGROUP records and
+	 * evprof_session__name_cgroup(); tid -> the cgroup id its latest
+	 * sample carried, so a change alone becomes an SB_CGROUP event.
+	 * Seeds' paths get made-up ids from seed_cgroup (top bit set).
+	 */
+	struct evprof_hashmap *cg_names;
+	struct evprof_hashmap *cg_last;
+	uint64_t seed_cgroup;
 };
 
 #endif /* EVPROF_LIB_SESSION_INTERNAL_H */

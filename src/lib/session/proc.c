@@ -6,6 +6,7 @@
  * everything below can be driven on bytes alone (tests, fuzzers).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,8 +45,33 @@ static int keep_map(const struct evprof_map *m, void *arg)
 	return 0;
 }
 
+/*
+ * The cgroup v2 path of pid (the "0::" line of /proc/PID/cgroup) into buf,
+ * or "" (no cgroup2, or gone).
+ */
+static void read_cgroup(pid_t pid, char *buf, size_t len)
+{
+	char path[64], line[4096];
+	FILE *f;
+
+	*buf = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(buf, len, "%s", line + 3);
+		break;
+	}
+	fclose(f);
+}
+
 int evprof_session__seed_process(struct evprof_session *s, pid_t pid)
 {
+	char cgroup[4096];
 	struct evprof_session_thread_seed *threads = NULL;
 	struct seed_buf maps = {0};
 	char name[NAME_LEN], (*names)[NAME_LEN] = NULL;
@@ -84,6 +110,7 @@ int evprof_session__seed_process(struct evprof_session *s, pid_t pid)
 	err = evprof_maps__read(pid, keep_map, &maps);
 	if (err < 0)
 		goto out;
+	read_cgroup(pid, cgroup, sizeof(cgroup));
 	err = evprof_session__seed(s,
 				   &(struct evprof_session_seed){
 				       .sz = sizeof(struct evprof_session_seed),
@@ -93,6 +120,7 @@ int evprof_session__seed_process(struct evprof_session *s, pid_t pid)
 				       .nr_threads = nr_threads,
 				       .maps = maps.maps,
 				       .nr_maps = maps.nr_maps,
+				       .cgroup = cgroup,
 				   });
 out:
 	for (size_t i = 0; i < maps.nr_maps; i++)

@@ -10,6 +10,7 @@
  * allocates except the amortised growth of its arrays and tables.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -45,6 +46,15 @@ void evprof_session__free(struct evprof_session *s)
 	evprof__stitch_free(&s->stitch);
 	evprof__offcpu_free(&s->off);
 	evprof__sstore_free(&s->store);
+	if (s->cg_names) {
+		struct evprof_hashmap_entry *cur;
+		size_t bkt;
+
+		EVPROF_HASHMAP_FOR_EACH(s->cg_names, cur, bkt)
+		free((char *)cur->value);
+	}
+	evprof__hashmap_free(s->cg_names);
+	evprof__hashmap_free(s->cg_last);
 	if (s->part)
 		evprof__part_free(s->part);
 	free(s->part);
@@ -318,6 +328,81 @@ static void sample_task(const struct evprof_session *s,
 		*pid = evprof__cut_dead_pid(&s->cut, smp->cpu);
 }
 
+/* ---- cgroups ------------------------------------------------------------ */
+
+static struct evprof_hashmap *u64_map(struct evprof_hashmap **m)
+{
+	if (!*m)
+		*m = evprof__hashmap_new(evprof__hashmap_u64_hash,
+					 evprof__hashmap_u64_equal, NULL);
+	return *m;
+}
+
+int evprof_session__name_cgroup(struct evprof_session *s, uint64_t id,
+				const char *path)
+{
+	long old;
+	char *p;
+	int ret;
+
+	if (!s || !path)
+		return -EINVAL;
+	if (!u64_map(&s->cg_names))
+		return -ENOMEM;
+	if (evprof__hashmap_find(s->cg_names, (long)id, &old) &&
+	    !strcmp((const char *)old, path))
+		return 0;
+	p = strdup(path);
+	if (!p)
+		return -ENOMEM;
+	/* An id named again (a CGROUP record after the walk): the latest. */
+	ret = evprof__hashmap_set(s->cg_names, (long)id, (long)p, NULL, &old);
+	if (ret < 0) {
+		free(p);
+		return -ENOMEM;
+	}
+	if (ret == 1)
+		free((char *)old);
+	return 0;
+}
+
+/* Task tid of pid is in cgroup id from time on. */
+static int sb_cgroup(struct evprof_session *s, uint64_t time, uint32_t pid,
+		     uint32_t tid, uint64_t id)
+{
+	struct sb_event *e = evprof__sstore_sb_new(&s->store, SB_CGROUP, time);
+
+	if (!e)
+		return -ENOMEM;
+	e->pid = pid;
+	e->tid = tid;
+	e->addr = id;
+	evprof__sstore_sb_commit(&s->store);
+	return 0;
+}
+
+/* A sample's cgroup: an SB_CGROUP event when its thread's changed. */
+static int note_cgroup(struct evprof_session *s,
+		       const struct evprof_sample *smp, uint32_t pid,
+		       uint32_t tid)
+{
+	long last;
+	int err;
+
+	if (!(s->fmt.sample_type & PERF_SAMPLE_CGROUP) || !smp->cgroup)
+		return 0;
+	if (!u64_map(&s->cg_last))
+		return -ENOMEM;
+	if (evprof__hashmap_find(s->cg_last, (long)tid, &last) &&
+	    (uint64_t)last == smp->cgroup)
+		return 0;
+	err = sb_cgroup(s, smp->time, pid, tid, smp->cgroup);
+	if (!err && evprof__hashmap_set(s->cg_last, (long)tid,
+					(long)smp->cgroup, NULL, NULL) < 0)
+		err = -ENOMEM;
+	return err;
+}
+
 static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 {
 	const struct evprof_sample *smp = &r->sample;
@@ -343,6 +428,11 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	if (idle && !s->per_cpu) {
 		s->idle++;
 		return 0;
+	}
+	if (!idle) {
+		err = note_cgroup(s, smp, pid, tid);
+		if (err)
+			return err;
 	}
 	snap.nr = 0;
 	if (s->fmt.sample_type & PERF_SAMPLE_READ) {
@@ -608,6 +698,10 @@ int evprof_session__feed(struct evprof_session *s, const void *rec, size_t size)
 	case EVPROF_RECORD_CALLCHAIN_DEFERRED:
 		err = evprof__stitch_deferred(&s->stitch, &s->store, &r);
 		break;
+	case PERF_RECORD_CGROUP:
+		err =
+		    evprof_session__name_cgroup(s, r.cgroup.id, r.cgroup.path);
+		break;
 	default:
 		break;
 	}
@@ -662,8 +756,15 @@ int evprof_session__seed(struct evprof_session *s,
 	size_t mark, strs;
 	int err = 0;
 
-	if (!s || !seed || seed->sz < sizeof(*seed) || seed->pid <= 0 ||
-	    (seed->nr_threads && !seed->threads) ||
+	const char *cgroup =
+	    seed && seed->sz >= offsetof(struct evprof_session_seed, cgroup) +
+				    sizeof(seed->cgroup)
+		? seed->cgroup
+		: NULL;
+
+	if (!s || !seed ||
+	    seed->sz < offsetof(struct evprof_session_seed, cgroup) ||
+	    seed->pid <= 0 || (seed->nr_threads && !seed->threads) ||
 	    (seed->nr_maps && !seed->maps))
 		return -EINVAL;
 	mark = s->store.sb.n;
@@ -680,6 +781,20 @@ int evprof_session__seed(struct evprof_session *s,
 	}
 	for (size_t i = 0; !err && i < seed->nr_maps; i++)
 		err = seed_map(s, seed->pid, &seed->maps[i]);
+	if (!err && cgroup && *cgroup) {
+		/* A made-up id: no inode number has the top bit. */
+		uint64_t id = 1ULL << 63 | ++s->seed_cgroup;
+
+		err = evprof_session__name_cgroup(s, id, cgroup);
+		if (!err)
+			err = sb_cgroup(s, 0, (uint32_t)seed->pid,
+					(uint32_t)seed->pid, id);
+		for (size_t i = 0; !err && i < seed->nr_threads; i++)
+			if (seed->threads[i].tid != seed->pid)
+				err = sb_cgroup(s, 0, (uint32_t)seed->pid,
+						(uint32_t)seed->threads[i].tid,
+						id);
+	}
 	if (err) {
 		/* all or nothing */
 		s->store.sb.n = mark;

@@ -71,6 +71,7 @@ enum sb_kind {
 	SB_FORK,	/* pid, ppid, tid, ptid */
 	SB_EXIT,	/* pid, tid */
 	SB_MMAP,	/* pid, addr, len, pgoff, ino, build id, name */
+	SB_CGROUP,	/* pid, tid, cgroup id in addr */
 };
 
 struct sb_event {

@@ -265,6 +265,8 @@ static int replay_comm(struct sess_tasks *b, const struct sb_event *e)
 		if (err)
 			return err;
 		THREAD(b, thr)->prev = prev;
+		if (prev != NO_INDEX) /* an exec keeps the cgroup */
+			THREAD(b, thr)->cgroup = THREAD(b, prev)->cgroup;
 		PROC(b, proc)->name = e->str;
 		PROC(b, proc)->has_name = true;
 	} else {
@@ -306,6 +308,7 @@ static int replay_fork(struct sess_tasks *b, const struct sb_event *e)
 	uint32_t proc, parent, thr, name = 0;
 	bool named = parent_name(b, e->ppid, e->ptid, &name);
 	struct bproc *pr;
+	uint64_t v;
 	int err;
 
 	if (e->pid == e->ppid) { /* a thread */
@@ -348,6 +351,9 @@ static int replay_fork(struct sess_tasks *b, const struct sb_event *e)
 		return err;
 	THREAD(b, thr)->name = name;
 	THREAD(b, thr)->has_name = named;
+	/* A new task starts in its creator's cgroup. */
+	if (idx_get(b->tid_thread, e->ptid, &v) && (uint32_t)v != thr)
+		THREAD(b, thr)->cgroup = THREAD(b, v)->cgroup;
 	return 0;
 }
 
@@ -418,6 +424,11 @@ int evprof__tasks_replay(struct sess_tasks *b, const struct sb_event *e)
 		return 0;
 	case SB_MMAP:
 		return replay_mmap(b, e);
+	case SB_CGROUP:
+		err = evprof__tasks_thread(b, e->pid, e->tid, &idx);
+		if (!err)
+			THREAD(b, idx)->cgroup = e->addr;
+		return err;
 	}
 	return 0;
 }

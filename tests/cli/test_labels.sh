@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Who ran it (issue 32 item 2): a workload in a Kubernetes-style cgroup
+# this test makes (kubepods.slice/kubepods-burstable.slice/
+# kubepods-burstable-pod<UID with _>.slice/cri-containerd-<64 hex>.scope)
+# carries its cgroup, container id (64 hex), pod UID (with dashes) and QoS
+# class as pprof sample labels, its container's 12 hex digits in the
+# Firefox file's process name and on the page, and all of them on the
+# report --per-thread headers; a process outside the cgroup has none of
+# them. Twice: -a --cgroup on a cgroup made before recording (named by
+# the walk of the mount at start), and a plain record whose command makes
+# its cgroup while recorded (named by a CGROUP record) and moves itself
+# there after forking a child that stays outside. Decoded with
+# pprof-format and JSON.parse (tests/tools/labels.mjs), never evprof.
+. "$(dirname "$0")/lib.sh"
+TOOLS=$SRCDIR/tests/tools
+WL=$FIXTURES/wl_loop
+
+[ "$(id -u)" -eq 0 ] || {
+	echo "SKIP: making a cgroup needs root"
+	exit 77
+}
+mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+[ -n "$mnt" ] || {
+	echo "SKIP: no cgroup2 mounted here"
+	exit 77
+}
+"$EVPROF" info | grep -q "^  sample_cgroup *yes" || {
+	echo "SKIP: this kernel has no PERF_SAMPLE_CGROUP (Linux 5.7)"
+	exit 77
+}
+uid=$(cat /proc/sys/kernel/random/uuid)
+uid2=$(cat /proc/sys/kernel/random/uuid)
+id=$(echo "evprof $$ one" | sha256sum | cut -c1-64)
+id2=$(echo "evprof $$ two" | sha256sum | cut -c1-64)
+top=evprof-labels-$$
+# pod POD_UID CONTAINER_ID: the path from the hierarchy's root.
+pod() {
+	echo "/$top/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${1//-/_}.slice/cri-containerd-$2.scope"
+}
+CG=$(pod "$uid" "$id")
+CG2=$(pod "$uid2" "$id2")
+mkdir -p "$mnt$CG" || {
+	echo "SKIP: cannot make a cgroup under $mnt"
+	exit 77
+}
+cleanup() {
+	local d
+	wait 2>/dev/null
+	for d in "$CG" "$CG2"; do
+		while [ "$d" != "/$top" ] && [ "$d" != / ]; do
+			rmdir "$mnt$d" 2>/dev/null
+			d=${d%/*}
+		done
+	done
+	rmdir "$mnt/$top" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# check TAG PID CGROUP ID UID: the labels, names and headers of PID.
+check() {
+	local tag=$1 pid=$2 cg=$3 cid=$4 puid=$5 n bad
+	node "$TOOLS/labels.mjs" "$TMP/$tag.pb.gz" >"$TMP/$tag.labels" ||
+		fail "$tag: labels.mjs failed"
+	node "$TOOLS/labels.mjs" "$TMP/$tag.json.gz" >"$TMP/$tag.threads" ||
+		fail "$tag: labels.mjs on the Firefox file failed"
+	n=$(awk -v p="pid=$pid" '{ for (i = 3; i <= NF; i++) if ($i == p) {
+		sub(/samples=/, "", $2); s += $2 } } END { print s + 0 }' "$TMP/$tag.labels")
+	bad=$(grep " pid=$pid " "$TMP/$tag.labels" | while read -r l; do
+		for w in "cgroup=$cg" "container_id=$cid" "pod_uid=$puid" \
+			"qos_class=burstable"; do
+			case " $l " in *" $w "*) ;; *) echo "$l lacks $w" ;; esac
+		done
+	done | head -1)
+	[ "$n" -gt 0 ] && [ -z "$bad" ] &&
+		ok "$tag: pprof: $n samples of pid $pid, each labelled container_id=${cid:0:12}... pod_uid=$puid qos_class=burstable" ||
+		fail "$tag: pprof: $n samples of pid $pid; ${bad:-}; $(head -3 "$TMP/$tag.labels")"
+	n=$(grep -c "^thread tid=[0-9]* pid=$pid process=.* \[container ${cid:0:12}\]$" "$TMP/$tag.threads")
+	[ "$n" -gt 0 ] && [ "$n" -eq "$(grep -c " pid=$pid " "$TMP/$tag.threads")" ] &&
+		ok "$tag: Firefox: $n threads of pid $pid named [container ${cid:0:12}]" ||
+		fail "$tag: Firefox: $(grep " pid=$pid " "$TMP/$tag.threads" | head -2)"
+	"$EVPROF" report --per-thread "$TMP/$tag.pb.gz" >"$TMP/$tag.rep" 2>&1
+	n=$(grep -c "^== thread .* pid=$pid tid=[0-9]* cgroup=$cg container=${cid:0:12} runtime=containerd pod_uid=$puid qos_class=burstable$" "$TMP/$tag.rep")
+	[ "$n" -gt 0 ] && ok "$tag: report --per-thread: $n headers with the container" ||
+		fail "$tag: report: $(grep "^== thread .* pid=$pid " "$TMP/$tag.rep" | head -2)"
+	grep -q "\"who\":\"container ${cid:0:12}\"" "$TMP/$tag.html" &&
+		ok "$tag: the page names the container" ||
+		fail "$tag: the page: $(grep -o '"who":"[^"]*"' "$TMP/$tag.html" | head -2)"
+}
+
+# -a --cgroup: the workload moved into the cgroup made before recording.
+"$EVPROF" record -a -G "$CG" -e cpu-clock -o "$TMP/a.pb.gz" -o "$TMP/a.json.gz" \
+	-o "$TMP/a.html" -- sh -c "echo \$\$ > $mnt$CG/cgroup.procs && echo \$\$ > $TMP/a.pid && exec $WL 1 1" \
+	>/dev/null 2>"$TMP/a.err" || fail "record -a -G: $(tail -3 "$TMP/a.err")"
+check a "$(cat "$TMP/a.pid")" "$CG" "$id" "$uid"
+n=$(grep -v " container_id=$id " "$TMP/a.labels" | wc -l)
+[ "$n" -eq 0 ] && ok "a: every sample in the cgroup" ||
+	fail "a: $n label sets without the container: $(grep -v " container_id=$id " "$TMP/a.labels" | head -2)"
+
+# A plain record: the command makes its cgroup while recorded, leaves a
+# child outside, then moves itself in and execs the workload.
+"$EVPROF" record -e cpu-clock -o "$TMP/t.pb.gz" -o "$TMP/t.json.gz" -o "$TMP/t.html" \
+	-- sh -c "$WL 1 1 & echo \$! > $TMP/out.pid; mkdir -p $mnt$CG2 && echo \$\$ > $mnt$CG2/cgroup.procs && echo \$\$ > $TMP/t.pid && exec $WL 1 1" \
+	>/dev/null 2>"$TMP/t.err" || fail "record: $(tail -3 "$TMP/t.err")"
+check t "$(cat "$TMP/t.pid")" "$CG2" "$id2" "$uid2"
+out=$(cat "$TMP/out.pid")
+n=$(grep -c " pid=$out " "$TMP/t.labels")
+bad=$(grep " pid=$out " "$TMP/t.labels" | grep -e container_id= -e pod_uid= -e qos_class= | head -1)
+[ "$n" -gt 0 ] && [ -z "$bad" ] &&
+	ok "t: the child outside ($out): $n label sets, none with a container, pod or QoS class" ||
+	fail "t: the child outside ($out): $n label sets; $bad"
+grep " pid=$out " "$TMP/t.threads" | grep -q "\[container" &&
+	fail "t: the child outside named as a container: $(grep " pid=$out " "$TMP/t.threads" | head -1)" ||
+	ok "t: the child outside is named without a container"
+finish
