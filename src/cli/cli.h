@@ -193,12 +193,19 @@ struct cli_push_conf {
 	const char *url;		     /* NULL: no push */
 	const char *tags[CLI_PUSH_TAGS_MAX]; /* "key=value" */
 	int nr_tags;
-	unsigned int wait_s;	 /* how long the end waits for the sender */
+	int labels;	     /* --push-label: evprof_pprof_cgroup_labels bits */
+	unsigned int wait_s; /* how long the end waits for the sender */
 	unsigned int timeout_ms; /* one attempt; 0: the library's */
 };
 struct evprof_pusher;
 /* Adds a --tag KEY=VALUE. Returns 0, or -1 after a message. */
 int cli_push_tag(struct cli_push_conf *c, const char *kv);
+/*
+ * Adds --push-label LIST: sample labels pushed besides process_name
+ * (cgroup, container_id, pod_uid, qos_class). Returns 0, or -1 after a
+ * message.
+ */
+int cli_push_label(struct cli_push_conf *c, const char *list);
 /*
  * A pusher for c->url: app name from the tag service_name (default
  * "evprof"), labels from the other tags plus hostname, pmu and cpu;
@@ -209,12 +216,14 @@ int cli_push_tag(struct cli_push_conf *c, const char *kv);
 struct evprof_pusher *cli_pusher_new(struct cli_push_conf *c);
 /*
  * Queues p (one window, wall-clock ns bounds, sampling rate in Hz or 0) as
- * pprof with process-level sample labels. Returns 0 or -errno after a
+ * pprof with process-level sample labels and the cgroup labels asked for
+ * (cli_push_conf.labels). Returns 0 or -errno after a
  * message. Never waits on the network: a continuous recording calls it per
  * window.
  */
 int cli_push_profile(struct evprof_pusher *pu, const struct evprof_profile *p,
-		     uint64_t start_ns, uint64_t end_ns, unsigned int rate);
+		     uint64_t start_ns, uint64_t end_ns, unsigned int rate,
+		     int labels);
 /*
  * Waits up to wait_s for the queue to drain, reports what was sent,
  * rejected, dropped or left unsent, and frees pu. Returns 0 when every

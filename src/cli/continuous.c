@@ -133,7 +133,7 @@ static void one_window(struct cont *c)
 	    cli_push_profile(
 		c->pusher, p, c->start_wall + (c->win_mono - c->start_mono),
 		c->start_wall + (evprof_profile__end(p) - c->start_mono),
-		c->rate))
+		c->rate, c->labels))
 		c->failed++;
 	c->win_mono = evprof_profile__end(p);
 	evprof_profile__free(p);

@@ -16,6 +16,7 @@ struct cont {
 	const char *dir;	      /* NULL: not written */
 	struct evprof_pusher *pusher; /* NULL: not pushed */
 	unsigned int rate;	      /* sampling rate pushed, Hz or 0 */
+	int labels;		      /* cgroup labels pushed (--push-label) */
 	int keep;		      /* windows kept, 0: all */
 	enum out_format fmt;
 	const char *weight;

@@ -32,6 +32,41 @@ int cli_push_tag(struct cli_push_conf *c, const char *kv)
 	return 0;
 }
 
+int cli_push_label(struct cli_push_conf *c, const char *list)
+{
+	static const struct {
+		const char *name;
+		int bit;
+	} known[] = {
+	    {"cgroup", EVPROF_PPROF_CGROUP},
+	    {"container_id", EVPROF_PPROF_CONTAINER_ID},
+	    {"pod_uid", EVPROF_PPROF_POD_UID},
+	    {"qos_class", EVPROF_PPROF_QOS_CLASS},
+	};
+	const char *p = list;
+
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		size_t i;
+
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (strlen(known[i].name) == n &&
+			    !strncmp(p, known[i].name, n))
+				break;
+		if (i == sizeof(known) / sizeof(known[0])) {
+			/* pid and tid would make a series per thread. */
+			cli_err("--push-label takes cgroup, container_id, "
+				"pod_uid and qos_class, not '%.*s'",
+				(int)n, p);
+			return -1;
+		}
+		c->labels |= known[i].bit;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
 static void push_log(void *ctx, const char *msg)
 {
 	(void)ctx;
@@ -151,10 +186,12 @@ struct evprof_pusher *cli_pusher_new(struct cli_push_conf *c)
 }
 
 int cli_push_profile(struct evprof_pusher *pu, const struct evprof_profile *p,
-		     uint64_t start_ns, uint64_t end_ns, unsigned int rate)
+		     uint64_t start_ns, uint64_t end_ns, unsigned int rate,
+		     int labels)
 {
 	struct evprof_pprof_opts po = {.sz = sizeof(po),
-				       .labels = EVPROF_PPROF_LABELS_PROCESS};
+				       .labels = EVPROF_PPROF_LABELS_PROCESS,
+				       .cgroup_labels = labels};
 	struct evprof_push_window w = {.sz = sizeof(w),
 				       .start_ns = start_ns,
 				       .end_ns = end_ns,

@@ -26,7 +26,8 @@ const char cli_record_usage[] =
     "                     [-o FILE]... [--format firefox|folded|pprof|speedscope|svg]\n"
     "                     [--weight EVENT] [--mode auto|task|cpu] [--duration S]\n"
     "                     [--off-cpu] [--engine ring|bpf] [--attribution own|ride]\n"
-    "                     [--push URL [--tag KEY=VALUE]... [--push-wait S]]\n"
+    "                     [--push URL [--tag KEY=VALUE]... [--push-wait S]\n"
+    "                     [--push-label LIST]]\n"
     "                     [--continuous [--interval S]\n"
     "                     [--output-dir DIR [--keep N]]]\n"
     "                     [-p PID[,PID...] | -a [--include-idle]] [-- CMD ARGS...]\n"
@@ -76,6 +77,9 @@ const char cli_record_usage[] =
     "                      (POST URL/ingest; credentials from EVPROF_PUSH_*)\n"
     "      --tag KEY=VALUE a label of the pushed series (service_name=NAME\n"
     "                      names it; default evprof); repeatable\n"
+    "      --push-label L  also push these sample labels of each thread's\n"
+    "                      cgroup: cgroup,container_id,pod_uid,qos_class\n"
+    "                      (new series at every restart: opt-in)\n"
     "      --push-wait S   at the end, wait at most S seconds for the push\n"
     "                      (30)\n"
     "      --continuous    a complete profile per window, written into\n"
@@ -624,6 +628,11 @@ static int opt_tag(void *p, const char *arg)
 	return cli_push_tag(&((struct record_options *)p)->push, arg);
 }
 
+static int opt_push_label(void *p, const char *arg)
+{
+	return cli_push_label(&((struct record_options *)p)->push, arg);
+}
+
 static int opt_cgroup(void *p, const char *arg)
 {
 	return cli_cgroup_add(&((struct record_options *)p)->cg, arg);
@@ -712,6 +721,7 @@ static const struct cli_opts record_cli = {
 	CLI_OPT_FLAG("off-cpu", 0, R, ro.off_cpu),
 	CLI_OPT_STR("push", 0, R, push.url),
 	CLI_OPT_FN("tag", 0, true, opt_tag),
+	CLI_OPT_FN("push-label", 0, true, opt_push_label),
 	CLI_OPT_FN("push-wait", 0, true, opt_push_wait),
 	CLI_OPT_FLAG("continuous", 0, R, continuous),
 	CLI_OPT_FN("interval", 0, true, opt_interval),
@@ -817,8 +827,9 @@ static int record_outputs(struct record *rec)
 			return 1;
 		}
 	}
-	if (o->push.nr_tags && !o->push.url) {
-		cli_err("--tag labels pushed profiles: it needs --push");
+	if ((o->push.nr_tags || o->push.labels) && !o->push.url) {
+		cli_err("--tag and --push-label label pushed profiles: they "
+			"need --push");
 		return 2;
 	}
 	/* Bad labels, no libcurl. */
@@ -894,6 +905,7 @@ static int record_windows(struct record *rec)
 	cont->weight = o->weight;
 	cont->pusher = rec->pusher;
 	cont->rate = (unsigned int)o->ro.freq;
+	cont->labels = o->push.labels;
 	if (cont_init(cont, rec->r))
 		return 1;
 	status = record_loop(rec->r, o->duration, cont_tick, cont);
@@ -968,7 +980,7 @@ static int record_once(struct record *rec)
 				 (uint64_t)rec->t0.tv_nsec,
 			     (uint64_t)t1.tv_sec * 1000000000ull +
 				 (uint64_t)t1.tv_nsec,
-			     (unsigned int)o->ro.freq))
+			     (unsigned int)o->ro.freq, o->push.labels))
 		ret = ret ? ret : 1;
 	ret = record_write(rec, weight, ret);
 	return record_push_end(rec, ret);

@@ -123,8 +123,8 @@ rc=$?
 # An abbreviation that fits several names lists them in the table's order.
 "$EVPROF" record --p 1 2>"$TMP/e"
 rc=$?
-[ $rc = 2 ] && grep -qx "evprof record: '--p' could be --pid --push --push-wait" "$TMP/e" &&
-	ok "record --p: ambiguous, --pid --push --push-wait" ||
+[ $rc = 2 ] && grep -qx "evprof record: '--p' could be --pid --push --push-label --push-wait" "$TMP/e" &&
+	ok "record --p: ambiguous, --pid --push --push-label --push-wait" ||
 	fail "record --p: exit $rc, $(head -1 "$TMP/e")"
 # A misspelt event is named, and a --weight that names no event is
 # refused before the command runs (it would create the file).

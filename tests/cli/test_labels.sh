@@ -112,4 +112,54 @@ bad=$(grep " pid=$out " "$TMP/t.labels" | grep -e container_id= -e pod_uid= -e q
 grep " pid=$out " "$TMP/t.threads" | grep -q "\[container" &&
 	fail "t: the child outside named as a container: $(grep " pid=$out " "$TMP/t.threads" | head -1)" ||
 	ok "t: the child outside is named without a container"
+
+# Pushes: the labels only when asked (ids change at every restart, each a
+# new series), never pid or tid.
+"$EVPROF" record --push http://127.0.0.1:1 --push-label container_id,pid -- true \
+	>/dev/null 2>"$TMP/pl.err"
+[ $? -eq 2 ] && grep -q "push-label takes .*not 'pid'" "$TMP/pl.err" &&
+	ok "--push-label pid refused: $(head -1 "$TMP/pl.err")" ||
+	fail "--push-label pid: $(cat "$TMP/pl.err")"
+if bash "$TOOLS/ensure.sh" >/dev/null 2>&1 &&
+	! "$EVPROF" record --push http://127.0.0.1:1 -- true 2>&1 | grep -q "without libcurl"; then
+	# push TAG ARGS...: the series labels of one push, sorted.
+	push() {
+		local tag=$1 port
+		shift
+		rm -f "$TMP/$tag.port"
+		node "$TOOLS/pyroscope_endpoint.mjs" --port-file "$TMP/$tag.port" \
+			--log "$TMP/$tag.log" 2>/dev/null &
+		local ep=$!
+		for _ in $(seq 100); do [ -s "$TMP/$tag.port" ] && break; sleep 0.1; done
+		port=$(cat "$TMP/$tag.port")
+		"$EVPROF" record -e cpu-clock --push "http://127.0.0.1:$port" "$@" \
+			-o "$TMP/$tag.pb.gz" -- sh -c "echo \$\$ > $mnt$CG/cgroup.procs && exec $WL 1 1" \
+			>/dev/null 2>"$TMP/$tag.err" || fail "push $tag: $(tail -2 "$TMP/$tag.err")"
+		kill "$ep" 2>/dev/null
+		wait "$ep" 2>/dev/null
+		python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    for g in json.loads(l).get("series", []):
+        print(" ".join(sorted(k + "=" + v for k, v in g["labels"].items())))' "$TMP/$tag.log"
+	}
+	got=$(push pl --push-label container_id,pod_uid | grep "process_name=wl_loop")
+	case " $got " in
+	*" container_id=$id "*" pod_uid=$uid "*)
+		case $got in
+		*cgroup=* | *qos_class=* | *" pid="* | *" tid="*)
+			fail "pushed labels not asked for: $got" ;;
+		*) ok "--push-label container_id,pod_uid: the series has both, nothing else of the thread's" ;;
+		esac ;;
+	*) fail "--push-label: series '$got'" ;;
+	esac
+	got=$(push pn | grep "process_name=wl_loop")
+	case $got in
+	"") fail "no series of wl_loop pushed: $(head -c 300 "$TMP/pn.log")" ;;
+	*cgroup=* | *container_id=* | *pod_uid=* | *qos_class=*)
+		fail "cgroup labels pushed unasked: $got" ;;
+	*) ok "without --push-label no cgroup label is pushed" ;;
+	esac
+else
+	skip "pushes: no libcurl or no Node.js packages"
+fi
 finish
