@@ -229,7 +229,8 @@ static int compact_strs(struct sess_part *pt, struct sess_store *st)
 	for (size_t i = 0; i < st->sb.n; i++) {
 		struct sb_event *e = &st->sb.a[i];
 
-		if (e->kind == SB_FORK || e->kind == SB_EXIT)
+		if (e->kind == SB_FORK || e->kind == SB_EXIT ||
+		    e->kind == SB_CGROUP)
 			continue;
 		refs[n++] = (struct sstr_ref){&e->str, 0};
 		if (e->build_id_len)

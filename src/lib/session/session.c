@@ -330,6 +330,8 @@ static void sample_task(const struct evprof_session *s,
 
 /* ---- cgroups ------------------------------------------------------------ */
 
+#define CG_LAST_MAX 65536 /* threads whose last cgroup id is kept */
+
 static struct evprof_hashmap *u64_map(struct evprof_hashmap **m)
 {
 	if (!*m)
@@ -391,6 +393,14 @@ static int note_cgroup(struct evprof_session *s,
 
 	if (!(s->fmt.sample_type & PERF_SAMPLE_CGROUP) || !smp->cgroup)
 		return 0;
+	/*
+	 * Bounded over a long recording's tid churn: forgetting only costs
+	 * one more event for each thread's next sample.
+	 */
+	if (s->cg_last && evprof__hashmap_size(s->cg_last) >= CG_LAST_MAX) {
+		evprof__hashmap_free(s->cg_last);
+		s->cg_last = NULL;
+	}
 	if (!u64_map(&s->cg_last))
 		return -ENOMEM;
 	if (evprof__hashmap_find(s->cg_last, (long)tid, &last) &&
