@@ -4,12 +4,17 @@
  * exit codes.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <evprof/proc.h>
 
 #include "cli.h"
 
@@ -23,6 +28,33 @@ int cli_cgroup_add(struct cli_cgroups *c, const char *arg)
 	return 0;
 }
 
+/*
+ * PID@NS: pid PID as the pid namespace NS sees it, NS being
+ * /proc/HOSTPID/ns/pid or HOSTPID for short (a process in a container).
+ * Returns the pid here (*end past NS), or -1 after a message.
+ */
+static long ns_pid(long pid, const char *ns, char **end)
+{
+	size_t len = strcspn(ns, ",");
+	char path[PATH_MAX];
+	int r;
+
+	if (len && strspn(ns, "0123456789") == len)
+		snprintf(path, sizeof(path), "/proc/%.*s/ns/pid", (int)len, ns);
+	else
+		snprintf(path, sizeof(path), "%.*s", (int)len, ns);
+	*end = (char *)ns + len;
+	r = evprof_proc__ns_pid((int)pid, path);
+	if (r == -ESRCH)
+		cli_err("no process %ld in the pid namespace %s", pid, path);
+	else if (r < 0)
+		cli_err("pid namespace %s: %s", path, strerror(-r));
+	else
+		cli_err("pid %ld of the pid namespace %s is pid %d here", pid,
+			path, r);
+	return r < 0 ? -1 : r;
+}
+
 int cli_parse_pids(const char *list, pid_t **pids)
 {
 	const char *p = list;
@@ -34,6 +66,11 @@ int cli_parse_pids(const char *list, pid_t **pids)
 		long pid = strtol(p, &end, 10);
 		pid_t *t;
 
+		if (end != p && *end == '@' && pid > 0 && pid <= INT32_MAX) {
+			pid = ns_pid(pid, end + 1, &end);
+			if (pid < 0)
+				goto fail;
+		}
 		if (end == p || pid <= 0 || pid > INT32_MAX ||
 		    (*end && *end != ',')) {
 			cli_err("bad pid list '%s'", list);

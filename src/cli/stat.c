@@ -40,7 +40,8 @@ const char cli_stat_usage[] =
     "                     (default: " DEFAULT_EVENTS ")\n"
     "  -I, --interval MS  print counts every MS milliseconds\n"
     "      --per-thread   one line per thread (with -p)\n"
-    "  -p, --pid PIDS     count existing processes, all their threads\n"
+    "  -p, --pid PIDS     count existing processes, all their threads;\n"
+    "                     PID@HOSTPID: PID in HOSTPID's pid namespace\n"
     "  -a, --all-cpus     count system-wide, on every online CPU\n";
 
 struct instance {

@@ -726,6 +726,18 @@ static void test_stripped_no_debug(void **state)
 
 extern char _start[];
 
+/* The dynamic loader's first mapping (pgoff 0): its path and start. */
+static int ld_find_cb(const struct evprof_map *m, void *ctx)
+{
+	struct map_find *f = ctx;
+
+	if (!f->base && m->pgoff == 0 && strstr(m->path, "/ld-linux")) {
+		snprintf(f->path, sizeof(f->path), "%s", m->path);
+		f->base = m->start;
+	}
+	return 0;
+}
+
 /*
  * A thread's outermost frame by the CFI: this program's _start marks its
  * return address undefined (glibc's start code), a function of ours not;
@@ -761,6 +773,33 @@ static void test_outermost(void **state)
 			 -ENOENT);
 	assert_int_equal(evprof_symbolizer__user_outermost(s, &map, map.end),
 			 -EINVAL);
+	/*
+	 * The dynamic loader's entry code has no CFI: its entry point (by
+	 * readelf) and the call to _dl_start after it are first frames.
+	 */
+	f = (struct map_find){0};
+	assert_true(evprof_maps__read(getpid(), ld_find_cb, &f) >= 0);
+	if (f.base) {
+		uint64_t entry = first_vaddr(f.path), at;
+
+		assert_int_equal(
+		    sh("readelf -hW %s | awk '/Entry point/ { print $4 }' > "
+		       "%s/ld.entry",
+		       f.path, dir),
+		    0);
+		entry = strtoull(slurp("ld.entry"), NULL, 16) - entry;
+		at = f.base + entry + 7;
+		f.addr = at;
+		f.found = false;
+		assert_true(evprof_maps__read(getpid(), map_find_cb, &f) >= 0);
+		assert_true(f.found);
+		map = (struct evprof_sym_mapping){.path = f.path,
+						  .start = f.m.start,
+						  .end = f.m.end,
+						  .pgoff = f.m.pgoff};
+		assert_int_equal(evprof_symbolizer__user_outermost(s, &map, at),
+				 1);
+	}
 	evprof_symbolizer__free(s);
 }
 

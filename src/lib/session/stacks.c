@@ -396,13 +396,17 @@ static int stack_end(struct sess_stacks *b, const struct bproc *pr,
 
 	if (ce->unwound && ce->end != EVPROF_STACK_WHOLE)
 		return ce->end;
-	if (!ce->unwound && ce->nr >= b->max_stack)
-		return EVPROF_STACK_DEPTH;
-	/* No user part: a kernel thread, whose stack the kernel walks whole. */
-	if (ce->user == SIZE_MAX)
-		return EVPROF_STACK_WHOLE;
+	/* Garbage first: a walk through it may also fill the chain. */
 	if (ce->cut)
 		return EVPROF_STACK_FRAME_POINTERS;
+	if (!ce->unwound && ce->nr >= b->max_stack)
+		return EVPROF_STACK_DEPTH;
+	/*
+	 * No user part: a kernel thread, or a task past the release of its
+	 * memory (exit): the kernel walks all there is.
+	 */
+	if (ce->user == SIZE_MAX)
+		return EVPROF_STACK_WHOLE;
 	/* Without a symbolizer no CFI can be read: nothing to judge by. */
 	if (!b->sym)
 		return EVPROF_STACK_WHOLE;
