@@ -858,6 +858,7 @@ static int record_write(struct record *rec, const char *weight, int ret)
 	}
 	summary(rec->r, off ? wrote : "nothing");
 	totals_line(rec->prof);
+	cli_symbol_hints(rec->prof, NULL);
 	return ret;
 }
 
