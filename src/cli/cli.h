@@ -177,6 +177,11 @@ const char *cli_spill_dir(void);
  * nowhere.
  */
 const char *cli_debug_cache_dir(void);
+/*
+ * On stderr, for each image whose code without symbols holds 10% or more
+ * of column (NULL: CPU time, else samples): how to get its symbols.
+ */
+void cli_symbol_hints(const struct evprof_profile *p, const char *column);
 /* true when some output of outs[n] (in fmt, or by name when fmt < 0) is
  * the Firefox one, the only reader of a timeline. */
 bool out_wants_timeline(const char *const *outs, size_t n, int fmt);

@@ -319,14 +319,27 @@ static void summary(struct evprof_recorder *r, const char *path)
 		(unsigned long long)st.ring_lost_events,
 		(unsigned long long)st.ring_lost_records,
 		(unsigned long long)st.ring_lost_samples, path);
-	if (!ss.samples)
+	if (!ss.samples) {
+		char period[64];
+
+		if (st.sample_freq)
+			snprintf(period, sizeof(period), "%g ms at %llu Hz",
+				 1e3 / (double)st.sample_freq,
+				 (unsigned long long)st.sample_freq);
+		else if (st.sample_time)
+			snprintf(period, sizeof(period), "%g ms",
+				 (double)st.sample_period / 1e6);
+		else
+			snprintf(period, sizeof(period), "%llu %s",
+				 (unsigned long long)st.sample_period,
+				 evprof_recorder__event(r, 0));
 		fprintf(stderr,
 			"evprof: no sample of %s: every thread ran less than "
-			"one sampling period of it (1 ms at the default "
-			"-F 1000); a higher -F, or %s/period=N/, samples "
-			"shorter runs\n",
-			evprof_recorder__event(r, 0),
+			"one sampling period of it (%s); a higher -F, or "
+			"%s/period=N/, samples shorter runs\n",
+			evprof_recorder__event(r, 0), period,
 			evprof_recorder__event(r, 0));
+	}
 	if (st.ring_lost_events)
 		fprintf(stderr,
 			"evprof: the kernel lost %llu records in %llu gaps: a "
@@ -942,6 +955,7 @@ static int record_write(struct record *rec, const char *weight, int ret)
 	}
 	summary(rec->r, off ? wrote : "nothing");
 	totals_line(rec->prof);
+	cli_symbol_hints(rec->prof, NULL);
 	return ret;
 }
 

@@ -97,8 +97,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (o.out)
 		err = out_write(p, o.out, out_format_of(o.out), o.weight);
-	else
-		err = evprof_profile__write_report(p, stdout, &o.ro);
+	else if (!(err = evprof_profile__write_report(p, stdout, &o.ro)))
+		cli_symbol_hints(p, o.ro.sort);
 	if (err)
 		cli_err("cannot write %s: %s", o.out ? o.out : "the report",
 			evprof_strerror(err));
