@@ -154,6 +154,9 @@ int out_check(const char *path, bool *in_dir);
 /* True when p has a column (samples, cpu, a counter or a weight type) of
  * that name: what --weight may name. */
 bool out_has_column(const struct evprof_profile *p, const char *name);
+/* Says p has no column name (with a "did you mean" and the list). */
+void out_no_column(const struct evprof_profile *p, const char *name,
+		   const char *path);
 
 /* The page's title: FILE's name, or "evprof diff: BASE vs NEW" with a
  * base (the names without their directories), in buf of n bytes. */

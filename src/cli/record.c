@@ -466,10 +466,29 @@ static int weight_known(struct evprof_recorder *r, const char *events,
 		if ((hit == events || strchr(",{", hit[-1])) &&
 		    strchr(",}/", hit[len]))
 			return 0;
+	if (!off_cpu &&
+	    (!strcmp(weight, "off-cpu") || !strcmp(weight, "preempted"))) {
+		cli_err("--weight %s: a weight of --off-cpu recordings: add "
+			"--off-cpu",
+			weight);
+		return 2;
+	}
 	closest = evprof_closest_name(weight, names, n);
-	cli_err("--weight %s: no such event in this recording (%s)%s%s%s",
-		weight, events, closest ? "; did you mean '" : "",
-		closest ? closest : "", closest ? "'?" : "");
+	if (closest) {
+		cli_err("--weight %s: no such event in this recording (-e %s); "
+			"did you mean '%s'?",
+			weight, events, closest);
+		return 2;
+	}
+	/* An event of its own: the library says when it knows none such. */
+	struct evprof_event_spec spec;
+
+	if (!evprof_event_spec__parse(&spec, weight))
+		cli_err("--weight %s: not an event of this recording: add it "
+			"(-e %s,%s)",
+			weight, events, weight);
+	else
+		cli_err("--weight %s: no such event", weight);
 	return 2;
 }
 
