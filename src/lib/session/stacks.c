@@ -396,9 +396,13 @@ static int stack_end(struct sess_stacks *b, const struct bproc *pr,
 
 	if (ce->unwound && ce->end != EVPROF_STACK_WHOLE)
 		return ce->end;
-	/* Garbage first: a walk through it may also fill the chain. */
+	/*
+	 * Garbage first: a walk through it may also fill the chain; where
+	 * the CFI unwound it, a rule gave a return address in no code.
+	 */
 	if (ce->cut)
-		return EVPROF_STACK_FRAME_POINTERS;
+		return ce->unwound ? EVPROF_STACK_BAD_REGISTER
+				   : EVPROF_STACK_FRAME_POINTERS;
 	if (!ce->unwound && ce->nr >= b->max_stack)
 		return EVPROF_STACK_DEPTH;
 	/*
