@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # record -a --cgroup: a workload inside a cgroup this test makes keeps each
 # thread's page faults within 0.5% of its own rusage while a busy process
-# outside leaves no sample, with each attribution; a nested cgroup is left
+# outside leaves no sample, with each attribution and with the BPF engine
+# (skipped where it is not available); a nested cgroup is left
 # out with a note; a missing path, one outside the hierarchy and --cgroup
 # without -a are refused with a message. The hierarchy is the one holding
 # the perf_event controller, found here from /proc/self/mountinfo.
@@ -83,6 +84,18 @@ grep -q "groups of [0-9]* events on $cpus CPUs: [0-9]* perf event fds for 1 cgro
 	fail "no fd count: $(grep fds "$TMP/own.err")"
 record ride -G "$mnt/$name" --attribution ride
 check ride
+
+# The BPF engine: its programs drop the slices and samples of every task
+# outside the cgroup (a cgroup array, bpf_current_task_under_cgroup), the
+# same truths.
+if bpf_engine; then
+	record bpf -G "$name" --engine bpf
+	check bpf
+	grep -q "the BPF programs keep to 1 cgroup" "$TMP/bpf.err" &&
+		ok "bpf: the filter is said" || fail "bpf: no filter line: $(head -3 "$TMP/bpf.err")"
+	record bpfnested -G "$name" -G "$name/sub" --engine bpf
+	check bpfnested
+fi
 
 # Nested: the cgroup inside the other is left out, counted once.
 record nested -G "$name" -G "$name/sub"

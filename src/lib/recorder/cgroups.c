@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,6 +58,8 @@ int evprof__engine_cgroups(struct evprof__engine_setup *s,
 				       : strerror(-err));
 		return err;
 	}
+	s->cgroup_version = fs.version;
+	snprintf(s->cgroup_mount, sizeof(s->cgroup_mount), "%s", fs.mount);
 	cg = calloc(n, sizeof(*cg));
 	s->cgroup_fds = calloc(n, sizeof(*s->cgroup_fds));
 	s->cgroup_ids = calloc(n, sizeof(*s->cgroup_ids));
