@@ -4,12 +4,16 @@
  * exit codes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <evprof/cgroup.h>
 
 #include "cli.h"
 
@@ -21,6 +25,42 @@ int cli_cgroup_add(struct cli_cgroups *c, const char *arg)
 	}
 	c->v[c->n++] = arg;
 	return 0;
+}
+
+int cli_cgroup_fs(struct evprof_cgroup_fs *fs)
+{
+	int err = evprof_cgroup_fs__find(fs);
+
+	if (err)
+		cli_err("cannot filter by cgroup: %s",
+			err == -ENOENT ? "this host mounts no cgroup2 and no "
+					 "cgroup v1 hierarchy with the "
+					 "perf_event controller"
+				       : strerror(-err));
+	return err;
+}
+
+int cli_cgroup_open(const struct evprof_cgroup_fs *fs, const char *path,
+		    struct evprof_cgroup *cg)
+{
+	int err = evprof_cgroup__resolve(fs, path, cg), fd = -1;
+
+	if (!err) {
+		fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		err = fd < 0 ? -errno : 0;
+	}
+	if (err == -ENOENT)
+		cli_err("cgroup '%s': no such cgroup in the perf_event "
+			"hierarchy (cgroup v%d at %s)",
+			path, fs->version, fs->mount);
+	else if (err == -EXDEV)
+		cli_err("cgroup '%s': outside the perf_event hierarchy "
+			"(cgroup v%d at %s); give a path under it or from its "
+			"root",
+			path, fs->version, fs->mount);
+	else if (err)
+		cli_err("cgroup '%s': %s", path, strerror(-err));
+	return err ? err : fd;
 }
 
 int cli_parse_pids(const char *list, pid_t **pids)
