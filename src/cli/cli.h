@@ -136,6 +136,23 @@ struct cli_cgroups {
 /* Adds arg to c; -1 after a message when full. */
 int cli_cgroup_add(struct cli_cgroups *c, const char *arg);
 
+struct evprof_cgroup_fs;
+struct evprof_cgroup;
+
+/*
+ * The perf_event hierarchy --cgroup paths resolve in; -errno after a
+ * message.
+ */
+int cli_cgroup_fs(struct evprof_cgroup_fs *fs);
+
+/*
+ * Resolves path in fs into cg and opens its directory (CLOEXEC): the fd
+ * perf_event_open() takes with PERF_FLAG_PID_CGROUP, or -errno after a
+ * message (the words of record's).
+ */
+int cli_cgroup_open(const struct evprof_cgroup_fs *fs, const char *path,
+		    struct evprof_cgroup *cg);
+
 /* A CLOEXEC pidfd that polls readable once pid exits, or -errno. */
 int cli_pidfd_open(pid_t pid);
 

@@ -4,6 +4,7 @@
  * exit codes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <evprof/cgroup.h>
 #include <evprof/proc.h>
 
 #include "cli.h"
@@ -53,6 +55,33 @@ static long ns_pid(long pid, const char *ns, char **end)
 		cli_err("pid %ld of the pid namespace %s is pid %d here", pid,
 			path, r);
 	return r < 0 ? -1 : r;
+}
+
+int cli_cgroup_fs(struct evprof_cgroup_fs *fs)
+{
+	int err = evprof_cgroup_fs__find(fs);
+	char why[128];
+
+	if (err)
+		cli_err("cannot filter by cgroup: %s",
+			evprof_cgroup__why(err, NULL, why, sizeof(why)));
+	return err;
+}
+
+int cli_cgroup_open(const struct evprof_cgroup_fs *fs, const char *path,
+		    struct evprof_cgroup *cg)
+{
+	int err = evprof_cgroup__resolve(fs, path, cg), fd = -1;
+	char why[PATH_MAX + 128];
+
+	if (!err) {
+		fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		err = fd < 0 ? -errno : 0;
+	}
+	if (err)
+		cli_err("cgroup '%s': %s", path,
+			evprof_cgroup__why(err, fs, why, sizeof(why)));
+	return err ? err : fd;
 }
 
 int cli_parse_pids(const char *list, pid_t **pids)
