@@ -738,6 +738,18 @@ static int ld_find_cb(const struct evprof_map *m, void *ctx)
 	return 0;
 }
 
+/* The mapping of this process that holds addr, as the symbolizer takes it. */
+static struct evprof_sym_mapping own_map(uint64_t addr, struct map_find *f)
+{
+	*f = (struct map_find){.addr = addr};
+	assert_true(evprof_maps__read(getpid(), map_find_cb, f) >= 0);
+	assert_true(f->found);
+	return (struct evprof_sym_mapping){.path = f->path,
+					   .start = f->m.start,
+					   .end = f->m.end,
+					   .pgoff = f->m.pgoff};
+}
+
 /*
  * A thread's outermost frame by the CFI: this program's _start marks its
  * return address undefined (glibc's start code), a function of ours not;
@@ -749,24 +761,13 @@ static void test_outermost(void **state)
 	uint64_t start = (uint64_t)(uintptr_t)_start + 4;
 	uint64_t fn = (uint64_t)(uintptr_t)test_outermost;
 	struct evprof_sym_mapping map;
-	struct map_find f = {.addr = start};
+	struct map_find f, ld = {0};
 
 	(void)state;
 	assert_non_null(s);
-	assert_true(evprof_maps__read(getpid(), map_find_cb, &f) >= 0);
-	assert_true(f.found);
-	map = (struct evprof_sym_mapping){.path = f.path,
-					  .start = f.m.start,
-					  .end = f.m.end,
-					  .pgoff = f.m.pgoff};
+	map = own_map(start, &f);
 	assert_int_equal(evprof_symbolizer__user_outermost(s, &map, start), 1);
-	f = (struct map_find){.addr = fn};
-	assert_true(evprof_maps__read(getpid(), map_find_cb, &f) >= 0);
-	assert_true(f.found);
-	map = (struct evprof_sym_mapping){.path = f.path,
-					  .start = f.m.start,
-					  .end = f.m.end,
-					  .pgoff = f.m.pgoff};
+	map = own_map(fn, &f);
 	assert_int_equal(evprof_symbolizer__user_outermost(s, &map, fn), 0);
 	map.path = "/nonexistent/evprof";
 	assert_int_equal(evprof_symbolizer__user_outermost(s, &map, fn),
@@ -777,26 +778,18 @@ static void test_outermost(void **state)
 	 * The dynamic loader's entry code has no CFI: its entry point (by
 	 * readelf) and the call to _dl_start after it are first frames.
 	 */
-	f = (struct map_find){0};
-	assert_true(evprof_maps__read(getpid(), ld_find_cb, &f) >= 0);
-	if (f.base) {
-		uint64_t entry = first_vaddr(f.path), at;
+	assert_true(evprof_maps__read(getpid(), ld_find_cb, &ld) >= 0);
+	if (ld.base) {
+		uint64_t at;
 
 		assert_int_equal(
 		    sh("readelf -hW %s | awk '/Entry point/ { print $4 }' > "
 		       "%s/ld.entry",
-		       f.path, dir),
+		       ld.path, dir),
 		    0);
-		entry = strtoull(slurp("ld.entry"), NULL, 16) - entry;
-		at = f.base + entry + 7;
-		f.addr = at;
-		f.found = false;
-		assert_true(evprof_maps__read(getpid(), map_find_cb, &f) >= 0);
-		assert_true(f.found);
-		map = (struct evprof_sym_mapping){.path = f.path,
-						  .start = f.m.start,
-						  .end = f.m.end,
-						  .pgoff = f.m.pgoff};
+		at = ld.base + strtoull(slurp("ld.entry"), NULL, 16) -
+		     first_vaddr(ld.path) + 7;
+		map = own_map(at, &f);
 		assert_int_equal(evprof_symbolizer__user_outermost(s, &map, at),
 				 1);
 	}
