@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <evprof/common.h>
@@ -45,6 +46,15 @@ struct evprof_cgroup {
 EVPROF_API int evprof_cgroup__resolve(const struct evprof_cgroup_fs *fs,
 				      const char *path,
 				      struct evprof_cgroup *cg);
+
+/*
+ * What err from evprof_cgroup_fs__find() (fs NULL) or
+ * evprof_cgroup__resolve() means for a user, into buf: "no such cgroup in
+ * the perf_event hierarchy (cgroup v2 at /sys/fs/cgroup)", ... Returns buf.
+ */
+EVPROF_API const char *evprof_cgroup__why(int err,
+					  const struct evprof_cgroup_fs *fs,
+					  char *buf, size_t len);
 
 /* True when a is b or one of its descendants. */
 EVPROF_API bool evprof_cgroup__within(const struct evprof_cgroup *a,

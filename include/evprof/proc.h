@@ -93,6 +93,15 @@ EVPROF_API int evprof_proc__read_tids(int pid, int **tids);
  */
 EVPROF_API int evprof_proc__read_comm(int pid, int tid, char *buf, size_t len);
 
+/*
+ * The pid, as this process sees it, of the process that the pid namespace
+ * at ns_path (e.g. "/proc/HOSTPID/ns/pid", a container's) calls nspid:
+ * the one whose own namespace it is and whose last NSpid entry in
+ * /proc/PID/status is nspid. Returns it, -ESRCH when none is, or -errno
+ * (ns_path unreadable: -ENOENT, -EACCES).
+ */
+EVPROF_API int evprof_proc__ns_pid(int nspid, const char *ns_path);
+
 #ifdef __cplusplus
 }
 #endif

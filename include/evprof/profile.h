@@ -400,6 +400,32 @@ EVPROF_API int evprof_profile__for_each_entry(const struct evprof_profile *p,
 					      evprof_profile_entry_fn fn,
 					      void *ctx);
 
+/* A lib whose code no symbol names holds a share of a profile. */
+struct evprof_profile_unnamed {
+	int lib;	      /* lib index */
+	const char *path;     /* the lib's path; lives as long as p */
+	const char *name;     /* its name */
+	const void *build_id; /* ELF build id bytes, or NULL */
+	size_t build_id_len;  /* 0: none */
+	const char *column;   /* "cpu", "samples", a counter or weight type */
+	double share;	      /* of column's total, 0..1 */
+};
+
+/*
+ * The libs whose frames no symbol names ("LIB+0x...", as an image without
+ * symbols is named, or "0x...") are the leaves of at least min_share
+ * (0..1) of column's total, heaviest first: up to max of them into out.
+ * column: "samples", "cpu", a counter or a weight type; NULL: cpu when
+ * values carry CPU time, else samples. Returns how many libs qualify
+ * (which may exceed max), -ENOENT (column names none), -EINVAL or
+ * -ENOMEM.
+ */
+EVPROF_API int evprof_profile__unnamed_libs(const struct evprof_profile *p,
+					    const char *column,
+					    double min_share,
+					    struct evprof_profile_unnamed *out,
+					    size_t max);
+
 struct evprof_profile_timeline;
 
 /*

@@ -322,6 +322,11 @@ struct evprof_recorder_stats {
 	uint64_t start_wall_ns;	    /* CLOCK_REALTIME of the same instant */
 	uint32_t stack_size;	    /* DWARF copies in bytes, 0: none */
 	bool deferred;		    /* deferred user callchains in use */
+	/* The sampling event's rate: sample_freq Hz, else a sample every
+	 * sample_period of its events (ns for a time event: sample_time) */
+	uint64_t sample_freq;
+	uint64_t sample_period;
+	bool sample_time;
 };
 
 /*

@@ -136,6 +136,23 @@ struct cli_cgroups {
 /* Adds arg to c; -1 after a message when full. */
 int cli_cgroup_add(struct cli_cgroups *c, const char *arg);
 
+struct evprof_cgroup_fs;
+struct evprof_cgroup;
+
+/*
+ * The perf_event hierarchy --cgroup paths resolve in; -errno after a
+ * message.
+ */
+int cli_cgroup_fs(struct evprof_cgroup_fs *fs);
+
+/*
+ * Resolves path in fs into cg and opens its directory (CLOEXEC): the fd
+ * perf_event_open() takes with PERF_FLAG_PID_CGROUP, or -errno after a
+ * message (the words of record's).
+ */
+int cli_cgroup_open(const struct evprof_cgroup_fs *fs, const char *path,
+		    struct evprof_cgroup *cg);
+
 /* A CLOEXEC pidfd that polls readable once pid exits, or -errno. */
 int cli_pidfd_open(pid_t pid);
 
@@ -154,6 +171,9 @@ int out_check(const char *path, bool *in_dir);
 /* True when p has a column (samples, cpu, a counter or a weight type) of
  * that name: what --weight may name. */
 bool out_has_column(const struct evprof_profile *p, const char *name);
+/* Says p has no column name (with a "did you mean" and the list). */
+void out_no_column(const struct evprof_profile *p, const char *name,
+		   const char *path);
 
 /* The page's title: FILE's name, or "evprof diff: BASE vs NEW" with a
  * base (the names without their directories), in buf of n bytes. */
@@ -177,6 +197,11 @@ const char *cli_spill_dir(void);
  * nowhere.
  */
 const char *cli_debug_cache_dir(void);
+/*
+ * On stderr, for each image whose code without symbols holds 10% or more
+ * of column (NULL: CPU time, else samples): how to get its symbols.
+ */
+void cli_symbol_hints(const struct evprof_profile *p, const char *column);
 /* true when some output of outs[n] (in fmt, or by name when fmt < 0) is
  * the Firefox one, the only reader of a timeline. */
 bool out_wants_timeline(const char *const *outs, size_t n, int fmt);

@@ -208,6 +208,31 @@ bool out_has_column(const struct evprof_profile *p, const char *name)
 	return false;
 }
 
+void out_no_column(const struct evprof_profile *p, const char *name,
+		   const char *path)
+{
+	const char *names[EVPROF_PROFILE_MAX_COUNTERS + 8] = {"samples", "cpu"};
+	size_t n = 2, off = 0;
+	const char *c, *closest;
+	char list[512] = "";
+
+	for (int i = 0; (c = evprof_profile__counter_name(p, i)) &&
+			n < EVPROF_PROFILE_MAX_COUNTERS + 4;
+	     i++)
+		names[n++] = c;
+	for (int i = 0; (c = evprof_profile__weight_name(p, i)) &&
+			n < EVPROF_PROFILE_MAX_COUNTERS + 8;
+	     i++)
+		names[n++] = c;
+	for (size_t i = 0; i < n && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+					i ? ", " : "", names[i]);
+	closest = evprof_closest_name(name, names, n);
+	cli_err("no counter named '%s' in %s%s%s%s (it has %s)", name, path,
+		closest ? "; did you mean '" : "", closest ? closest : "",
+		closest ? "'?" : "", list);
+}
+
 static const char *file_name(const char *path)
 {
 	const char *s = strrchr(path, '/');

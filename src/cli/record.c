@@ -67,7 +67,8 @@ const char cli_record_usage[] =
     "                      ride: on the first event's samples, each interval's\n"
     "                      counts where it ended (cheaper; ratios per interval)\n"
     "      --duration S    stop after S seconds (the command gets SIGTERM)\n"
-    "  -p, --pid PIDS      attach to running processes (all their threads)\n"
+    "  -p, --pid PIDS      attach to running processes (all their threads);\n"
+    "                      PID@HOSTPID: PID in HOSTPID's pid namespace\n"
     "  -a, --all-cpus      system-wide (per-CPU mode)\n"
     "  -G, --cgroup PATH   with -a, only the tasks of that cgroup and its\n"
     "                      descendants (of the perf_event hierarchy: a path\n"
@@ -322,14 +323,27 @@ static void summary(struct evprof_recorder *r, const char *path)
 		(unsigned long long)st.ring_lost_events,
 		(unsigned long long)st.ring_lost_records,
 		(unsigned long long)st.ring_lost_samples, path);
-	if (!ss.samples)
+	if (!ss.samples) {
+		char period[64];
+
+		if (st.sample_freq)
+			snprintf(period, sizeof(period), "%g ms at %llu Hz",
+				 1e3 / (double)st.sample_freq,
+				 (unsigned long long)st.sample_freq);
+		else if (st.sample_time)
+			snprintf(period, sizeof(period), "%g ms",
+				 (double)st.sample_period / 1e6);
+		else
+			snprintf(period, sizeof(period), "%llu %s",
+				 (unsigned long long)st.sample_period,
+				 evprof_recorder__event(r, 0));
 		fprintf(stderr,
 			"evprof: no sample of %s: every thread ran less than "
-			"one sampling period of it (1 ms at the default "
-			"-F 1000); a higher -F, or %s/period=N/, samples "
-			"shorter runs\n",
-			evprof_recorder__event(r, 0),
+			"one sampling period of it (%s); a higher -F, or "
+			"%s/period=N/, samples shorter runs\n",
+			evprof_recorder__event(r, 0), period,
 			evprof_recorder__event(r, 0));
+	}
 	if (st.ring_lost_events)
 		fprintf(stderr,
 			"evprof: the kernel lost %llu records in %llu gaps: a "
@@ -456,10 +470,29 @@ static int weight_known(struct evprof_recorder *r, const char *events,
 		if ((hit == events || strchr(",{", hit[-1])) &&
 		    strchr(",}/", hit[len]))
 			return 0;
+	if (!off_cpu &&
+	    (!strcmp(weight, "off-cpu") || !strcmp(weight, "preempted"))) {
+		cli_err("--weight %s: a weight of --off-cpu recordings: add "
+			"--off-cpu",
+			weight);
+		return 2;
+	}
 	closest = evprof_closest_name(weight, names, n);
-	cli_err("--weight %s: no such event in this recording (%s)%s%s%s",
-		weight, events, closest ? "; did you mean '" : "",
-		closest ? closest : "", closest ? "'?" : "");
+	if (closest) {
+		cli_err("--weight %s: no such event in this recording (-e %s); "
+			"did you mean '%s'?",
+			weight, events, closest);
+		return 2;
+	}
+	/* An event of its own: the library says when it knows none such. */
+	struct evprof_event_spec spec;
+
+	if (!evprof_event_spec__parse(&spec, weight))
+		cli_err("--weight %s: not an event of this recording: add it "
+			"(-e %s,%s)",
+			weight, events, weight);
+	else
+		cli_err("--weight %s: no such event", weight);
 	return 2;
 }
 
@@ -953,6 +986,7 @@ static int record_write(struct record *rec, const char *weight, int ret)
 	}
 	summary(rec->r, off ? wrote : "nothing");
 	totals_line(rec->prof);
+	cli_symbol_hints(rec->prof, NULL);
 	return ret;
 }
 

@@ -80,25 +80,33 @@ int cmd_report(int argc, char **argv)
 	if (!p) {
 		int why = errno;
 
-		cli_err("cannot read %s: %s%s", argv[first],
+		cli_err("cannot read %s: %s%s%s", argv[first],
 			evprof_strerror(why),
+			why == EVPROF_ERR_MALFORMED &&
+				(strstr(argv[first], ".speedscope.json") ||
+				 strstr(argv[first], ".svg"))
+			    ? " (speedscope and SVG files are written for "
+			      "their viewers, not read back)"
+			    : "",
 			why == EVPROF_ERR_MALFORMED
 			    ? " (report reads Firefox Profiler JSON, pprof and "
 			      "folded stacks, gzip'd or not)"
 			    : "");
 		return 1;
 	}
+	/* Without -o, --weight is what the table is sorted by. */
+	if (!o.out && o.weight && !o.ro.sort)
+		o.ro.sort = o.weight;
 	if (o.out ? o.weight && !out_has_column(p, o.weight)
 		  : o.ro.sort && !out_has_column(p, o.ro.sort)) {
-		cli_err("no counter named '%s' in %s",
-			o.out ? o.weight : o.ro.sort, argv[first]);
+		out_no_column(p, o.out ? o.weight : o.ro.sort, argv[first]);
 		evprof_profile__free(p);
 		return 1;
 	}
 	if (o.out)
 		err = out_write(p, o.out, out_format_of(o.out), o.weight);
-	else
-		err = evprof_profile__write_report(p, stdout, &o.ro);
+	else if (!(err = evprof_profile__write_report(p, stdout, &o.ro)))
+		cli_symbol_hints(p, o.ro.sort);
 	if (err)
 		cli_err("cannot write %s: %s", o.out ? o.out : "the report",
 			evprof_strerror(err));

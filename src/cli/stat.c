@@ -9,10 +9,13 @@
  * On a hybrid machine (several core PMUs) a group with generic hardware
  * events is opened once per core PMU, as perf does: each event's count is
  * the sum of its per-PMU counts, each scaled on its own, and the split is
- * shown under it.
+ * shown under it. With -a --cgroup PATH each CPU instance is opened once
+ * per cgroup (PERF_FLAG_PID_CGROUP: the cgroup's directory fd as pid), and
+ * each cgroup's count is printed on its own lines, as perf stat -G does.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -33,19 +36,25 @@
 	"instructions,branches,branch-misses"
 
 const char cli_stat_usage[] =
-    "usage: evprof stat [-e LIST] [-I MS] [--per-thread] [-p PID[,PID...] | -a]\n"
-    "                   [--] [CMD ARGS...]\n"
+    "usage: evprof stat [-e LIST] [-I MS] [--per-thread]\n"
+    "                   [-p PID[,PID...] | -a [-G PATH]...] [--] [CMD ARGS...]\n"
     "\n"
     "  -e, --events LIST  events to count, comma separated; {a,b} is a group\n"
     "                     (default: " DEFAULT_EVENTS ")\n"
     "  -I, --interval MS  print counts every MS milliseconds\n"
     "      --per-thread   one line per thread (with -p)\n"
-    "  -p, --pid PIDS     count existing processes, all their threads\n"
-    "  -a, --all-cpus     count system-wide, on every online CPU\n";
+    "  -p, --pid PIDS     count existing processes, all their threads;\n"
+    "                     PID@HOSTPID: PID in HOSTPID's pid namespace\n"
+    "  -a, --all-cpus     count system-wide, on every online CPU\n"
+    "  -G, --cgroup PATH  with -a, only the tasks of that cgroup and its\n"
+    "                     descendants, counted and printed per cgroup (of the\n"
+    "                     perf_event hierarchy: a path under its mount or from\n"
+    "                     its root); repeatable\n";
 
 struct instance {
-	pid_t pid; /* -1 for a CPU-wide instance */
+	pid_t pid; /* -1 for a CPU-wide instance, or the cgroup's fd */
 	int cpu;   /* -1 for a task instance */
+	long cg;   /* the cgroup it counts (st->cgs), -1 for none */
 	char label[48];
 };
 
@@ -80,6 +89,7 @@ struct stat_options {
 	const char *pids; /* -p as given */
 	long interval_ms; /* 0: no intervals */
 	bool per_thread, system_wide;
+	struct cli_cgroups cg; /* -G as given */
 };
 
 struct stat {
@@ -102,7 +112,12 @@ struct stat {
 	pid_t child;
 	pid_t *pids; /* -p's processes */
 	size_t nr_pids;
-	char what[512]; /* header text */
+	/* -G's cgroups: each one's directory fd, its previous interval. */
+	struct evprof_cgroup *cgs;
+	int cg_fd[CLI_CGROUPS_MAX];
+	size_t nr_cgs;
+	struct counts *cg_prev; /* [cgroup * events + event] */
+	char what[512];		/* header text */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -173,6 +188,7 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 		struct evprof_group_opts opts = {
 		    .sz = sizeof(opts),
 		    .failed_member = &failed,
+		    .cgroup = in->cg >= 0,
 		};
 		size_t n = 0;
 
@@ -200,8 +216,8 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 				a->exclude_kernel = 1;
 				a->exclude_hv = 1;
 			}
-			a->inherit = in->pid > 0;
-			if (m == 0 && st->launched && in->pid > 0) {
+			a->inherit = in->cpu < 0;
+			if (m == 0 && st->launched && in->cpu < 0) {
 				/* Count from the exec, not from the fork. */
 				a->disabled = 1;
 				a->enable_on_exec = 1;
@@ -215,7 +231,7 @@ static int open_group(struct stat *st, size_t gi, size_t ii)
 			g->planned = true;
 			return 0;
 		}
-		if (errno == ESRCH && !st->launched && in->pid > 0)
+		if (errno == ESRCH && !st->launched && in->cpu < 0)
 			return 1;
 		if (failed < 0 || failed >= (int)n)
 			failed = 0;
@@ -315,10 +331,15 @@ static void close_all(struct stat *st)
 		free(st->cpus[k]);
 	free(st->ev);
 	free(st->inst);
+	for (size_t k = 0; k < st->nr_cgs; k++)
+		close(st->cg_fd[k]);
+	free(st->cgs);
+	free(st->cg_prev);
 	evprof_event_list__free(st->list);
 }
 
-static int add_instance(struct stat *st, pid_t pid, int cpu, const char *label)
+static int add_instance(struct stat *st, pid_t pid, int cpu, const char *label,
+			long cg)
 {
 	struct instance *in = realloc(st->inst, (st->ninst + 1) * sizeof(*in));
 
@@ -328,6 +349,7 @@ static int add_instance(struct stat *st, pid_t pid, int cpu, const char *label)
 	in += st->ninst++;
 	in->pid = pid;
 	in->cpu = cpu;
+	in->cg = cg;
 	snprintf(in->label, sizeof(in->label), "%s", label);
 	return 0;
 }
@@ -362,7 +384,7 @@ static int add_pid_instances(struct stat *st, const pid_t *pids, size_t nr_pids)
 			char label[48];
 
 			thread_label(label, sizeof(label), pids[p], tids[i]);
-			err = add_instance(st, tids[i], -1, label);
+			err = add_instance(st, tids[i], -1, label, -1);
 		}
 		free(tids);
 		if (err)
@@ -371,7 +393,8 @@ static int add_pid_instances(struct stat *st, const pid_t *pids, size_t nr_pids)
 	return 0;
 }
 
-static int add_cpu_instances(struct stat *st)
+/* One instance per online CPU: of cgroup cg (its fd as pid), or of all. */
+static int add_cpu_instances(struct stat *st, long cg)
 {
 	int n = evprof_cpus_online(NULL, 0), got, err = 0;
 	int *cpus;
@@ -392,7 +415,8 @@ static int add_cpu_instances(struct stat *st)
 		char label[32];
 
 		snprintf(label, sizeof(label), "CPU%d", cpus[i]);
-		if (add_instance(st, -1, cpus[i], label))
+		if (add_instance(st, cg < 0 ? -1 : st->cg_fd[cg], cpus[i],
+				 label, cg))
 			err = -ENOMEM;
 	}
 	free(cpus);
@@ -453,6 +477,17 @@ static void combine(const struct stat *st, const struct counts *s,
 	}
 }
 
+/* Reads the instances of cgroup cg (-1: every one) into st->slots and c. */
+static void read_sum(struct stat *st, long cg, struct counts *c)
+{
+	memset(st->slots, 0,
+	       st->list->nr_events * st->nslot * sizeof(*st->slots));
+	for (size_t ii = 0; ii < st->ninst; ii++)
+		if (cg < 0 || st->inst[ii].cg == cg)
+			read_instance(st, ii, st->slots);
+	combine(st, st->slots, c);
+}
+
 /* Reads every instance into st->slots and the events' totals. */
 static void read_totals(struct stat *st)
 {
@@ -461,10 +496,7 @@ static void read_totals(struct stat *st)
 
 	if (!c)
 		return;
-	memset(st->slots, 0, n * st->nslot * sizeof(*st->slots));
-	for (size_t ii = 0; ii < st->ninst; ii++)
-		read_instance(st, ii, st->slots);
-	combine(st, st->slots, c);
+	read_sum(st, -1, c);
 	for (size_t i = 0; i < n; i++)
 		st->ev[i].total = c[i];
 	free(c);
@@ -617,15 +649,22 @@ static void ratio(const struct stat *st, const struct counts *c, size_t i,
  * not run shows 0, not <not counted>: it exists, it just had nothing to do.
  */
 static void print_event(const struct stat *st, const struct counts *c, size_t i,
-			double wall_ns, const char *prefix)
+			double wall_ns, const char *prefix, const char *cgroup)
 {
 	const struct stat_event *e = &st->ev[i];
-	char num[64], rat[96] = "", pct[32] = "", name[160];
+	char num[64], rat[96] = "", pct[32] = "", name[PATH_MAX + 200];
 	uint64_t v;
 
 	/* perf's way of saying only user space was counted. */
 	snprintf(name, sizeof(name), "%s%s", e->spec->name,
 		 st->user_only && !strchr(e->spec->name, ':') ? ":u" : "");
+	/* The cgroup after the event, as perf stat -G prints it. */
+	if (cgroup) {
+		size_t len = strlen(name);
+
+		snprintf(name + len, sizeof(name) - len, "%*s%s",
+			 len < 24 ? (int)(24 - len) : 1, "", cgroup);
+	}
 
 	if (!e->supported) {
 		printf("%s%18s      %s\n", prefix, "<not supported>", name);
@@ -647,8 +686,8 @@ static void print_event(const struct stat *st, const struct counts *c, size_t i,
 	if (c[i].run < c[i].ena)
 		snprintf(pct, sizeof(pct), "  (%.2f%%)",
 			 100.0 * (double)c[i].run / (double)c[i].ena);
-	printf("%s%s      %-24s%s%s%s\n", prefix, num, name, rat[0] ? "#" : "",
-	       rat, pct);
+	printf("%s%s      %-24s%s%s%s%s\n", prefix, num, name,
+	       cgroup && rat[0] ? "  " : "", rat[0] ? "#" : "", rat, pct);
 }
 
 static void print_interval(struct stat *st, double t_s)
@@ -667,8 +706,24 @@ static void print_interval(struct stat *st, double t_s)
 		st->ev[i].prev = st->ev[i].total;
 	}
 	snprintf(prefix, sizeof(prefix), "%14.6f ", t_s);
-	for (size_t i = 0; i < n; i++)
-		print_event(st, d, i, 0, prefix);
+	for (size_t k = 0; k < st->nr_cgs; k++) {
+		struct counts *prev = &st->cg_prev[k * n];
+
+		/* Each cgroup's delta: its own sum less its previous one. */
+		read_sum(st, (long)k, d);
+		for (size_t i = 0; i < n; i++) {
+			struct counts now = d[i];
+
+			d[i].raw -= prev[i].raw;
+			d[i].ena -= prev[i].ena;
+			d[i].run -= prev[i].run;
+			prev[i] = now;
+		}
+		for (size_t i = 0; i < n; i++)
+			print_event(st, d, i, 0, prefix, st->cgs[k].name);
+	}
+	for (size_t i = 0; !st->nr_cgs && i < n; i++)
+		print_event(st, d, i, 0, prefix, NULL);
 	fflush(stdout);
 	free(d);
 }
@@ -692,7 +747,7 @@ static void print_final(struct stat *st, double wall_ns,
 			snprintf(prefix, sizeof(prefix), "%24s ",
 				 st->inst[ii].label);
 			for (size_t i = 0; i < n; i++) {
-				print_event(st, c, i, wall_ns, prefix);
+				print_event(st, c, i, wall_ns, prefix, NULL);
 				print_split(st, i, prefix);
 			}
 		}
@@ -703,9 +758,18 @@ static void print_final(struct stat *st, double wall_ns,
 		read_totals(st);
 		for (size_t i = 0; c && i < n; i++)
 			c[i] = st->ev[i].total;
-		for (size_t i = 0; c && i < n; i++) {
-			print_event(st, c, i, wall_ns, "");
+		for (size_t i = 0; c && !st->nr_cgs && i < n; i++) {
+			print_event(st, c, i, wall_ns, "", NULL);
 			print_split(st, i, "");
+		}
+		/* Each cgroup's lines: its tasks and its descendants'. */
+		for (size_t k = 0; c && k < st->nr_cgs; k++) {
+			read_sum(st, (long)k, c);
+			for (size_t i = 0; i < n; i++) {
+				print_event(st, c, i, wall_ns, "",
+					    st->cgs[k].name);
+				print_split(st, i, "");
+			}
 		}
 		free(c);
 	}
@@ -819,6 +883,11 @@ static int opt_interval(void *p, const char *arg)
 	return 0;
 }
 
+static int opt_cgroup(void *p, const char *arg)
+{
+	return cli_cgroup_add(&((struct stat_options *)p)->cg, arg);
+}
+
 #define O struct stat_options
 static const struct cli_opts stat_cli = {
     .usage = cli_stat_usage,
@@ -829,6 +898,7 @@ static const struct cli_opts stat_cli = {
 	CLI_OPT_FLAG("per-thread", 0, O, per_thread),
 	CLI_OPT_STR("pid", 'p', O, pids),
 	CLI_OPT_FLAG("all-cpus", 'a', O, system_wide),
+	CLI_OPT_FN("cgroup", 'G', true, opt_cgroup),
     }};
 #undef O
 
@@ -844,8 +914,12 @@ static int stat_check(struct stat *st, int argc, char **argv)
 		fputs(cli_stat_usage, stderr);
 		return 2;
 	}
-	if (o->pids && (o->system_wide || st->launched)) {
-		cli_err("-p cannot be combined with -a or a command");
+	if (o->pids && (o->system_wide || st->launched || o->cg.n)) {
+		cli_err("-p cannot be combined with -a, --cgroup or a command");
+		return 2;
+	}
+	if (o->cg.n && !o->system_wide) {
+		cli_err("--cgroup filters a system-wide count: add -a");
 		return 2;
 	}
 	if (o->per_thread && !o->pids) {
@@ -881,6 +955,52 @@ static int stat_check(struct stat *st, int argc, char **argv)
 	return CLI_GO_ON;
 }
 
+/*
+ * -G's cgroups resolved in the perf_event hierarchy and opened. A cgroup
+ * inside another one given keeps its own lines, as with perf: each line
+ * counts its cgroup and every cgroup below it. Returns 0 or -errno after
+ * a message.
+ */
+static int open_cgroups(struct stat *st)
+{
+	size_t n = st->o.cg.n;
+	struct evprof_cgroup_fs fs;
+	int err = cli_cgroup_fs(&fs);
+
+	if (err)
+		return err;
+	st->cgs = calloc(n, sizeof(*st->cgs));
+	st->cg_prev = calloc(n * st->list->nr_events, sizeof(*st->cg_prev));
+	if (!st->cgs || !st->cg_prev)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		int fd = cli_cgroup_open(&fs, st->o.cg.v[k], &st->cgs[k]);
+
+		if (fd < 0)
+			return fd;
+		st->cg_fd[st->nr_cgs++] = fd;
+	}
+	return 0;
+}
+
+/* The perf event fds the cgroups took, as record says it. */
+static void say_fds(const struct stat *st)
+{
+	size_t groups = 0, fds = 0;
+
+	for (size_t gi = 0; gi < st->nr_grp; gi++)
+		for (size_t ii = 0; ii < st->ninst; ii++)
+			if (st->grp[gi].inst[ii]) {
+				groups++;
+				fds += st->grp[gi].nr;
+			}
+	fprintf(stderr,
+		"evprof: %zu groups on %zu CPUs for %zu cgroup%s: %zu perf "
+		"event fds\n",
+		groups, st->ninst / st->nr_cgs, st->nr_cgs,
+		st->nr_cgs == 1 ? "" : "s", fds);
+}
+
 /* The command started (held before its exec), every group opened. */
 static int stat_open(struct stat *st, char **argv)
 {
@@ -895,8 +1015,12 @@ static int stat_open(struct stat *st, char **argv)
 		}
 		st->child = evprof_launch__pid(st->launch);
 	}
-	if (st->o.system_wide) {
-		err = add_cpu_instances(st);
+	if (st->o.system_wide && st->o.cg.n) {
+		err = open_cgroups(st);
+		for (size_t k = 0; !err && k < st->nr_cgs; k++)
+			err = add_cpu_instances(st, (long)k);
+	} else if (st->o.system_wide) {
+		err = add_cpu_instances(st, -1);
 	} else if (st->o.pids) {
 		n = cli_parse_pids(st->o.pids, &st->pids);
 		if (n < 0)
@@ -904,7 +1028,7 @@ static int stat_open(struct stat *st, char **argv)
 		st->nr_pids = (size_t)n;
 		err = add_pid_instances(st, st->pids, st->nr_pids);
 	} else {
-		err = add_instance(st, st->child, -1, argv[0]);
+		err = add_instance(st, st->child, -1, argv[0], -1);
 	}
 	if (err || plan_groups(st))
 		return 1;
@@ -912,6 +1036,8 @@ static int stat_open(struct stat *st, char **argv)
 		for (size_t gi = 0; gi < st->nr_grp; gi++)
 			if (open_group(st, gi, ii) < 0)
 				return 1;
+	if (st->nr_cgs)
+		say_fds(st);
 	return CLI_GO_ON;
 }
 

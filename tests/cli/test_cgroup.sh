@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # record -a --cgroup: a workload inside a cgroup this test makes keeps each
 # thread's page faults within 0.5% of its own rusage while a busy process
-# outside leaves no sample, with each attribution; a nested cgroup is left
+# outside leaves no sample, with each attribution and with the BPF engine
+# (skipped where it is not available); stat -a --cgroup counts the
+# cgroup's page faults within 0.5% of what the workload faulted once inside
+# and no more CPU time than the workload's own; a nested cgroup is left
 # out with a note; a missing path, one outside the hierarchy and --cgroup
 # without -a are refused with a message. The hierarchy is the one holding
 # the perf_event controller, found here from /proc/self/mountinfo.
@@ -84,11 +87,62 @@ grep -q "groups of [0-9]* events on $cpus CPUs: [0-9]* perf event fds for 1 cgro
 record ride -G "$mnt/$name" --attribution ride
 check ride
 
+# The BPF engine: its programs drop the slices and samples of every task
+# outside the cgroup (a cgroup array, bpf_current_task_under_cgroup), the
+# same truths.
+if bpf_engine; then
+	record bpf -G "$name" --engine bpf
+	check bpf
+	grep -q "the BPF programs keep to 1 cgroup" "$TMP/bpf.err" &&
+		ok "bpf: the filter is said" || fail "bpf: no filter line: $(head -3 "$TMP/bpf.err")"
+	record bpfnested -G "$name" -G "$name/sub" --engine bpf
+	check bpfnested
+fi
+
 # Nested: the cgroup inside the other is left out, counted once.
 record nested -G "$name" -G "$name/sub"
 check nested
 grep -q "cgroup /$name/sub is left out" "$TMP/nested.err" &&
 	ok "nested cgroup left out" || fail "nested: $(head -3 "$TMP/nested.err")"
+
+# stat -a -G: the workload moves itself into the cgroup first thing
+# (WL_CGROUP) and prints what it faulted since: that is all the cgroup's
+# page faults hold of it, exact, where its rusage also holds its exec's.
+# The busy process outside would add its CPU time to the cgroup's
+# task-clock, which must stay within the workload's own user + sys time.
+# stat TAG DIR ARGS...: the workload in the cgroup DIR (under $CG).
+stat() {
+	local tag=$1 dir=$2
+	shift 2
+	WL_CGROUP=$CG$dir "$EVPROF" stat -a "$@" -e page-faults,task-clock \
+		-- "$WL" 6000 0 2 300 >"$TMP/$tag.out" 2>"$TMP/$tag.err" ||
+		fail "stat $tag: $(tail -3 "$TMP/$tag.err")"
+}
+# stat_check TAG CGROUP: its lines against the truth.
+stat_check() {
+	local tag=$1 cg=$2 truth got clock cpu
+	truth=$(sed -n 's/^cgroup faults=//p' "$TMP/$tag.err")
+	got=$(awk -v c="$cg" '$2 == "page-faults" && $3 == c { print $1 }' "$TMP/$tag.out")
+	within "${got:-x}" "${truth:-0}" 0.5 &&
+		ok "stat $tag: $cg $got page faults, $truth in the workload's rusage since its move" ||
+		fail "stat $tag: $cg '$got' page faults, rusage since the move '$truth': $(cat "$TMP/$tag.out")"
+	clock=$(awk -v c="$cg" '$3 == "task-clock" && $4 == c { print $1 }' "$TMP/$tag.out")
+	cpu=$(awk '$2 == "seconds" && ($3 == "user" || $3 == "sys") { s += $1 * 1000 } END { print s }' \
+		"$TMP/$tag.out")
+	awk -v a="${clock:-x}" -v b="${cpu:-0}" 'BEGIN { exit !(a ~ /^[0-9.]+$/ && a > 0 && a <= b * 1.1 + 10) }' &&
+		ok "stat $tag: $cg task-clock $clock ms within the workload's $cpu ms: the busy process outside absent" ||
+		fail "stat $tag: $cg task-clock '$clock' ms, the workload's user + sys $cpu ms"
+}
+stat st "" -G "$name"
+stat_check st "/$name"
+grep -q "^evprof: [0-9]* groups on $cpus CPUs for 1 cgroup: [0-9]* perf event fds" \
+	"$TMP/st.err" && ok "stat: the fd count is said" ||
+	fail "stat: no fd count: $(grep fds "$TMP/st.err")"
+# Nested: each cgroup its own lines (as perf stat -G), the outer one
+# counting the inner one's tasks.
+stat stnested /sub -G "$name" -G "$CG/sub"
+stat_check stnested "/$name"
+stat_check stnested "/$name/sub"
 
 # refused ARGS... -- WORDS: exit 2 and a message with WORDS, nothing run.
 refused() {
@@ -98,6 +152,18 @@ refused() {
 	rc=$?
 	[ "$rc" -ne 0 ] && grep -q "$want" "$TMP/r.err" && ok "$what refused: $(head -1 "$TMP/r.err")" ||
 		fail "$what: rc $rc, $(cat "$TMP/r.err")"
+}
+refused "a missing cgroup" "no such cgroup" -a -G "$name/none"
+refused "a path outside the hierarchy" "outside the perf_event hierarchy" -a -G "$TMP"
+refused "--cgroup without -a" "add -a" -G "$name"
+# The same refusals in stat.
+refused() {
+	local what=$1 want=$2
+	shift 2
+	"$EVPROF" stat "$@" -- true >/dev/null 2>"$TMP/r.err"
+	rc=$?
+	[ "$rc" -ne 0 ] && grep -q "$want" "$TMP/r.err" && ok "stat: $what refused: $(head -1 "$TMP/r.err")" ||
+		fail "stat: $what: rc $rc, $(cat "$TMP/r.err")"
 }
 refused "a missing cgroup" "no such cgroup" -a -G "$name/none"
 refused "a path outside the hierarchy" "outside the perf_event hierarchy" -a -G "$TMP"

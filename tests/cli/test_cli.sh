@@ -137,9 +137,21 @@ rc=$?
 	-o "$TMP/w.pb.gz" -- touch "$TMP/ran" 2>"$TMP/e"
 rc=$?
 [ $rc = 2 ] && [ ! -e "$TMP/ran" ] &&
-	grep -q "^evprof: --weight pagefaults: no such event in this recording (cpu-clock,page-faults); did you mean 'page-faults'?$" "$TMP/e" &&
+	grep -q "^evprof: --weight pagefaults: no such event in this recording (-e cpu-clock,page-faults); did you mean 'page-faults'?$" "$TMP/e" &&
 	ok "record --weight pagefaults: refused before the command ran" ||
 	fail "record --weight pagefaults: exit $rc, ran: $([ -e "$TMP/ran" ] && echo yes || echo no), $(head -1 "$TMP/e")"
+# An event left out of -e is named with the -e that would record it; an
+# off-CPU weight without --off-cpu says so.
+"$EVPROF" record -e cpu-clock --weight page-faults -o "$TMP/w.pb.gz" -- true 2>"$TMP/e"
+rc=$?
+[ $rc = 2 ] && grep -q "^evprof: --weight page-faults: not an event of this recording: add it (-e cpu-clock,page-faults)$" "$TMP/e" &&
+	ok "record --weight page-faults without it: add it to -e" ||
+	fail "record --weight page-faults without it: exit $rc, $(cat "$TMP/e")"
+"$EVPROF" record -e cpu-clock --weight off-cpu -o "$TMP/w.pb.gz" -- true 2>"$TMP/e"
+rc=$?
+[ $rc = 2 ] && grep -q "^evprof: --weight off-cpu: a weight of --off-cpu recordings: add --off-cpu$" "$TMP/e" &&
+	ok "record --weight off-cpu without --off-cpu: add --off-cpu" ||
+	fail "record --weight off-cpu: exit $rc, $(cat "$TMP/e")"
 # -o names a format, or --format does, or it is refused before the
 # command runs; "-" is stdout; report says what it reads.
 "$EVPROF" record -e cpu-clock -o "$TMP/p.png" -- touch "$TMP/ran2" 2>"$TMP/e"
@@ -180,8 +192,8 @@ fi
 echo '{"shared":{},"profiles":[]}' >"$TMP/p.speedscope.json"
 "$EVPROF" report "$TMP/p.speedscope.json" >/dev/null 2>"$TMP/e"
 rc=$?
-[ $rc = 1 ] && grep -q "(report reads Firefox Profiler JSON, pprof and folded stacks, gzip'd or not)$" "$TMP/e" &&
-	ok "report of a speedscope file: says what it reads" ||
+[ $rc = 1 ] && grep -q "(speedscope and SVG files are written for their viewers, not read back) (report reads Firefox Profiler JSON, pprof and folded stacks, gzip'd or not)$" "$TMP/e" &&
+	ok "report of a speedscope file: says it is one, and what it reads" ||
 	fail "report of a speedscope file: exit $rc, $(head -1 "$TMP/e")"
 # Options go in order: a bad value ends before a later --help.
 "$EVPROF" record -F 0 -h true >"$TMP/o" 2>"$TMP/e"

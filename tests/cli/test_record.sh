@@ -165,4 +165,19 @@ else
 	skip "no-debug program: no cc"
 fi
 
+# A recording of no sample says the period it was short of, as asked:
+# true runs for about 1 ms, below each of these periods.
+for c in "-F 2|500 ms at 2 Hz" "-c 400000000|400 ms" \
+	"-e cpu-clock/period=300000000/|300 ms" \
+	"-e page-faults/period=1000000/|1000000 page-faults"; do
+	args=${c%|*}
+	want=${c#*|}
+	# shellcheck disable=SC2086 # the options, split
+	"$EVPROF" record $args -o "$TMP/none.folded" -- true >/dev/null 2>"$TMP/err" ||
+		{ fail "$args: record failed: $(tail -3 "$TMP/err")"; continue; }
+	grep -q "one sampling period of it ($want);" "$TMP/err" &&
+		ok "$args: no sample, short of $want" ||
+		fail "$args: wanted '$want' in: $(grep "no sample" "$TMP/err")"
+done
+
 finish

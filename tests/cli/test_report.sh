@@ -193,6 +193,13 @@ grep -qE "^[0-9]+: .* $WL $bid \[FN\]" "$TMP/raw" &&
 "$EVPROF" report -s nosuch "$TMP/r.pb.gz" >/dev/null 2>"$TMP/e"
 [ $? -eq 1 ] && grep -q "no counter named 'nosuch'" "$TMP/e" &&
 	ok "unknown --sort counter refused" || fail "unknown sort: $(cat "$TMP/e")"
+"$EVPROF" report -s pagefaults "$TMP/r.pb.gz" >/dev/null 2>"$TMP/e"
+[ $? -eq 1 ] && grep -q "no counter named 'pagefaults' in $TMP/r.pb.gz; did you mean 'page-faults'? (it has samples, cpu, .*page-faults" "$TMP/e" &&
+	ok "a misspelt --sort: did you mean, and the list" || fail "misspelt sort: $(cat "$TMP/e")"
+# Without -o, --weight sorts the table.
+"$EVPROF" report --weight page-faults "$TMP/r.pb.gz" 2>/dev/null | head -1 >"$TMP/h"
+grep -q "sorted by page-faults" "$TMP/h" && ok "report --weight without -o sorts by it" ||
+	fail "report --weight: $(cat "$TMP/h")"
 # Hand-built pprof bytes (fuzz corpus): one location, lines g:9 inlined
 # into f (x.c:3), 7 samples. Inline frames are functions of their own.
 hm=$SRCDIR/fuzz/corpus/profile/pprof-inline-handmade

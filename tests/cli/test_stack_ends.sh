@@ -30,13 +30,13 @@ share() {
 		END { print n + 0, all + 0 }'
 }
 
-# mostly N ALL: N is at least 90% of ALL, and ALL has 100 samples.
+# mostly N ALL: N is at least 90% of ALL, and ALL has 50 samples.
 mostly() {
-	[ "$2" -ge 100 ] && [ $(($1 * 100)) -ge $(($2 * 90)) ]
+	[ "$2" -ge 50 ] && [ $(($1 * 100)) -ge $(($2 * 90)) ]
 }
 
 # Deeper than the kernel keeps: its chains stop at the limit.
-record deep fp deep $((MAX + 40)) 0.5
+record deep fp deep $((MAX + 40)) 1
 read -r n all <<<"$(share "$TMP/deep.folded" "[truncated:depth-limit]")"
 mostly "$n" "$all" &&
 	ok "depth $((MAX + 40)) > perf_event_max_stack $MAX: $n/$all stacks end at [truncated:depth-limit]" ||
@@ -47,9 +47,9 @@ grep -q "end before their thread's first frame; [0-9.]*% at the depth limit" \
 
 # A shallow one under frame pointers: the walk stops in libc's start code
 # (no frame pointers there), short of _start; no depth-limit frame.
-record shallow fp deep 10 0.5
+record shallow fp deep 10 1
 read -r n all <<<"$(share "$TMP/shallow.folded" "[truncated:depth-limit]")"
-[ "$all" -ge 100 ] && [ "$n" -eq 0 ] && ok "depth 10: no depth-limit frame" ||
+[ "$all" -ge 50 ] && [ "$n" -eq 0 ] && ok "depth 10: no depth-limit frame" ||
 	fail "depth 10: $n/$all at the depth limit"
 pct=$(sed -n "s/.*(\([0-9.]*\)%) end before their thread's first frame; \([0-9.]*\)% where the frame-pointer walk ended.*/\2/p" \
 	"$TMP/shallow.err")
@@ -59,7 +59,7 @@ pct=$(sed -n "s/.*(\([0-9.]*\)%) end before their thread's first frame; \([0-9.]
 grep -q "\-g dwarf unwinds it" "$TMP/shallow.err" || fail "no -g dwarf hint"
 
 # DWARF unwinds the same up to _start, whose CFI ends the stack: whole.
-record whole dwarf deep 10 0.5
+record whole dwarf deep 10 1
 read -r n all <<<"$(share "$TMP/whole.folded" "_start")"
 mostly "$n" "$all" && ok "dwarf: $n/$all stacks reach _start" ||
 	fail "dwarf: $n/$all reach _start: $(roots "$TMP/whole.folded" | head -3)"
@@ -75,7 +75,7 @@ fi
 
 # A stack copy too small: its frame, and the size the closing line asks
 # for (from the stack's own mapping) holds the whole stack.
-record small dwarf,256 deep 100 0.5
+record small dwarf,256 deep 100 1
 read -r n all <<<"$(share "$TMP/small.folded" "[truncated:stack-copy]")"
 mostly "$n" "$all" && ok "dwarf,256: $n/$all stacks end at [truncated:stack-copy]" ||
 	fail "dwarf,256: $n/$all at [truncated:stack-copy]"
@@ -83,7 +83,7 @@ size=$(sed -n 's/.*at the end of the 256-byte stack copy (the deepest needed [0-
 	"$TMP/small.err")
 if [ -n "$size" ]; then
 	ok "the closing line asks for -g dwarf,$size"
-	record big "dwarf,$size" deep 100 0.5
+	record big "dwarf,$size" deep 100 1
 	read -r n all <<<"$(share "$TMP/big.folded" "_start")"
 	mostly "$n" "$all" && ok "dwarf,$size: $n/$all stacks reach _start" ||
 		fail "dwarf,$size: $n/$all reach _start: $(roots "$TMP/big.folded" | head -3)"
@@ -94,7 +94,7 @@ fi
 # Code without CFI stops DWARF unwinding there (x86-64: the fixture's
 # assembly).
 if [ "$(uname -m)" = x86_64 ]; then
-	record nocfi dwarf nocfi 0.5
+	record nocfi dwarf nocfi 1
 	read -r n all <<<"$(awk '{ w = $NF; all += w
 		if (index($0, ";[truncated:no-cfi];spin_nocfi ")) n += w }
 		END { print n + 0, all + 0 }' "$TMP/nocfi.folded")"

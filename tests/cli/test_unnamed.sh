@@ -7,7 +7,7 @@
 # non-PIE, stripped, recorded; the hottest unnamed frame resolves with
 # addr2line on the unstripped build to one of wl_funcs' functions, and
 # every unnamed row of report starts at a function's st_value there, one
-# row per function.
+# row per function. Record and report say how to get its symbols.
 . "$(dirname "$0")/lib.sh"
 
 command -v addr2line >/dev/null || { skip "no addr2line"; finish; }
@@ -57,5 +57,34 @@ for pie in -pie -no-pie; do
 	else
 		fail "$pie: report's unnamed rows $(paste -sd, "$TMP/starts") are $(paste -sd, "$TMP/funcs")"
 	fi
+	# Record and report say where its symbols go: the debug file of its
+	# build id (readelf's), as no package owns it; nothing of the build
+	# with symbols.
+	id=$(readelf -n "$bin.stripped" | sed -n 's/^ *Build ID: //p')
+	[ -n "$id" ] || { skip "$pie: cc gave no build id"; continue; }
+	"$EVPROF" report "$TMP/u.pb.gz" >/dev/null 2>"$TMP/rerr"
+	# the unnamed rows' self%, summed: the share the line should say
+	pct=$(awk -v n="$name+0x" '/^by self/ { t = 1; next } /^by total/ { t = 0 }
+		t && index($NF, "[") == 1 && index($(NF-1), n) == 1 { s += $1 }
+		END { print s + 0 }' "$TMP/rep")
+	for f in err rerr; do
+		line=$(grep "is in $bin.stripped without symbols" "$TMP/$f")
+		share=$(sed -n 's/^evprof: \([0-9.]*\)% of the CPU time is in .*/\1/p' <<<"$line")
+		if [ -n "$share" ] && within "$share" "$pct" 2 &&
+			[[ $line == *"put its debug file at /usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ]] &&
+			[[ $line != *dbgsym* ]]; then
+			ok "$pie: $f: $share% (report's rows $pct%) and its build id's debug file"
+		else
+			fail "$pie: $f: '$line' (report's unnamed rows: $pct%, build id $id)"
+		fi
+	done
+	# Without the debug cache: the answers it would keep of this build
+	# (by build id) would name the stripped one's functions next time.
+	EVPROF_DEBUG_CACHE= "$EVPROF" record -e cpu-clock -o "$TMP/s.pb.gz" \
+		-- "$bin" 2000 1000 >/dev/null 2>"$TMP/err"
+	"$EVPROF" report "$TMP/s.pb.gz" >/dev/null 2>>"$TMP/err"
+	grep -q "without symbols" "$TMP/err" &&
+		fail "$pie: with symbols: $(grep "without symbols" "$TMP/err")" ||
+		ok "$pie: with symbols: no line of symbols"
 done
 finish

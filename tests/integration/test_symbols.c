@@ -726,6 +726,30 @@ static void test_stripped_no_debug(void **state)
 
 extern char _start[];
 
+/* The dynamic loader's first mapping (pgoff 0): its path and start. */
+static int ld_find_cb(const struct evprof_map *m, void *ctx)
+{
+	struct map_find *f = ctx;
+
+	if (!f->base && m->pgoff == 0 && strstr(m->path, "/ld-linux")) {
+		snprintf(f->path, sizeof(f->path), "%s", m->path);
+		f->base = m->start;
+	}
+	return 0;
+}
+
+/* The mapping of this process that holds addr, as the symbolizer takes it. */
+static struct evprof_sym_mapping own_map(uint64_t addr, struct map_find *f)
+{
+	*f = (struct map_find){.addr = addr};
+	assert_true(evprof_maps__read(getpid(), map_find_cb, f) >= 0);
+	assert_true(f->found);
+	return (struct evprof_sym_mapping){.path = f->path,
+					   .start = f->m.start,
+					   .end = f->m.end,
+					   .pgoff = f->m.pgoff};
+}
+
 /*
  * A thread's outermost frame by the CFI: this program's _start marks its
  * return address undefined (glibc's start code), a function of ours not;
@@ -737,30 +761,38 @@ static void test_outermost(void **state)
 	uint64_t start = (uint64_t)(uintptr_t)_start + 4;
 	uint64_t fn = (uint64_t)(uintptr_t)test_outermost;
 	struct evprof_sym_mapping map;
-	struct map_find f = {.addr = start};
+	struct map_find f, ld = {0};
 
 	(void)state;
 	assert_non_null(s);
-	assert_true(evprof_maps__read(getpid(), map_find_cb, &f) >= 0);
-	assert_true(f.found);
-	map = (struct evprof_sym_mapping){.path = f.path,
-					  .start = f.m.start,
-					  .end = f.m.end,
-					  .pgoff = f.m.pgoff};
+	map = own_map(start, &f);
 	assert_int_equal(evprof_symbolizer__user_outermost(s, &map, start), 1);
-	f = (struct map_find){.addr = fn};
-	assert_true(evprof_maps__read(getpid(), map_find_cb, &f) >= 0);
-	assert_true(f.found);
-	map = (struct evprof_sym_mapping){.path = f.path,
-					  .start = f.m.start,
-					  .end = f.m.end,
-					  .pgoff = f.m.pgoff};
+	map = own_map(fn, &f);
 	assert_int_equal(evprof_symbolizer__user_outermost(s, &map, fn), 0);
 	map.path = "/nonexistent/evprof";
 	assert_int_equal(evprof_symbolizer__user_outermost(s, &map, fn),
 			 -ENOENT);
 	assert_int_equal(evprof_symbolizer__user_outermost(s, &map, map.end),
 			 -EINVAL);
+	/*
+	 * The dynamic loader's entry code has no CFI: its entry point (by
+	 * readelf) and the call to _dl_start after it are first frames.
+	 */
+	assert_true(evprof_maps__read(getpid(), ld_find_cb, &ld) >= 0);
+	if (ld.base) {
+		uint64_t at;
+
+		assert_int_equal(
+		    sh("readelf -hW %s | awk '/Entry point/ { print $4 }' > "
+		       "%s/ld.entry",
+		       ld.path, dir),
+		    0);
+		at = ld.base + strtoull(slurp("ld.entry"), NULL, 16) -
+		     first_vaddr(ld.path) + 7;
+		map = own_map(at, &f);
+		assert_int_equal(evprof_symbolizer__user_outermost(s, &map, at),
+				 1);
+	}
 	evprof_symbolizer__free(s);
 }
 

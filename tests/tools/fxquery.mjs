@@ -1,6 +1,6 @@
 // Reads a Firefox Profiler processed profile (.json or .json.gz) written by
 // evprof and prints, per thread, what the tests compare with truth:
-//   thread NAME tid=T pid=P samples=N cpu_us=C EVENT=SUM ...
+//   thread NAME tid=T pid=P samples=N cpu_us=C EVENT=SUM ... process=PNAME
 //   through FUNC EVENT=SUM samples=N   (with --through FUNC: deltas and
 //                                       samples whose stack contains FUNC)
 //   meta NOTE                          (each meta.evprofNotes entry)
@@ -65,7 +65,7 @@ for (const t of p.threads) {
   }
   waits(t);
   const evs = Object.keys(ev).map((e) => `${e}=${sums[e]}`).join(' ');
-  console.log(`thread ${t.name} tid=${t.tid} pid=${t.pid} samples=${s.length} cpu_us=${Math.round(cpu)} ${evs}`);
+  console.log(`thread ${t.name} tid=${t.tid} pid=${t.pid} samples=${s.length} cpu_us=${Math.round(cpu)} ${evs} process=${t.processName}`);
   if (through) {
     const te = Object.keys(ev).map((e) => `${e}=${thr[e]}`).join(' ');
     console.log(`through ${through} tid=${t.tid} samples=${thrSamples} ${te}`);

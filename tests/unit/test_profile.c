@@ -398,6 +398,72 @@ static void assert_folded(const char *path, int counter)
 
 /* ---- tests --------------------------------------------------------------- */
 
+/*
+ * The libs whose frames no symbol names ("LIB+0x...", "0x...") are the
+ * leaves of a share of a column: 60 of 100 ms in liblzma's unnamed code,
+ * 20 in its named compress (not counted), 15 in app's address, 5 in the
+ * kernel.
+ */
+static void test_unnamed_libs(void **state)
+{
+	struct evprof_profile_opts o = {.sz = sizeof(o), .product = "t"};
+	struct evprof_profile *p = evprof_profile__new(&o);
+	struct evprof_profile_lib lz = {.path = "/usr/lib/liblzma.so.5"};
+	struct evprof_profile_lib app = {.path = "/usr/bin/app",
+					 .build_id = app_build_id,
+					 .build_id_len = sizeof(app_build_id)};
+	struct evprof_profile_frame f[4] = {
+	    {.function = "liblzma.so.5+0x100", .address = 0x104},
+	    {.function = "compress", .address = 0x200},
+	    {.address = 0x4005},
+	    {.lib = -1, .function = "clear_page", .kernel = true},
+	};
+	const uint64_t ms[4] = {60, 20, 15, 5};
+	struct evprof_profile_unnamed u[2];
+	int thr;
+
+	(void)state;
+	assert_non_null(p);
+	f[0].lib = f[1].lib = evprof_profile__add_lib(p, &lz);
+	f[2].lib = evprof_profile__add_lib(p, &app);
+	thr = evprof_profile__add_thread(
+	    p, evprof_profile__add_process(p, 1, "app", 0), 1, "app", 0);
+	for (int i = 0; i < 4; i++) {
+		struct evprof_profile_sample s = {
+		    .time_ns = 1 + (uint64_t)i,
+		    .stack = evprof_profile__stack(
+			p, -1, evprof_profile__frame(p, &f[i])),
+		    .weight = 1,
+		    .cpu_delta_ns = ms[i] * 1000000};
+
+		assert_int_equal(evprof_profile__add_sample(p, thr, &s), 0);
+	}
+	assert_int_equal(evprof_profile__unnamed_libs(p, NULL, 0.1, u, 2), 2);
+	assert_string_equal(u[0].path, "/usr/lib/liblzma.so.5");
+	assert_string_equal(u[0].name, "liblzma.so.5");
+	assert_string_equal(u[0].column, "cpu");
+	assert_true(u[0].share > 0.599 && u[0].share < 0.601);
+	assert_null(u[0].build_id);
+	assert_string_equal(u[1].path, "/usr/bin/app");
+	assert_int_equal(u[1].build_id_len, sizeof(app_build_id));
+	assert_memory_equal(u[1].build_id, app_build_id, sizeof(app_build_id));
+	assert_true(u[1].share > 0.149 && u[1].share < 0.151);
+	/* Above the threshold only; counted even where out has no room. */
+	assert_int_equal(evprof_profile__unnamed_libs(p, "cpu", 0.2, u, 2), 1);
+	assert_int_equal(evprof_profile__unnamed_libs(p, NULL, 0.1, NULL, 0),
+			 2);
+	/* By samples: one each of 4. */
+	assert_int_equal(evprof_profile__unnamed_libs(p, "samples", 0.25, u, 2),
+			 2);
+	assert_string_equal(u[0].column, "samples");
+	assert_true(u[0].share > 0.249 && u[0].share < 0.251);
+	assert_int_equal(evprof_profile__unnamed_libs(p, "nope", 0.1, u, 2),
+			 -ENOENT);
+	assert_int_equal(evprof_profile__unnamed_libs(NULL, NULL, 0.1, u, 2),
+			 -EINVAL);
+	evprof_profile__free(p);
+}
+
 static void test_interning(void **state)
 {
 	struct evprof_profile *p = build_profile();
@@ -930,6 +996,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_interning),
+	    cmocka_unit_test(test_unnamed_libs),
 	    cmocka_unit_test(test_folded),
 	    cmocka_unit_test(test_folded_weight_counter),
 	    cmocka_unit_test(test_firefox),

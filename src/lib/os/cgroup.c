@@ -222,3 +222,25 @@ bool evprof_cgroup__within(const struct evprof_cgroup *a,
 	return !strncmp(a->name, b->name, n) &&
 	       (a->name[n] == '\0' || a->name[n] == '/');
 }
+
+const char *evprof_cgroup__why(int err, const struct evprof_cgroup_fs *fs,
+			       char *buf, size_t len)
+{
+	if (!fs && err == -ENOENT)
+		snprintf(buf, len,
+			 "this host mounts no cgroup2 and no cgroup v1 "
+			 "hierarchy with the perf_event controller");
+	else if (fs && err == -ENOENT)
+		snprintf(buf, len,
+			 "no such cgroup in the perf_event hierarchy (cgroup "
+			 "v%d at %s)",
+			 fs->version, fs->mount);
+	else if (fs && err == -EXDEV)
+		snprintf(buf, len,
+			 "outside the perf_event hierarchy (cgroup v%d at %s); "
+			 "give a path under it or from its root",
+			 fs->version, fs->mount);
+	else
+		snprintf(buf, len, "%s", strerror(-err));
+	return buf;
+}

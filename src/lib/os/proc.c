@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <evprof/proc.h>
@@ -302,4 +303,63 @@ int evprof_proc__read_comm(int pid, int tid, char *buf, size_t len)
 	memcpy(buf, tmp, (size_t)n);
 	buf[n] = '\0';
 	return n;
+}
+
+/* The last pid of the NSpid line of /proc/PID/status, or -1. */
+static long last_nspid(const char *pid)
+{
+	char path[64], line[512];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line + 6, *end;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (;;) {
+			long x = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			v = x;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+int evprof_proc__ns_pid(int nspid, const char *ns_path)
+{
+	struct stat ns, st;
+	struct dirent *d;
+	char path[64];
+	int found = -ESRCH;
+	DIR *dir;
+
+	if (nspid <= 0 || !ns_path)
+		return -EINVAL;
+	if (stat(ns_path, &ns))
+		return -errno;
+	dir = opendir("/proc");
+	if (!dir)
+		return -errno;
+	while (found < 0 && (d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/pid", d->d_name);
+		if (stat(path, &st) || st.st_ino != ns.st_ino ||
+		    st.st_dev != ns.st_dev)
+			continue;
+		if (last_nspid(d->d_name) == nspid)
+			found = atoi(d->d_name);
+	}
+	closedir(dir);
+	return found;
 }

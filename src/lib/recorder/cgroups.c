@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,21 +18,10 @@
 
 static int say(int err, const struct evprof_cgroup_fs *fs, const char *path)
 {
-	switch (err) {
-	case -ENOENT:
-		pr_warn("cgroup '%s': no such cgroup in the perf_event "
-			"hierarchy (cgroup v%d at %s)\n",
-			path, fs->version, fs->mount);
-		break;
-	case -EXDEV:
-		pr_warn("cgroup '%s': outside the perf_event hierarchy "
-			"(cgroup v%d at %s); give a path under it or from its "
-			"root\n",
-			path, fs->version, fs->mount);
-		break;
-	default:
-		pr_warn("cgroup '%s': %s\n", path, strerror(-err));
-	}
+	char why[PATH_MAX + 128];
+
+	pr_warn("cgroup '%s': %s\n", path,
+		evprof_cgroup__why(err, fs, why, sizeof(why)));
 	return err;
 }
 
@@ -50,13 +40,14 @@ int evprof__engine_cgroups(struct evprof__engine_setup *s,
 		return -EINVAL;
 	err = evprof_cgroup_fs__find(&fs);
 	if (err) {
+		char why[128];
+
 		pr_warn("cannot filter by cgroup: %s\n",
-			err == -ENOENT ? "this host mounts no cgroup2 and no "
-					 "cgroup v1 hierarchy with the "
-					 "perf_event controller"
-				       : strerror(-err));
+			evprof_cgroup__why(err, NULL, why, sizeof(why)));
 		return err;
 	}
+	s->cgroup_version = fs.version;
+	snprintf(s->cgroup_mount, sizeof(s->cgroup_mount), "%s", fs.mount);
 	cg = calloc(n, sizeof(*cg));
 	s->cgroup_fds = calloc(n, sizeof(*s->cgroup_fds));
 	s->cgroup_ids = calloc(n, sizeof(*s->cgroup_ids));

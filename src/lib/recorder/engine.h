@@ -15,6 +15,7 @@
 #ifndef EVPROF_LIB_RECORDER_ENGINE_H
 #define EVPROF_LIB_RECORDER_ENGINE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -85,6 +86,8 @@ struct evprof__engine_setup {
 	int *cgroup_fds;
 	uint64_t *cgroup_ids;
 	size_t nr_cgroups;
+	int cgroup_version; /* of their hierarchy: 1 or 2 */
+	char cgroup_mount[PATH_MAX];
 
 	/* The task-exit tracepoint, where prepare resolved it. */
 	bool exit_event;

@@ -306,6 +306,32 @@ static int give_template(struct bpf_map *outer, struct bpf_map *inner, int *fd)
 	return bpf_map__set_inner_map_fd(outer, *fd);
 }
 
+/* The cgroups the programs keep to, by their directory fds. */
+static int give_cgroups(struct evprof_bpf *b)
+{
+	int map = bpf_map__fd(b->skel->maps.cgroups);
+
+	for (size_t i = 0; i < b->s->nr_cgroups; i++) {
+		uint32_t k = (uint32_t)i, fd = (uint32_t)b->s->cgroup_fds[i];
+
+		if (bpf_map_update_elem(map, &k, &fd, BPF_ANY)) {
+			int err = -errno;
+
+			pr_warn("cannot give the BPF engine cgroup fd %d: %s\n",
+				b->s->cgroup_fds[i], strerror(-err));
+			return err;
+		}
+	}
+	if (b->s->nr_cgroups)
+		evprof__note(b->s->notes,
+			     "the BPF programs keep to %zu cgroup%s (a cgroup "
+			     "array they test each task against): no perf "
+			     "event fd per cgroup",
+			     b->s->nr_cgroups,
+			     b->s->nr_cgroups == 1 ? "" : "s");
+	return 0;
+}
+
 static int load(struct evprof_bpf *b)
 {
 	int possible = libbpf_num_possible_cpus(), err, tmpl[2] = {-1, -1};
@@ -329,6 +355,7 @@ static int load(struct evprof_bpf *b)
 	s->rodata->ns_mode = nested_pid_ns(&dev, &ino);
 	s->rodata->ns_dev = dev;
 	s->rodata->ns_ino = ino;
+	s->rodata->nr_cgroups = (uint32_t)b->s->nr_cgroups;
 	err = bpf_map__set_max_entries(
 	    s->maps.counters, (uint32_t)possible * EVPROF_BPF_MAX_COUNTERS);
 	if (!err)
@@ -341,6 +368,8 @@ static int load(struct evprof_bpf *b)
 	for (int i = 0; i < 2; i++)
 		if (tmpl[i] >= 0)
 			close(tmpl[i]);
+	if (!err)
+		err = give_cgroups(b);
 	if (!err) {
 		b->aggr_fd[0] = bpf_map__fd(s->maps.aggr0);
 		b->stack_fd[0] = bpf_map__fd(s->maps.stacks0);
@@ -455,10 +484,22 @@ static int check_options(const struct evprof__engine_setup *s)
 			"without off-CPU intervals\n");
 		return -EOPNOTSUPP;
 	}
-	if (s->nr_cgroups) {
-		pr_warn("the BPF engine does not filter by cgroup yet: the "
-			"ring engine does\n");
+	/*
+	 * Its programs test the running task's cgroup v2 (a cgroup array
+	 * holds only cgroup v2 directories): a v1 perf_event hierarchy has
+	 * nothing the programs could compare.
+	 */
+	if (s->nr_cgroups && s->cgroup_version != 2) {
+		pr_warn("the BPF engine filters by cgroup v2 only, and this "
+			"host's perf_event controller is on a cgroup v1 "
+			"hierarchy (%s): use --engine ring\n",
+			s->cgroup_mount);
 		return -EOPNOTSUPP;
+	}
+	if (s->nr_cgroups > EVPROF_BPF_MAX_CGROUPS) {
+		pr_warn("the BPF engine filters by at most %d cgroups\n",
+			EVPROF_BPF_MAX_CGROUPS);
+		return -E2BIG;
 	}
 	if (geteuid() && !has_caps()) {
 		pr_warn("the BPF engine needs root, or CAP_BPF and "

@@ -529,6 +529,7 @@ int evprof_recorder__stats(const struct evprof_recorder *r,
 			   struct evprof_recorder_stats *st)
 {
 	struct evprof_recorder_stats full;
+	struct perf_event_attr a;
 
 	if (!r)
 		return -EINVAL;
@@ -538,5 +539,11 @@ int evprof_recorder__stats(const struct evprof_recorder *r,
 	full.start_wall_ns = r->start_wall;
 	full.stack_size = r->s.dwarf_stack;
 	full.deferred = r->s.defer;
+	/* The rate the engines open the sampler with. */
+	a = r->s.events[0].attr;
+	evprof__engine_sampler_rate(&r->s, &a);
+	full.sample_freq = a.freq ? a.sample_freq : 0;
+	full.sample_period = a.freq ? 0 : a.sample_period;
+	full.sample_time = evprof__event_is_time(&r->s.events[0]);
 	return EVPROF_STATS_COPY(st, &full);
 }

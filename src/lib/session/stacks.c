@@ -396,13 +396,21 @@ static int stack_end(struct sess_stacks *b, const struct bproc *pr,
 
 	if (ce->unwound && ce->end != EVPROF_STACK_WHOLE)
 		return ce->end;
+	/*
+	 * Garbage first: a walk through it may also fill the chain; where
+	 * the CFI unwound it, a rule gave a return address in no code.
+	 */
+	if (ce->cut)
+		return ce->unwound ? EVPROF_STACK_BAD_REGISTER
+				   : EVPROF_STACK_FRAME_POINTERS;
 	if (!ce->unwound && ce->nr >= b->max_stack)
 		return EVPROF_STACK_DEPTH;
-	/* No user part: a kernel thread, whose stack the kernel walks whole. */
+	/*
+	 * No user part: a kernel thread, or a task past the release of its
+	 * memory (exit): the kernel walks all there is.
+	 */
 	if (ce->user == SIZE_MAX)
 		return EVPROF_STACK_WHOLE;
-	if (ce->cut)
-		return EVPROF_STACK_FRAME_POINTERS;
 	/* Without a symbolizer no CFI can be read: nothing to judge by. */
 	if (!b->sym)
 		return EVPROF_STACK_WHOLE;

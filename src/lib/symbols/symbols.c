@@ -20,6 +20,7 @@
 
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 
 #include <evprof/symbols.h>
 
@@ -554,6 +555,21 @@ static int outermost_in(Dwarf_CFI *cfi, Dwarf_Addr bias, uint64_t addr)
 	return res;
 }
 
+/*
+ * Within the code at the image's entry point: a process's first frame,
+ * whether or not CFI covers it (ld.so's _start and _dl_start_user have
+ * none; they call _dl_start and _dl_init within 64 bytes of it).
+ */
+static bool at_entry(Dwfl_Module *mod, uint64_t svma)
+{
+	Dwarf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Ehdr eh;
+
+	return elf && gelf_getehdr(elf, &eh) && eh.e_entry &&
+	       svma - bias >= eh.e_entry && svma - bias < eh.e_entry + 64;
+}
+
 int evprof_symbolizer__user_outermost(struct evprof_symbolizer *s,
 				      const struct evprof_sym_mapping *map,
 				      uint64_t addr)
@@ -578,6 +594,8 @@ int evprof_symbolizer__user_outermost(struct evprof_symbolizer *s,
 		res = outermost_in(
 		    dwfl_module_dwarf_cfi(me->img->dso->mod, &bias), bias,
 		    svma);
+	if (res == -ENOENT && at_entry(me->img->dso->mod, svma))
+		res = 1;
 	return res;
 }
 

@@ -75,6 +75,18 @@ const volatile __u8 kernel_stacks = 1;
  */
 const volatile __u8 ns_mode = 0;
 const volatile __u64 ns_dev = 0, ns_ino = 0;
+/*
+ * -a --cgroup: only the tasks of the cgroups (v2) at the first nr_cgroups
+ * slots of the cgroups map and of their descendants.
+ */
+const volatile __u32 nr_cgroups = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, EVPROF_BPF_MAX_CGROUPS);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroups SEC(".maps");
 
 /* Counting event of counter k on CPU c at index c * MAX + k. */
 struct {
@@ -248,6 +260,25 @@ static __u32 ns_pid_of(struct task_struct *t)
 }
 
 /*
+ * Whether the current task is in one of the cgroups or below one: the
+ * kernel compares its cgroup v2's ancestor at each one's level with it
+ * (task_under_cgroup_hierarchy()), so a child cgroup made during the
+ * recording counts too. Where none is given, every task is.
+ */
+static int in_cgroups(void)
+{
+	if (!nr_cgroups)
+		return 1;
+	for (__u32 i = 0; i < EVPROF_BPF_MAX_CGROUPS; i++) {
+		if (i >= nr_cgroups)
+			break;
+		if (bpf_current_task_under_cgroup(&cgroups, i) == 1)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Whether the current task's process is followed. In ns_mode a target
  * joins the kernel-pid set the first time it runs here (a sample, its
  * switch-out or its fork: each runs in its context).
@@ -258,6 +289,12 @@ static int followed(const struct ids *x)
 
 	if (!x->hpid)
 		return 0; /* the idle task */
+	/*
+	 * Outside the cgroups (-a only): its slices and samples are read
+	 * and dropped, as an unfollowed process's are.
+	 */
+	if (!in_cgroups())
+		return 0;
 	/*
 	 * A thread with a record (only followed ones get one) stays followed
 	 * to its final switch-out though its process left the pid set:

@@ -16,6 +16,8 @@
 #define EVPROF_BPF_MAX_COUNTERS 9
 /* Frames bpf_get_stack() keeps (kernel.perf_event_max_stack is 127). */
 #define EVPROF_BPF_STACK_DEPTH 127
+/* Cgroups one recording keeps to (the CLI's --cgroup takes as many). */
+#define EVPROF_BPF_MAX_CGROUPS 64
 /* A stack that was not taken (a user-mode sample's kernel stack). */
 #define EVPROF_BPF_NO_STACK 0
 /* A stack the stack map could not keep (full, or no room): counted. */
