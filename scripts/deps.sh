@@ -8,7 +8,7 @@ pkgs=(build-essential cmake pkg-config libelf-dev libdw-dev zlib1g-dev
       python3 coreutils linux-perf chromium
       libcurl4-openssl-dev openssl curl clang libbpf-dev bpftool
       gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-system-arm qemu-user
-      cpio debhelper lintian python3-yaml)
+      cpio debhelper lintian python3-yaml podman runc)
 # libisal-dev: gzip outputs compressed on worker threads (ISA-L).
 # libcurl: evprof record --push; openssl and curl: its tests.
 # clang, libbpf-dev, bpftool: the BPF engine (optional: without them the
@@ -19,6 +19,10 @@ pkgs=(build-essential cmake pkg-config libelf-dev libdw-dev zlib1g-dev
 # kernels it fetches itself).
 # debhelper, lintian: tests/pkg/deb.sh builds and checks the .deb packages
 # (debian/); python3-yaml: tests/contrib/daemonset.py reads the DaemonSet.
+# podman, runc: tests/cli/test_container.sh runs a rootful --rootfs container
+# (no image, no registry). runc, not the crun podman recommends: crun 1.8
+# refuses cgroup v1/v2 hybrid hosts; podman pulls conmon,
+# containernetworking-plugins and iptables in.
 # Node runs the Firefox Profiler's loader in the tests and builds the page
 # (npm ci in web/); a node installed
 # outside apt (e.g. from nodesource) is fine, and apt's npm would fight it.
