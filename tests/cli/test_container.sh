@@ -131,7 +131,6 @@ podman_start() {
 		echo "podman: $(grep -v '^$' "$TMP/podman.err" | tail -1)"
 		return 1
 	}
-	ctrs+=("$id")
 	echo "$id"
 }
 
@@ -150,6 +149,7 @@ podman_part() {
 			skip "podman cannot run a container here: $id"
 			return 1
 		}
+		ctrs+=("$id") # removed at exit
 		host=$(podman inspect --format '{{.State.Pid}}' "$id")
 		cg=$(cgroup_of "$host")
 		[ -n "$cg" ] && [ "$cg" != / ] || {
