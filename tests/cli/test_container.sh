@@ -11,7 +11,8 @@
 # container's process must be the only one, and touch_pages (nm of the binary
 # says it is there) must be named with the thread's faults under it although
 # its binary is only in the container and has exited before the profile is
-# built (evprof__dso_pin() keeps it open). Where podman cannot run a container
+# built (evprof__dso_pin() keeps it open); so must the container's libc
+# (start_thread), a copy of the host's at the same path. Where podman cannot run a container
 # here, its part is a skip with podman's own error line, and the same checks
 # run against an unshare --pid --mount --fork "container" chrooted into the
 # same root file system, in a cgroup the test makes. EVPROF_TEST_NO_PODMAN=1
@@ -115,6 +116,16 @@ check() {
 		ok "$tag: touch_pages is named, ${under} of the threads' $all page faults under it" ||
 		fail "$tag: touch_pages holds '$under' page faults of $all: $("$EVPROF" report \
 			"$TMP/$tag.json.gz" 2>&1 | grep -m3 ' wl_faults')"
+	# The container's own libc (a copy: another inode than the host's file
+	# at that path): its start_thread holds the threads.
+	node "$TOOLS/fxquery.mjs" "$TMP/$tag.json.gz" --through start_thread >"$q.libc"
+	under=$(awk '$1 == "through" && $2 == "start_thread" {
+		for (i = 1; i <= NF; i++) if ($i ~ /^page-faults=/) {
+			sub(/.*=/, "", $i); s += $i } } END { print s + 0 }' "$q.libc")
+	within "${under:-x}" "$all" 2 &&
+		ok "$tag: the container's libc is named, ${under} page faults under start_thread" ||
+		fail "$tag: start_thread holds '$under' page faults of $all: $("$EVPROF" report \
+			"$TMP/$tag.json.gz" 2>&1 | grep -m3 ' libc.so.6+0x')"
 }
 
 nm "$WL" | grep -q ' [tT] touch_pages$' && ok "nm: touch_pages is in $WL" ||

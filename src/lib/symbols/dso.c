@@ -172,7 +172,9 @@ void evprof__dso_pin(int pid, const char *path, uint64_t ino)
 	char *dup;
 	int fd;
 
-	if (pid <= 0 || path[0] != '/' || !access(path, F_OK) ||
+	/* The host's file at path is the mapped one (or cannot be told). */
+	if (pid <= 0 || path[0] != '/' ||
+	    (!stat(path, &st) && (!ino || st.st_ino == ino)) ||
 	    snprintf(cand, sizeof(cand), "/proc/%d/root%s", pid, path) >=
 		(int)sizeof(cand))
 		return;

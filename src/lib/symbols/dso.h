@@ -81,8 +81,9 @@ EVPROF_HIDDEN int evprof__dso_open(const struct evprof__dso_want *w,
 
 /*
  * Keeps open the file of a code mapping of live process pid whose path
- * the host does not have (a container's binary, there only in its mount
- * namespace), as /proc/PID/root/PATH while it can be read: once pid has
+ * the host does not have, or has as another file (another inode: a
+ * container's binary or its own libc, in its mount namespace), as
+ * /proc/PID/root/PATH while it can be read: once pid has
  * exited, /proc/PID/root and map_files are gone, and a profile built after
  * that (the session builds what is a second old, or at the end) would name
  * none of its frames. evprof__dso_open() falls back on these files, each
