@@ -3,8 +3,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#include <linux/perf_event.h>
 
 #include "rings.h"
+#include "symbols/symbols.h"
 
 static int map_rings(struct evprof__rings *rs, struct evprof__engine_setup *s)
 {
@@ -64,6 +68,32 @@ struct evprof_ring *evprof__rings_of_cpu(const struct evprof__rings *rs,
 	return NULL;
 }
 
+/*
+ * A code mapping of a running process: its file kept open when only the
+ * process's mount namespace has the path (a container's binary), so that
+ * it can be read after the process exits (evprof__dso_pin()).
+ */
+static void pin_mmap2(const void *rec, size_t size)
+{
+	const struct perf_event_header *h = rec;
+	/* pid, tid; addr, len, pgoff; maj, min; ino, ino_generation. */
+	const size_t at_ino = sizeof(*h) + 8 + 3 * 8 + 8;
+	const size_t at_prot = at_ino + 16, at_name = at_prot + 8;
+	const char *name = (const char *)rec + at_name;
+	uint32_t pid, prot;
+	uint64_t ino = 0;
+
+	if (h->type != PERF_RECORD_MMAP2 || size <= at_name ||
+	    !memchr(name, 0, size - at_name))
+		return;
+	memcpy(&pid, (const char *)rec + sizeof(*h), sizeof(pid));
+	memcpy(&prot, (const char *)rec + at_prot, sizeof(prot));
+	if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+		memcpy(&ino, (const char *)rec + at_ino, sizeof(ino));
+	if (prot & PROT_EXEC && name[0] == '/')
+		evprof__dso_pin((int)pid, name, ino);
+}
+
 int evprof__rings_feed(struct evprof__rings *rs, struct evprof_session *session)
 {
 	int n = 0;
@@ -73,6 +103,7 @@ int evprof__rings_feed(struct evprof__rings *rs, struct evprof_session *session)
 		size_t size;
 
 		while (evprof_ring__next(rs->v[i], &rec, &size) == 1) {
+			pin_mmap2(rec, size);
 			evprof_session__feed(session, rec, size);
 			n++;
 		}

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,70 @@ static int open_vdso(const struct evprof__dso_want *w,
 	return take_fd(w, fd, "[vdso]", "[vdso]", f);
 }
 
+/* The files evprof__dso_pin() keeps open, for the whole process. */
+static struct pin {
+	char *path;
+	uint64_t ino;
+	int fd;
+} pins[EVPROF__DSO_PINS];
+static size_t nr_pins;
+static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void evprof__dso_pin(int pid, const char *path, uint64_t ino)
+{
+	char cand[PATH_MAX + 64];
+	struct stat st;
+	char *dup;
+	int fd;
+
+	/* The host's file at path is the mapped one (or cannot be told). */
+	if (pid <= 0 || path[0] != '/' ||
+	    (!stat(path, &st) && (!ino || st.st_ino == ino)) ||
+	    snprintf(cand, sizeof(cand), "/proc/%d/root%s", pid, path) >=
+		(int)sizeof(cand))
+		return;
+	pthread_mutex_lock(&pin_lock);
+	for (size_t i = 0; i < nr_pins; i++)
+		if ((!ino || pins[i].ino == ino) && !strcmp(pins[i].path, path))
+			goto out;
+	if (nr_pins == EVPROF__DSO_PINS)
+		goto out;
+	fd = open(cand, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	dup = strdup(path);
+	if (!dup || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (ino && st.st_ino != ino)) {
+		free(dup);
+		close(fd);
+		goto out;
+	}
+	pins[nr_pins++] = (struct pin){.path = dup, .ino = st.st_ino, .fd = fd};
+out:
+	pthread_mutex_unlock(&pin_lock);
+}
+
+/* A kept file of w's path that passes w's checks, as f. 0 or -ENOENT. */
+static int try_pinned(const struct evprof__dso_want *w,
+		      struct evprof__dso_file *f)
+{
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&pin_lock);
+	for (size_t i = 0; i < nr_pins && ret; i++) {
+		int fd;
+
+		if (strcmp(pins[i].path, w->path) ||
+		    (w->inode && pins[i].ino != w->inode))
+			continue;
+		fd = fcntl(pins[i].fd, F_DUPFD_CLOEXEC, 0);
+		if (fd >= 0)
+			ret = take_fd(w, fd, w->path, w->path, f);
+	}
+	pthread_mutex_unlock(&pin_lock);
+	return ret;
+}
+
 int evprof__dso_open(const struct evprof__dso_want *w,
 		     struct evprof__dso_file *f)
 {
@@ -169,7 +234,7 @@ int evprof__dso_open(const struct evprof__dso_want *w,
 	if (!try_path(w, w->path, w->path, f))
 		return 0;
 	if (w->pid <= 0)
-		return -ENOENT;
+		return try_pinned(w, f);
 	if (snprintf(cand, sizeof(cand), "/proc/%d/root%s", w->pid, w->path) <
 		(int)sizeof(cand) &&
 	    !try_path(w, cand, cand, f))
@@ -177,7 +242,9 @@ int evprof__dso_open(const struct evprof__dso_want *w,
 	snprintf(cand, sizeof(cand), "/proc/%d/map_files/%llx-%llx", w->pid,
 		 (unsigned long long)w->start, (unsigned long long)w->end);
 	/* Debuglink files are looked for next to the mapping's own path. */
-	return try_path(w, cand, w->path, f);
+	if (!try_path(w, cand, w->path, f))
+		return 0;
+	return try_pinned(w, f);
 }
 
 uint64_t evprof__dso_bias(const struct evprof__dso_file *f, uint64_t start,

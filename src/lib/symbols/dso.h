@@ -9,7 +9,8 @@
  *   the running kernel maps the same one); an absolute path is tried as it
  *   is, then, for a live pid, as /proc/PID/root/PATH (another mount
  *   namespace) and /proc/PID/map_files/START-END (the mapped file itself,
- *   even deleted or replaced). A candidate whose inode or GNU build id
+ *   even deleted or replaced), then as the file evprof__dso_pin() kept
+ *   open while the process lived. A candidate whose inode or GNU build id
  *   differs from the mapping's is not the mapped file and is skipped.
  * - its debug file: libdwfl's standard search through the finder's
  *   debuginfo path (.gnu_debuglink names next to the file and under the
@@ -77,6 +78,20 @@ EVPROF_HIDDEN int evprof__dso_path_build_id(const char *path, uint8_t *id,
  */
 EVPROF_HIDDEN int evprof__dso_open(const struct evprof__dso_want *w,
 				   struct evprof__dso_file *f);
+
+/*
+ * Keeps open the file of a code mapping of live process pid whose path
+ * the host does not have, or has as another file (another inode: a
+ * container's binary or its own libc, in its mount namespace), as
+ * /proc/PID/root/PATH while it can be read: once pid has
+ * exited, /proc/PID/root and map_files are gone, and a profile built after
+ * that (the session builds what is a second old, or at the end) would name
+ * none of its frames. evprof__dso_open() falls back on these files, each
+ * still checked against the mapping's inode or build id. One file per path
+ * and inode (ino 0: any), at most EVPROF__DSO_PINS, kept until exit.
+ */
+#define EVPROF__DSO_PINS 256
+EVPROF_HIDDEN void evprof__dso_pin(int pid, const char *path, uint64_t ino);
 EVPROF_HIDDEN void evprof__dso_file_close(struct evprof__dso_file *f);
 
 /*
