@@ -64,7 +64,7 @@ sum_under() {
 for mode in task cpu; do
 	out="$TMP/$mode"
 	"$EVPROF" record --off-cpu --mode "$mode" -e cpu-clock \
-		-o "$out.pb.gz" -o "$out.json.gz" -- "$FIXTURES/wl_offcpu" 100 \
+		-o "$out.pb.gz" -o "$out.json.gz" -- "$FIXTURES/wl_offcpu" 50 \
 		>/dev/null 2>"$out.err" ||
 		{ fail "$mode: record failed: $(tail -3 "$out.err")"; continue; }
 	for w in off-cpu preempted; do
@@ -74,7 +74,11 @@ for mode in task cpu; do
 			--weight "$w" >/dev/null 2>&1 ||
 			fail "$mode: Firefox file: no folded --weight $w"
 	done
-	# Each function's waits: voluntary and preempted, within 2%.
+	# Each function's waits: voluntary and preempted, within 2%. A
+	# wait measures longer than the workload's own clocks say by a fixed
+	# 10-45 us (its switch path, which the thread's CPU clock counts):
+	# waits of 8 ms and more keep that under 0.6% (2 ms waits went 2.1%
+	# over in a loaded clean-clone run).
 	for f in sleep_short sleep_long pipe_wait; do
 		truth=$(awk -v f="$f" '$1 == "wait" && $2 == f { print $3 / 1e6 }' "$out.err")
 		vol=$(sum_under "$out.off-cpu.folded" "$f")
