@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,7 +309,7 @@ int evprof_proc__read_comm(int pid, int tid, char *buf, size_t len)
 /* The last pid of the NSpid line of /proc/PID/status, or -1. */
 static long last_nspid(const char *pid)
 {
-	char path[64], line[512];
+	char path[sizeof("/proc//status") + NAME_MAX], line[512];
 	long v = -1;
 	FILE *f;
 
@@ -339,7 +340,7 @@ int evprof_proc__ns_pid(int nspid, const char *ns_path)
 {
 	struct stat ns, st;
 	struct dirent *d;
-	char path[64];
+	char path[sizeof("/proc//ns/pid") + NAME_MAX];
 	int found = -ESRCH;
 	DIR *dir;
 
