@@ -58,7 +58,7 @@ struct cli_opt {
 		name, c, arg, fn, 0                                            \
 	}
 
-#define CLI_OPTS_MAX 24
+#define CLI_OPTS_MAX 32
 
 /* A command's option table, in the order getopt lists ambiguous names. */
 struct cli_opts {

@@ -8,12 +8,15 @@
 
 #include "cli.h"
 
+/* One past a table's last entry: a full table has no empty one. */
+#define END(c) ((c)->opt + CLI_OPTS_MAX)
+
 /* The entry getopt_long() answered c for: a short name, or 256 + index. */
 static const struct cli_opt *find(const struct cli_opts *c, int ch)
 {
 	if (ch >= 256)
 		return &c->opt[ch - 256];
-	for (const struct cli_opt *e = c->opt; e->name; e++)
+	for (const struct cli_opt *e = c->opt; e < END(c) && e->name; e++)
 		if (e->short_name == ch)
 			return e;
 	return NULL;
@@ -44,7 +47,7 @@ static int refused(const struct cli_opts *c, const char *cmd, const char *arg,
 		size_t len = strcspn(arg, "=") - 2, fits = 0;
 
 		snprintf(typed, sizeof(typed), "%.*s", (int)len + 2, arg);
-		for (e = c->opt; e->name; e++)
+		for (e = c->opt; e < END(c) && e->name; e++)
 			names[n++] = e->name;
 		names[n++] = "help";
 		/* An abbreviation of several: each, in the table's order. */
@@ -80,7 +83,7 @@ int cli_parse_opts(const struct cli_opts *c, int argc, char **argv, void *o,
 	/* With in_order, the first operand ends the options ("+"). */
 	if (c->in_order)
 		shorts[ns++] = '+';
-	for (e = c->opt; e->name; e++, n++) {
+	for (e = c->opt; e < END(c) && e->name; e++, n++) {
 		lo[n] = (struct option){
 		    e->name, e->arg ? required_argument : no_argument, NULL,
 		    256 + (int)n};
