@@ -75,23 +75,18 @@ struct evprof_ring *evprof__rings_of_cpu(const struct evprof__rings *rs,
  */
 static void pin_mmap2(const void *rec, size_t size)
 {
+	/* The mapping's own fields, not its sample_id trailer. */
+	static const struct evprof_record_fmt body;
 	const struct perf_event_header *h = rec;
-	/* pid, tid; addr, len, pgoff; maj, min; ino, ino_generation. */
-	const size_t at_ino = sizeof(*h) + 8 + 3 * 8 + 8;
-	const size_t at_prot = at_ino + 16, at_name = at_prot + 8;
-	const char *name = (const char *)rec + at_name;
-	uint32_t pid, prot;
-	uint64_t ino = 0;
+	struct evprof_record r;
 
-	if (h->type != PERF_RECORD_MMAP2 || size <= at_name ||
-	    !memchr(name, 0, size - at_name))
+	if (h->type != PERF_RECORD_MMAP2 ||
+	    evprof_record__parse(&r, rec, size, &body))
 		return;
-	memcpy(&pid, (const char *)rec + sizeof(*h), sizeof(pid));
-	memcpy(&prot, (const char *)rec + at_prot, sizeof(prot));
-	if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
-		memcpy(&ino, (const char *)rec + at_ino, sizeof(ino));
-	if (prot & PROT_EXEC && name[0] == '/')
-		evprof__dso_pin((int)pid, name, ino);
+	if (r.mmap.prot & PROT_EXEC && r.mmap.filename[0] == '/')
+		evprof__dso_pin(
+		    (int)r.mmap.pid, r.mmap.filename,
+		    r.misc & PERF_RECORD_MISC_MMAP_BUILD_ID ? 0 : r.mmap.ino);
 }
 
 int evprof__rings_feed(struct evprof__rings *rs, struct evprof_session *session)
