@@ -8,6 +8,7 @@
 #ifndef EVPROF_PROC_H
 #define EVPROF_PROC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -101,6 +102,35 @@ EVPROF_API int evprof_proc__read_comm(int pid, int tid, char *buf, size_t len);
  * (ns_path unreadable: -ENOENT, -EACCES).
  */
 EVPROF_API int evprof_proc__ns_pid(int nspid, const char *ns_path);
+
+/*
+ * Task tid of process pid as its own (innermost) pid namespace numbers
+ * them, a container's view: the last entries of the NStgid and NSpid
+ * lines of /proc/PID/task/TID/status. Returns 1 with *ns_pid and *ns_tid
+ * set when that namespace is not the reader's, 0 when it is, or -errno
+ * (-ESRCH: gone).
+ */
+EVPROF_API int evprof_proc__ns_ids(int pid, int tid, int *ns_pid, int *ns_tid);
+
+/* What of the host's view this process lacks, as inside a container. */
+struct evprof_confinement {
+	size_t sz; /* sizeof(struct evprof_confinement) */
+	/*
+	 * A pid namespace of its own: other tasks' samples carry pid 0, and
+	 * -a and -p reach only this namespace's.
+	 */
+	bool own_pid_ns;
+	/* A cgroup namespace of its own: cgroup paths are relative to it. */
+	bool own_cgroup_ns;
+	/* /proc is another pid namespace's: its pids are not the kernel's. */
+	bool foreign_proc;
+};
+
+/*
+ * Fills *c (c->sz set by the caller) for this process: a namespace is its
+ * own when it is not the kernel's first. Returns 0 or -errno.
+ */
+EVPROF_API int evprof_proc__confinement(struct evprof_confinement *c);
 
 #ifdef __cplusplus
 }

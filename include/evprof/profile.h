@@ -199,6 +199,21 @@ EVPROF_API int evprof_profile__set_thread_cgroup(struct evprof_profile *p,
 /* Thread thr's cgroup path, or NULL (none, or no such thread). */
 EVPROF_API const char *
 evprof_profile__thread_cgroup(const struct evprof_profile *p, int thr);
+/*
+ * Sets thread thr's ids in its own pid namespace, a container's view of
+ * its process and itself (evprof_proc__ns_ids()); ns_tid 0: not known;
+ * 0, 0 clears them. Returns 0 or -EINVAL.
+ */
+EVPROF_API int evprof_profile__set_thread_ns_ids(struct evprof_profile *p,
+						 int thr, int ns_pid,
+						 int ns_tid);
+/*
+ * Thread thr's ids in its own pid namespace through *ns_pid and *ns_tid.
+ * Returns whether it has them.
+ */
+EVPROF_API bool evprof_profile__thread_ns_ids(const struct evprof_profile *p,
+					      int thr, int *ns_pid,
+					      int *ns_tid);
 /* Records the exit time of thread thr. Returns 0 or -EINVAL. */
 EVPROF_API int evprof_profile__end_thread(struct evprof_profile *p, int thr,
 					  uint64_t end_ns);

@@ -232,6 +232,17 @@ EVPROF_API int evprof_session__name_cgroup(struct evprof_session *s,
 					   uint64_t id, const char *path);
 
 /*
+ * Task tid of process pid is ns_tid of ns_pid in its own pid namespace (a
+ * container's view, evprof_proc__ns_ids()) from time on (0: from the
+ * start), which perf records do not carry. A thread the process makes
+ * later has its ns_pid, and an ns tid only when named too. Returns 0,
+ * -EINVAL or -ENOMEM.
+ */
+EVPROF_API int evprof_session__name_ns_ids(struct evprof_session *s,
+					   uint64_t time, pid_t pid, pid_t tid,
+					   pid_t ns_pid, pid_t ns_tid);
+
+/*
  * Feeds one record (size bytes, 8-byte aligned). Records of different
  * rings may interleave; samples are ordered per thread at build time.
  * Returns 0, or a negative error for a record that could not be decoded

@@ -512,20 +512,46 @@ static int read_weights(struct fx *c, int thr, const char *wname, jo *s)
 	return 0;
 }
 
+/* Who ran a thread, as evprof writes it: evprofCgroup, evprofNsPid/Tid. */
+struct who {
+	const char *cg;
+	int64_t ns_pid, ns_tid;
+};
+
+static struct who read_who(jo *t)
+{
+	jo *cg = get(t, "evprofCgroup"), *np = get(t, "evprofNsPid"),
+	   *nt = get(t, "evprofNsTid");
+	struct who w = {0};
+
+	if (json_object_is_type(cg, json_type_string))
+		w.cg = json_object_get_string(cg);
+	if (json_object_is_type(np, json_type_int))
+		w.ns_pid = json_object_get_int64(np);
+	if (w.ns_pid > 0 && w.ns_pid <= INT32_MAX &&
+	    json_object_is_type(nt, json_type_int))
+		w.ns_tid = json_object_get_int64(nt);
+	if (w.ns_pid <= 0 || w.ns_pid > INT32_MAX)
+		w.ns_pid = 0;
+	if (w.ns_tid <= 0 || w.ns_tid > INT32_MAX)
+		w.ns_tid = 0;
+	return w;
+}
+
 /*
- * The process name pn as evprof wrote it before its thread's cgroup cg
- * was shown after it ("sh [container 0123456789ab]"): pn without that.
+ * The process name pn as evprof wrote it before who ran its thread was
+ * shown after it ("sh [container 0123456789ab]"): pn without that.
  */
-static const char *without_who(const char *pn, const char *cg, char *buf,
+static const char *without_who(const char *pn, const struct who *w, char *buf,
 			       size_t len)
 {
 	char who[300], tail[310];
 	size_t n = strlen(pn), k;
 
-	if (!cg)
+	if (!w->cg && !w->ns_pid)
 		return pn;
 	snprintf(tail, sizeof(tail), " [%s]",
-		 evprof__cgroup_show(cg, who, sizeof(who)));
+		 evprof__who_show(w->cg, (int)w->ns_pid, who, sizeof(who)));
 	k = strlen(tail);
 	if (n <= k || n - k >= len || strcmp(pn + n - k, tail))
 		return pn;
@@ -553,7 +579,8 @@ static int read_threads(struct fx *c)
 		jo *wname = get(t, "evprofWeight");
 		int64_t pid, tid;
 		int proc, thr;
-		const char *pn, *cg;
+		const char *pn;
+		struct who w;
 		char pbuf[600];
 
 		/* A counter track repeats its thread's deltas as weights. */
@@ -583,19 +610,20 @@ static int read_threads(struct fx *c)
 		pn = json_object_is_type(pname, json_type_string)
 			 ? json_object_get_string(pname)
 			 : json_object_get_string(name);
-		cg = json_object_is_type(get(t, "evprofCgroup"),
-					 json_type_string)
-			 ? json_object_get_string(get(t, "evprofCgroup"))
-			 : NULL;
+		w = read_who(t);
 		proc = evprof__load_process(
-		    p, (int)pid, without_who(pn, cg, pbuf, sizeof(pbuf)));
+		    p, (int)pid, without_who(pn, &w, pbuf, sizeof(pbuf)));
 		if (proc < 0)
 			return proc;
 		thr = evprof_profile__add_thread(
 		    p, proc, (int)tid, json_object_get_string(name), 0);
 		if (thr < 0)
 			return thr;
-		if (cg && (err = evprof_profile__set_thread_cgroup(p, thr, cg)))
+		if (w.cg &&
+		    (err = evprof_profile__set_thread_cgroup(p, thr, w.cg)))
+			return err;
+		if (w.ns_pid && (err = evprof_profile__set_thread_ns_ids(
+				     p, thr, (int)w.ns_pid, (int)w.ns_tid)))
 			return err;
 		err = read_samples(c, thr, get(t, "samples"));
 		if (err)

@@ -569,14 +569,56 @@ static int thread_for(struct rd *r, int64_t pid, int64_t tid, const char *name)
 					  0);
 }
 
+/* The labels evprof reads back: its own (out_pprof.c) and pprof's. */
+struct labels {
+	int64_t pid, tid, ns_pid, ns_tid;
+	uint64_t thread, cgroup; /* strings */
+};
+
+static int read_label(struct rd *r, struct span ls, struct labels *l)
+{
+	uint64_t key = 0, str = 0, num = 0;
+	struct field f;
+	const char *kn;
+	int ret;
+
+	while ((ret = rd_field(&ls, &f)) == 1) {
+		if (f.wire != PB_VARINT)
+			continue;
+		if (f.num == LABEL_KEY)
+			key = f.v;
+		else if (f.num == LABEL_STR)
+			str = f.v;
+		else if (f.num == LABEL_NUM)
+			num = f.v;
+	}
+	if (ret < 0 || key >= r->strs.n || str >= r->strs.n)
+		return MALFORMED;
+	kn = str_at(r, key);
+	if (!kn)
+		return -ENOMEM;
+	if (!strcmp(kn, "pid"))
+		l->pid = (int64_t)num;
+	else if (!strcmp(kn, "tid"))
+		l->tid = (int64_t)num;
+	else if (!strcmp(kn, "thread"))
+		l->thread = str;
+	else if (!strcmp(kn, "cgroup"))
+		l->cgroup = str;
+	else if (!strcmp(kn, "ns_pid"))
+		l->ns_pid = (int64_t)num;
+	else if (!strcmp(kn, "ns_tid"))
+		l->ns_tid = (int64_t)num;
+	return 0;
+}
+
 static int read_sample(struct rd *r, struct span s)
 {
 	uint64_t counters[EVPROF_PROFILE_MAX_COUNTERS] = {0};
 	uint64_t weights[EVPROF_PROFILE_MAX_WEIGHTS] = {0};
 	struct evprof_profile_aggregate smp = {
 	    .stack = -1, .counters = counters, .weights = weights};
-	int64_t pid = 0, tid = 0;
-	uint64_t thread = 0, cgroup = 0;
+	struct labels l = {0};
 	struct field f;
 	size_t k;
 	uint32_t j;
@@ -590,35 +632,9 @@ static int read_sample(struct rd *r, struct span s)
 			ret = add_varints(&r->vals_tmp, &f);
 		if (ret < 0)
 			return ret;
-		if (f.num == SAMPLE_LABEL && f.wire == PB_LEN) {
-			struct span ls = f.sub;
-			uint64_t key = 0, str = 0, num = 0;
-			const char *kn;
-
-			while ((ret = rd_field(&ls, &f)) == 1) {
-				if (f.wire != PB_VARINT)
-					continue;
-				if (f.num == LABEL_KEY)
-					key = f.v;
-				else if (f.num == LABEL_STR)
-					str = f.v;
-				else if (f.num == LABEL_NUM)
-					num = f.v;
-			}
-			if (ret < 0 || key >= r->strs.n || str >= r->strs.n)
-				return MALFORMED;
-			kn = str_at(r, key);
-			if (!kn)
-				return -ENOMEM;
-			if (!strcmp(kn, "pid"))
-				pid = (int64_t)num;
-			else if (!strcmp(kn, "tid"))
-				tid = (int64_t)num;
-			else if (!strcmp(kn, "thread"))
-				thread = str;
-			else if (!strcmp(kn, "cgroup"))
-				cgroup = str;
-		}
+		if (f.num == SAMPLE_LABEL && f.wire == PB_LEN &&
+		    (ret = read_label(r, f.sub, &l)) < 0)
+			return ret;
 	}
 	if (ret < 0)
 		return ret;
@@ -662,22 +678,31 @@ static int read_sample(struct rd *r, struct span s)
 		}
 	}
 	{
-		const char *name = str_at(r, thread);
+		const char *name = str_at(r, l.thread);
 
 		if (!name)
 			return -ENOMEM;
-		if (pid < INT32_MIN || pid > INT32_MAX || tid < INT32_MIN ||
-		    tid > INT32_MAX)
+		if (l.pid < INT32_MIN || l.pid > INT32_MAX ||
+		    l.tid < INT32_MIN || l.tid > INT32_MAX)
 			return MALFORMED;
-		thr = thread_for(r, pid, tid, name);
+		thr = thread_for(r, l.pid, l.tid, name);
 	}
 	if (thr < 0)
 		return thr;
 	/* Its cgroup label, which evprof writes on each of its samples. */
-	if (cgroup) {
-		const char *cg = str_at(r, cgroup);
+	if (l.cgroup) {
+		const char *cg = str_at(r, l.cgroup);
 		int err = cg ? evprof_profile__set_thread_cgroup(r->p, thr, cg)
 			     : -ENOMEM;
+
+		if (err)
+			return err;
+	}
+	/* Its ids in its own pid namespace, when it had them. */
+	if (l.ns_pid > 0 && l.ns_pid <= INT32_MAX) {
+		int err = evprof_profile__set_thread_ns_ids(
+		    r->p, thr, (int)l.ns_pid,
+		    l.ns_tid > 0 && l.ns_tid <= INT32_MAX ? (int)l.ns_tid : 0);
 
 		if (err)
 			return err;

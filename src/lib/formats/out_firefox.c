@@ -484,12 +484,13 @@ static int write_track(struct fx_ctx *c, const struct fx_job *job,
 	evprof__json_key(j, "processType");
 	evprof__json_str(j, "default");
 	evprof__json_key(j, "processName");
-	if (t->cgroup) {
+	if (t->cgroup || t->ns_pid) {
 		char who[300], pname[600];
 
-		/* Who ran it: "sh [container 0123456789ab]". */
-		snprintf(pname, sizeof(pname), "%s [%s]", pr->name,
-			 evprof__cgroup_show(t->cgroup, who, sizeof(who)));
+		/* Who ran it: "sh [container 0123456789ab, pid 1 inside]". */
+		snprintf(
+		    pname, sizeof(pname), "%s [%s]", pr->name,
+		    evprof__who_show(t->cgroup, t->ns_pid, who, sizeof(who)));
 		evprof__json_str(j, pname);
 	} else {
 		evprof__json_str(j, pr->name);
@@ -497,6 +498,14 @@ static int write_track(struct fx_ctx *c, const struct fx_job *job,
 	if (t->cgroup) { /* its path, which the name shows in part */
 		evprof__json_key(j, "evprofCgroup");
 		evprof__json_str(j, t->cgroup);
+	}
+	if (t->ns_pid) {
+		evprof__json_key(j, "evprofNsPid");
+		evprof__json_i64(j, t->ns_pid);
+	}
+	if (t->ns_tid) {
+		evprof__json_key(j, "evprofNsTid");
+		evprof__json_i64(j, t->ns_tid);
 	}
 	evprof__json_key(j, "pid");
 	snprintf(num, sizeof(num), "%d", pr->pid);

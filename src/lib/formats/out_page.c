@@ -202,13 +202,14 @@ static void put_tables(struct evprof__json *j, const struct page_data *d)
 		evprof__json_i64(j, p->threads[i].tid);
 		evprof__json_key(j, "pid");
 		evprof__json_i64(j, p->procs[p->threads[i].proc].pid);
-		if (p->threads[i].cgroup) {
+		if (p->threads[i].cgroup || p->threads[i].ns_pid) {
 			char who[300];
 
 			evprof__json_key(j, "who");
-			evprof__json_str(
-			    j, evprof__cgroup_show(p->threads[i].cgroup, who,
-						   sizeof(who)));
+			evprof__json_str(j,
+					 evprof__who_show(p->threads[i].cgroup,
+							  p->threads[i].ns_pid,
+							  who, sizeof(who)));
 		}
 		evprof__json_obj_end(j);
 	}

@@ -115,6 +115,7 @@ struct pp {
 	struct pb m, sub;  /* scratch messages */
 	uint64_t key_pid, key_tid, key_thread; /* label key strings */
 	uint64_t key_process;		       /* "process_name" */
+	uint64_t key_ns_pid, key_ns_tid;       /* 0: no thread has them */
 	int cg;				       /* cgroup labels written */
 	uint64_t key_cg[4];  /* "cgroup", "container_id", "pod_uid", ... */
 	uint64_t *proc_str;  /* per process: its name's string, 0: none yet */
@@ -241,6 +242,11 @@ static void write_header(struct pp *c, const char *def)
 	c->key_pid = extra_str(c, "pid");
 	c->key_tid = extra_str(c, "tid");
 	c->key_thread = extra_str(c, "thread");
+	for (i = 0; i < p->nr_threads && !c->key_ns_pid; i++)
+		if (p->threads[i].ns_pid) {
+			c->key_ns_pid = extra_str(c, "ns_pid");
+			c->key_ns_tid = extra_str(c, "ns_tid");
+		}
 	if (c->process_labels)
 		c->key_process = extra_str(c, "process_name");
 	for (i = 0; i < 4; i++)
@@ -293,6 +299,10 @@ static void thread_labels(struct pp *c, const struct evprof__thread *t,
 		  (uint64_t)(int64_t)c->p->procs[t->proc].pid);
 	put_label(c, c->key_tid, LABEL_NUM, (uint64_t)(int64_t)t->tid);
 	put_label(c, c->key_thread, LABEL_STR, name);
+	if (t->ns_pid) /* a container's view of both */
+		put_label(c, c->key_ns_pid, LABEL_NUM, (uint64_t)t->ns_pid);
+	if (t->ns_tid)
+		put_label(c, c->key_ns_tid, LABEL_NUM, (uint64_t)t->ns_tid);
 }
 
 /* One Sample per store entry of thread t. */

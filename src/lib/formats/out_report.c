@@ -264,6 +264,10 @@ static int report(struct rep *r, const struct evprof_report_opts *opts)
 		evprof__funcs_add_thread(&r->fs, i);
 		fprintf(r->f, "\n== thread %s pid=%d tid=%d", t->name,
 			p->procs[t->proc].pid, t->tid);
+		if (t->ns_pid)
+			fprintf(r->f, " ns_pid=%d", t->ns_pid);
+		if (t->ns_tid)
+			fprintf(r->f, " ns_tid=%d", t->ns_tid);
 		print_cgroup(r, t->cgroup);
 		fputc('\n', r->f);
 		print_head(r);

@@ -306,34 +306,106 @@ int evprof_proc__read_comm(int pid, int tid, char *buf, size_t len)
 	return n;
 }
 
-/* The last pid of the NSpid line of /proc/PID/status, or -1. */
-static long last_nspid(const char *pid)
+/*
+ * The last numbers of the NStgid and NSpid lines of status file path (the
+ * task's ids in its innermost pid namespace) and how many namespaces the
+ * NSpid line lists. Returns that count (0: no such line), or -errno.
+ */
+static int status_ns_ids(const char *path, long *tgid, long *pid)
 {
-	char path[sizeof("/proc//status") + NAME_MAX], line[512];
-	long v = -1;
+	char line[512];
+	int levels = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%s/status", pid);
 	f = fopen(path, "re");
 	if (!f)
-		return -1;
+		return -errno;
+	*tgid = *pid = -1;
 	while (fgets(line, sizeof(line), f)) {
+		bool is_pid = !strncmp(line, "NSpid:", 6);
 		char *p = line + 6, *end;
+		int n = 0;
 
-		if (strncmp(line, "NSpid:", 6))
+		if (!is_pid && strncmp(line, "NStgid:", 7))
 			continue;
-		for (;;) {
+		p += !is_pid;
+		for (;; n++) {
 			long x = strtol(p, &end, 10);
 
 			if (end == p)
 				break;
-			v = x;
+			*(is_pid ? pid : tgid) = x;
 			p = end;
 		}
-		break;
+		if (is_pid) {
+			levels = n;
+			break; /* NSpid follows NStgid */
+		}
 	}
 	fclose(f);
-	return v;
+	return levels;
+}
+
+/* The last pid of the NSpid line of /proc/PID/status, or -1. */
+static long last_nspid(const char *pid)
+{
+	char path[sizeof("/proc//status") + NAME_MAX];
+	long tgid, v;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	return status_ns_ids(path, &tgid, &v) > 0 ? v : -1;
+}
+
+int evprof_proc__ns_ids(int pid, int tid, int *ns_pid, int *ns_tid)
+{
+	char path[64];
+	struct stat self, st;
+	long tgid, id;
+	int n;
+
+	if (pid <= 0 || tid <= 0 || !ns_pid || !ns_tid)
+		return -EINVAL;
+	/* Two stats decide the common case, a task of this namespace. */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/ns/pid", pid, tid);
+	if (stat(path, &st))
+		return gone(-errno);
+	if (!stat("/proc/self/ns/pid", &self) && self.st_ino == st.st_ino &&
+	    self.st_dev == st.st_dev)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	n = status_ns_ids(path, &tgid, &id);
+	if (n < 0)
+		return gone(n);
+	if (n < 2 || tgid <= 0 || id <= 0)
+		return 0;
+	*ns_pid = (int)tgid;
+	*ns_tid = (int)id;
+	return 1;
+}
+
+/* The kernel's first namespaces have fixed inode numbers (proc_ns.h). */
+#define PID_NS_INIT_INO	   0xEFFFFFFCu
+#define CGROUP_NS_INIT_INO 0xEFFFFFFBu
+
+int evprof_proc__confinement(struct evprof_confinement *c)
+{
+	char self[32];
+	struct stat st;
+	ssize_t n;
+
+	if (!c || c->sz < sizeof(*c))
+		return -EINVAL;
+	*c = (struct evprof_confinement){.sz = c->sz};
+	if (stat("/proc/self/ns/pid", &st))
+		return -errno;
+	c->own_pid_ns = st.st_ino != PID_NS_INIT_INO;
+	c->own_cgroup_ns = !stat("/proc/self/ns/cgroup", &st) &&
+			   st.st_ino != CGROUP_NS_INIT_INO;
+	/* /proc/self names this process as /proc's pid namespace numbers it. */
+	n = readlink("/proc/self", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	c->foreign_proc = n <= 0 || atol(self) != (long)getpid();
+	return 0;
 }
 
 int evprof_proc__ns_pid(int nspid, const char *ns_path)

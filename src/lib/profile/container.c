@@ -171,20 +171,24 @@ bool evprof_cgroup__container(const char *path, struct evprof_container *c)
 	return c->runtime || c->pod_uid[0] || c->qos;
 }
 
-const char *evprof__cgroup_show(const char *path, char *buf, size_t len)
+const char *evprof__who_show(const char *path, int ns_pid, char *buf,
+			     size_t len)
 {
 	struct evprof_container c;
+	int n = 0;
 
-	if (!path || !*path) {
-		*buf = '\0';
-		return buf;
+	*buf = '\0';
+	if (path && *path) {
+		evprof_cgroup__container(path, &c);
+		if (c.runtime)
+			n = snprintf(buf, len, "container %.12s", c.id);
+		else if (c.pod_uid[0])
+			n = snprintf(buf, len, "pod %s", c.pod_uid);
+		else
+			n = snprintf(buf, len, "cgroup %s", path);
 	}
-	evprof_cgroup__container(path, &c);
-	if (c.runtime)
-		snprintf(buf, len, "container %.12s", c.id);
-	else if (c.pod_uid[0])
-		snprintf(buf, len, "pod %s", c.pod_uid);
-	else
-		snprintf(buf, len, "cgroup %s", path);
+	if (ns_pid > 0 && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%spid %d inside",
+			 n ? ", " : "", ns_pid);
 	return buf;
 }

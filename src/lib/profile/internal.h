@@ -24,11 +24,13 @@ EVPROF_HIDDEN int evprof__profile_column(const struct evprof_profile *p,
 					 const char *name);
 
 /*
- * How a cgroup path is shown to people (container.c): "container" and the
- * id's first 12 hex digits (as docker ps shows it), else "pod" and the
- * pod's UID, else "cgroup" and the path; "" for none. Returns buf.
+ * Who ran a thread, as shown to people (container.c): its cgroup path as
+ * "container" and the id's first 12 hex digits (as docker ps shows it),
+ * else "pod" and the pod's UID, else "cgroup" and the path; then, with a
+ * pid namespace of its own (ns_pid > 0), "pid N inside"; "" for neither.
+ * Returns buf.
  */
-EVPROF_HIDDEN const char *evprof__cgroup_show(const char *path, char *buf,
-					      size_t len);
+EVPROF_HIDDEN const char *evprof__who_show(const char *path, int ns_pid,
+					   char *buf, size_t len);
 
 #endif /* EVPROF_LIB_PROFILE_INTERNAL_H */

@@ -59,7 +59,8 @@ struct evprof__thread {
 	int tid;
 	bool ended;
 	char *name;
-	char *cgroup; /* its cgroup's path, NULL: none */
+	char *cgroup;	    /* its cgroup's path, NULL: none */
+	int ns_pid, ns_tid; /* in its own pid namespace, 0: the same */
 	uint64_t start_ns;
 	uint64_t end_ns;
 	uint64_t last_ns; /* latest sample time, 0: none */

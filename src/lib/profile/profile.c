@@ -323,6 +323,28 @@ const char *evprof_profile__thread_cgroup(const struct evprof_profile *p,
 	return p->threads[thr].cgroup;
 }
 
+int evprof_profile__set_thread_ns_ids(struct evprof_profile *p, int thr,
+				      int ns_pid, int ns_tid)
+{
+	if (!p || thr < 0 || (size_t)thr >= p->nr_threads || ns_pid < 0 ||
+	    ns_tid < 0 || (!ns_pid && ns_tid))
+		return -EINVAL;
+	p->threads[thr].ns_pid = ns_pid;
+	p->threads[thr].ns_tid = ns_tid;
+	return 0;
+}
+
+bool evprof_profile__thread_ns_ids(const struct evprof_profile *p, int thr,
+				   int *ns_pid, int *ns_tid)
+{
+	if (!p || thr < 0 || (size_t)thr >= p->nr_threads ||
+	    !p->threads[thr].ns_pid)
+		return false;
+	*ns_pid = p->threads[thr].ns_pid;
+	*ns_tid = p->threads[thr].ns_tid;
+	return true;
+}
+
 int evprof_profile__end_thread(struct evprof_profile *p, int thr,
 			       uint64_t end_ns)
 {

@@ -7,6 +7,8 @@
 
 #include <linux/perf_event.h>
 
+#include <evprof/proc.h>
+
 #include "rings.h"
 #include "symbols/symbols.h"
 
@@ -69,20 +71,32 @@ struct evprof_ring *evprof__rings_of_cpu(const struct evprof__rings *rs,
 }
 
 /*
- * A code mapping of a running process: its file kept open when only the
- * process's mount namespace has the path (a container's binary), so that
- * it can be read after the process exits (evprof__dso_pin()).
+ * What a record's task has that only /proc tells, read while it lives:
+ * for a code mapping, its file kept open when only the process's mount
+ * namespace has the path (a container's binary), so that it can be read
+ * after the process exits (evprof__dso_pin()); for a new task, its ids in
+ * its own pid namespace (a container's).
  */
-static void pin_mmap2(const void *rec, size_t size)
+static void live_facts(const void *rec, size_t size,
+		       struct evprof_session *session)
 {
-	/* The mapping's own fields, not its sample_id trailer. */
+	/* The record's own fields, not its sample_id trailer. */
 	static const struct evprof_record_fmt body;
 	const struct perf_event_header *h = rec;
 	struct evprof_record r;
+	int ns_pid, ns_tid;
 
-	if (h->type != PERF_RECORD_MMAP2 ||
+	if ((h->type != PERF_RECORD_MMAP2 && h->type != PERF_RECORD_FORK) ||
 	    evprof_record__parse(&r, rec, size, &body))
 		return;
+	if (h->type == PERF_RECORD_FORK) {
+		if (evprof_proc__ns_ids((int)r.task.pid, (int)r.task.tid,
+					&ns_pid, &ns_tid) == 1)
+			evprof_session__name_ns_ids(
+			    session, r.task.time, (pid_t)r.task.pid,
+			    (pid_t)r.task.tid, ns_pid, ns_tid);
+		return;
+	}
 	if (r.mmap.prot & PROT_EXEC && r.mmap.filename[0] == '/')
 		evprof__dso_pin(
 		    (int)r.mmap.pid, r.mmap.filename,
@@ -98,8 +112,8 @@ int evprof__rings_feed(struct evprof__rings *rs, struct evprof_session *session)
 		size_t size;
 
 		while (evprof_ring__next(rs->v[i], &rec, &size) == 1) {
-			pin_mmap2(rec, size);
 			evprof_session__feed(session, rec, size);
+			live_facts(rec, size, session);
 			n++;
 		}
 	}

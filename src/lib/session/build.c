@@ -111,7 +111,7 @@ static const char *cgroup_path(const struct evprof_session *s, uint64_t id)
 
 /*
  * What profile thread prof takes from th, its latest entry: its end, its
- * cgroup (the last it ran in) and its name.
+ * cgroup (the last it ran in), its ids in its pid namespace and its name.
  */
 static int latest_entry(struct build *b, const struct bthread *th, int prof)
 {
@@ -122,6 +122,9 @@ static int latest_entry(struct build *b, const struct bthread *th, int prof)
 		return err;
 	if (th->cgroup && (err = evprof_profile__set_thread_cgroup(
 			       b->p, prof, cgroup_path(b->s, th->cgroup))))
+		return err;
+	if (th->ns_pid && (err = evprof_profile__set_thread_ns_ids(
+			       b->p, prof, (int)th->ns_pid, (int)th->ns_tid)))
 		return err;
 	named.prof = prof;
 	return th->has_name ? rename_thread(b, &named) : 0;

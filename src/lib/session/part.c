@@ -230,7 +230,7 @@ static int compact_strs(struct sess_part *pt, struct sess_store *st)
 		struct sb_event *e = &st->sb.a[i];
 
 		if (e->kind == SB_FORK || e->kind == SB_EXIT ||
-		    e->kind == SB_CGROUP)
+		    e->kind == SB_CGROUP || e->kind == SB_NS_IDS)
 			continue;
 		refs[n++] = (struct sstr_ref){&e->str, 0};
 		if (e->build_id_len)

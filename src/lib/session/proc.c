@@ -128,6 +128,18 @@ int evprof_session__seed_process(struct evprof_session *s, pid_t pid)
 				       .nr_maps = maps.nr_maps,
 				       .cgroup = cgroup,
 				   });
+	/* A container's view of it, where it has a pid namespace of its own. */
+	for (size_t i = 0; !err && i < nr_threads; i++) {
+		int ns_pid, ns_tid;
+		int in =
+		    evprof_proc__ns_ids(pid, threads[i].tid, &ns_pid, &ns_tid);
+
+		if (in == 0)
+			break; /* threads share their pid namespace */
+		if (in == 1)
+			err = evprof_session__name_ns_ids(
+			    s, 0, pid, threads[i].tid, ns_pid, ns_tid);
+	}
 out:
 	for (size_t i = 0; i < maps.nr_maps; i++)
 		free((char *)maps.maps[i].path);

@@ -368,6 +368,25 @@ int evprof_session__name_cgroup(struct evprof_session *s, uint64_t id,
 	return 0;
 }
 
+int evprof_session__name_ns_ids(struct evprof_session *s, uint64_t time,
+				pid_t pid, pid_t tid, pid_t ns_pid,
+				pid_t ns_tid)
+{
+	struct sb_event *e;
+
+	if (!s || pid <= 0 || tid <= 0 || ns_pid <= 0 || ns_tid <= 0)
+		return -EINVAL;
+	e = evprof__sstore_sb_new(&s->store, SB_NS_IDS, time);
+	if (!e)
+		return -ENOMEM;
+	e->pid = (uint32_t)pid;
+	e->tid = (uint32_t)tid;
+	e->ppid = (uint32_t)ns_pid;
+	e->ptid = (uint32_t)ns_tid;
+	evprof__sstore_sb_commit(&s->store);
+	return 0;
+}
+
 /* Task tid of pid is in cgroup id from time on. */
 static int sb_cgroup(struct evprof_session *s, uint64_t time, uint32_t pid,
 		     uint32_t tid, uint64_t id)

@@ -72,6 +72,7 @@ enum sb_kind {
 	SB_EXIT,	/* pid, tid */
 	SB_MMAP,	/* pid, addr, len, pgoff, ino, build id, name */
 	SB_CGROUP,	/* pid, tid, cgroup id in addr */
+	SB_NS_IDS,	/* pid, tid; ns pid in ppid, ns tid in ptid */
 };
 
 struct sb_event {

@@ -265,8 +265,12 @@ static int replay_comm(struct sess_tasks *b, const struct sb_event *e)
 		if (err)
 			return err;
 		THREAD(b, thr)->prev = prev;
-		if (prev != NO_INDEX) /* an exec keeps the cgroup */
+		if (prev != NO_INDEX) { /* an exec keeps cgroup and ids */
 			THREAD(b, thr)->cgroup = THREAD(b, prev)->cgroup;
+			/* The exec'ing task is the leader now. */
+			THREAD(b, thr)->ns_pid = THREAD(b, prev)->ns_pid;
+			THREAD(b, thr)->ns_tid = THREAD(b, prev)->ns_pid;
+		}
 		PROC(b, proc)->name = e->str;
 		PROC(b, proc)->has_name = true;
 	} else {
@@ -352,8 +356,15 @@ static int replay_fork(struct sess_tasks *b, const struct sb_event *e)
 	THREAD(b, thr)->name = name;
 	THREAD(b, thr)->has_name = named;
 	/* A new task starts in its creator's cgroup. */
-	if (idx_get(b->tid_thread, e->ptid, &v) && (uint32_t)v != thr)
+	if (idx_get(b->tid_thread, e->ptid, &v) && (uint32_t)v != thr) {
 		THREAD(b, thr)->cgroup = THREAD(b, v)->cgroup;
+		/*
+		 * A thread is in its process's pid namespace; its own id
+		 * there is known only if it lived until it was read.
+		 */
+		if (e->pid == e->ppid)
+			THREAD(b, thr)->ns_pid = THREAD(b, v)->ns_pid;
+	}
 	return 0;
 }
 
@@ -428,6 +439,13 @@ int evprof__tasks_replay(struct sess_tasks *b, const struct sb_event *e)
 		err = evprof__tasks_thread(b, e->pid, e->tid, &idx);
 		if (!err)
 			THREAD(b, idx)->cgroup = e->addr;
+		return err;
+	case SB_NS_IDS:
+		err = evprof__tasks_thread(b, e->pid, e->tid, &idx);
+		if (!err) {
+			THREAD(b, idx)->ns_pid = e->ppid;
+			THREAD(b, idx)->ns_tid = e->ptid;
+		}
 		return err;
 	}
 	return 0;

@@ -67,10 +67,11 @@ struct bthread {
 	uint32_t name;
 	bool has_name;
 	uint64_t start, end;
-	uint64_t cgroup; /* its latest SB_CGROUP's id, 0: none */
-	uint64_t kept;	 /* for the build: samples kept */
-	int prof;	 /* for the build: profile thread */
-	bool counted;	 /* in the session's stats already */
+	uint64_t cgroup;	 /* its latest SB_CGROUP's id, 0: none */
+	uint32_t ns_pid, ns_tid; /* SB_NS_IDS', 0: none (ns_tid: unknown) */
+	uint64_t kept;		 /* for the build: samples kept */
+	int prof;		 /* for the build: profile thread */
+	bool counted;		 /* in the session's stats already */
 };
 
 struct pending_fork;
