@@ -116,8 +116,8 @@ EVPROF_API int evprof_proc__ns_ids(int pid, int tid, int *ns_pid, int *ns_tid);
 struct evprof_confinement {
 	size_t sz; /* sizeof(struct evprof_confinement) */
 	/*
-	 * A pid namespace of its own: other tasks' samples carry pid 0, and
-	 * -a and -p reach only this namespace's.
+	 * A pid namespace of its own: samples of the tasks outside it carry
+	 * pid 0, the idle task's, and pids name only this namespace's.
 	 */
 	bool own_pid_ns;
 	/* A cgroup namespace of its own: cgroup paths are relative to it. */

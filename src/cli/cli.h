@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 int cmd_stat(int argc, char **argv);
@@ -202,6 +203,15 @@ const char *cli_debug_cache_dir(void);
  * of column (NULL: CPU time, else samples): how to get its symbols.
  */
 void cli_symbol_hints(const struct evprof_profile *p, const char *column);
+
+/*
+ * What a container left out of evprof's view, one line each between
+ * prefix and end (evprof_proc__confinement()): the host's cgroup
+ * namespace, and with attached (-a, -p) its pid namespace and /proc.
+ * Returns the lines said.
+ */
+int cli_say_confinement(FILE *f, const char *prefix, bool attached,
+			const char *end);
 /* true when some output of outs[n] (in fmt, or by name when fmt < 0) is
  * the Firefox one, the only reader of a timeline. */
 bool out_wants_timeline(const char *const *outs, size_t n, int fmt);

@@ -39,6 +39,49 @@ static void print_cgroups(void)
 		       fs.version, fs.mount);
 }
 
+/* Whose namespaces and /proc evprof has: the host's, or a container's. */
+static void print_namespaces(void)
+{
+	struct evprof_confinement c = {.sz = sizeof(c)};
+	int err = evprof_proc__confinement(&c);
+
+	if (err)
+		printf(
+		    "namespaces:           unknown (/proc/self/ns/pid: %s)\n",
+		    strerror(-err));
+	else if (!c.own_pid_ns && !c.own_cgroup_ns && !c.foreign_proc)
+		printf("namespaces:           the host's pid and cgroup "
+		       "namespaces, and their /proc\n");
+	else
+		printf("namespaces:           a container's (%s%s%s%s%s)\n",
+		       c.own_pid_ns ? "a pid namespace of its own" : "",
+		       c.own_pid_ns && c.own_cgroup_ns ? ", " : "",
+		       c.own_cgroup_ns ? "a cgroup namespace of its own" : "",
+		       c.foreign_proc && (c.own_pid_ns || c.own_cgroup_ns)
+			   ? ", "
+			   : "",
+		       c.foreign_proc ? "/proc of another pid namespace" : "");
+}
+
+/* Whether tracefs has what record asks of it. */
+static bool print_tracefs(void)
+{
+	evprof_print_fn_t said = evprof_set_print(NULL); /* the list of names */
+	struct evprof_event_spec spec;
+	int err = evprof_event_spec__parse(&spec, "sched:sched_process_exit");
+
+	evprof_set_print(said);
+	if (err)
+		printf("tracefs:              not readable (sched:"
+		       "sched_process_exit: %s; looked for under "
+		       "/sys/kernel/tracing and /sys/kernel/debug/tracing)\n",
+		       evprof_strerror(err));
+	else
+		printf("tracefs:              readable (task exits are "
+		       "sampled; tracepoint events)\n");
+	return !err;
+}
+
 /*
  * Where record and import keep inflated debug files and the copy of the
  * kernel's symbols, and their size.
@@ -107,7 +150,7 @@ static void print_engines(void)
 	printf("  %-22s %-3s  %s\n", "bpf", bpf ? "yes" : "no", why);
 }
 
-static void print_advice(void)
+static void print_advice(bool tracefs)
 {
 	const struct evprof_probe_result *hw = evprof_probe(EVPROF_FEAT_HW_PMU);
 	const struct evprof_probe_result *isr =
@@ -144,6 +187,13 @@ static void print_advice(void)
 		    paranoid);
 		n++;
 	}
+	n += cli_say_confinement(stdout, "  - ", true, ".");
+	if (!tracefs && ++n)
+		printf("  - without tracefs, task exits are not sampled (a "
+		       "short task's last counts stay on its last sample) and "
+		       "-e sched:... cannot open: mount it (mount -t tracefs "
+		       "nodev /sys/kernel/tracing; in a container, bind the "
+		       "host's /sys/kernel/tracing).\n");
 	if (!n)
 		printf("  - nothing blocks profiling here.\n");
 }
@@ -236,6 +286,7 @@ static void print_pmus(void)
 int cmd_info(int argc, char **argv)
 {
 	struct utsname u;
+	bool tracefs;
 
 	if (argc > 1 &&
 	    (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -251,11 +302,13 @@ int cmd_info(int argc, char **argv)
 	       u.machine);
 	printf("perf_event_paranoid:  %d\n", evprof_paranoid());
 	print_cgroups();
+	print_namespaces();
+	tracefs = print_tracefs();
 	print_debug_cache();
 	print_pmus();
 	printf("\n");
 	cli_print_features();
 	print_engines();
-	print_advice();
+	print_advice(tracefs);
 	return 0;
 }

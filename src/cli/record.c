@@ -912,9 +912,11 @@ static int record_start(struct record *rec)
 	if (err)
 		return 1;
 	/* Attached or system-wide: from here on, it all counts. */
-	if (!o->tg.argv)
+	if (!o->tg.argv) {
 		cli_err("recording %s%s", o->pid_list ? "pid " : "",
 			o->pid_list ? o->pid_list : "every CPU");
+		cli_say_confinement(stderr, "evprof: ", true, "");
+	}
 	return CLI_GO_ON;
 }
 

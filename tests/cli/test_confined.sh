@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# evprof inside a container says what it is missing. Each case takes one
+# thing away with unshare, as a container runtime does, and checks that
+# info names it and its fix, and that record -a says it too: a pid
+# namespace of its own (the kernel gives the tasks outside it pid 0), a
+# /proc of another pid namespace, a cgroup namespace of its own, tracefs,
+# kernel BTF (the BPF engine).
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || {
+	echo "SKIP: new namespaces and mounts need root"
+	exit 77
+}
+unshare --pid --fork --mount-proc true 2>"$TMP/u" || {
+	echo "SKIP: unshare cannot make a pid namespace here: $(cat "$TMP/u")"
+	exit 77
+}
+
+# has FILE TEXT WHAT: ok when FILE holds TEXT (fixed string).
+has() {
+	grep -qF -- "$2" "$1" && ok "$3" || fail "$3: no '$2' in: $(grep -E '^(namespaces|tracefs)|^  - ' "$1")"
+}
+hasnt() {
+	grep -qF -- "$2" "$1" && fail "$3: '$2' in: $(grep -F -- "$2" "$1")" || ok "$3"
+}
+
+unshare --pid --fork --mount-proc "$EVPROF" info >"$TMP/pid" 2>&1
+has "$TMP/pid" "namespaces:           a container's (a pid namespace of its own)" \
+	"own pid namespace: info says so"
+has "$TMP/pid" "--pid=host, Kubernetes hostPID: true" "own pid namespace: info gives the fix"
+hasnt "$TMP/pid" "/proc belongs to another" "own pid namespace with its own /proc: /proc matches"
+
+unshare --pid --fork "$EVPROF" info >"$TMP/proc" 2>&1
+has "$TMP/proc" "/proc of another pid namespace)" "/proc of the parent namespace: info says so"
+has "$TMP/proc" "/proc belongs to another pid namespace than evprof's" \
+	"/proc of the parent namespace: advice"
+
+unshare --cgroup "$EVPROF" info >"$TMP/cg" 2>&1
+has "$TMP/cg" "a cgroup namespace of its own" "own cgroup namespace: info says so"
+has "$TMP/cg" "--cgroupns=host" "own cgroup namespace: info gives the fix"
+hasnt "$TMP/cg" "a pid namespace of its own" "own cgroup namespace alone: the pid namespace is not blamed"
+
+# tracefs and BTF hidden under empty mounts in a mount namespace.
+unshare --mount sh -c '
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing /sys/kernel/btf; do
+		[ -d "$d" ] && mount -t tmpfs none "$d"
+	done
+	exec "$1" info' sh "$EVPROF" >"$TMP/fs" 2>&1
+has "$TMP/fs" "tracefs:              not readable" "no tracefs: info says so"
+has "$TMP/fs" "without tracefs, task exits are not sampled" "no tracefs: advice"
+hasnt "$TMP/fs" "evprof: unknown event" "no tracefs: info prints no parser error"
+if grep -qE '^  bpf +yes' <("$EVPROF" info 2>&1); then
+	grep -qE '^  bpf +no +no kernel BTF' "$TMP/fs" &&
+		ok "no BTF: the BPF engine is said to be unavailable, and why" ||
+		fail "no BTF: $(grep -E '^  bpf ' "$TMP/fs")"
+else
+	skip "the BPF engine is not available here even with BTF"
+fi
+
+# record -a in its own pid namespace: said at the start, and true: a busy
+# loop outside leaves no sample.
+sh -c 'while :; do :; done' &
+loop=$!
+unshare --pid --fork --mount-proc "$EVPROF" record -a -e cpu-clock \
+	--duration 0.5 -o "$TMP/a.folded" >/dev/null 2>"$TMP/rec"
+kill "$loop"
+has "$TMP/rec" "evprof: evprof runs in a pid namespace of its own" \
+	"record -a in its own pid namespace says so"
+n=$(awk '/^sh;/ { s += $NF } END { print s + 0 }' "$TMP/a.folded" 2>/dev/null)
+[ "${n:-0}" -eq 0 ] && ok "and it is true: the loop outside (sh) left no sample" ||
+	fail "$n samples of the loop outside: $(grep '^sh;' "$TMP/a.folded" | head -3)"
+# Given the host's: none of this is said (where the test itself runs in
+# the host's namespaces; a test inside a container cannot tell).
+"$EVPROF" info >"$TMP/host" 2>&1
+if grep -q "^namespaces:           the host's" "$TMP/host"; then
+	hasnt "$TMP/host" "evprof runs in a" "in the host's namespaces no confinement is said"
+else
+	skip "this test itself runs in a container: $(grep '^namespaces' "$TMP/host")"
+fi
+finish
