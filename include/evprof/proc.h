@@ -124,6 +124,11 @@ struct evprof_confinement {
 	bool own_cgroup_ns;
 	/* /proc is another pid namespace's: its pids are not the kernel's. */
 	bool foreign_proc;
+	/*
+	 * A seccomp filter is on (Seccomp: 2 in /proc/self/status): container
+	 * runtimes' default ones may refuse perf_event_open and bpf.
+	 */
+	bool seccomp_filter;
 };
 
 /*

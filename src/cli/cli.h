@@ -207,8 +207,9 @@ void cli_symbol_hints(const struct evprof_profile *p, const char *column);
 /*
  * What a container left out of evprof's view, one line each between
  * prefix and end (evprof_proc__confinement()): the host's cgroup
- * namespace, and with attached (-a, -p) its pid namespace and /proc.
- * Returns the lines said.
+ * namespace, and with attached (-a, -p) its pid namespace and /proc; a
+ * seccomp filter where CPU-wide events do not open. Returns the lines
+ * said.
  */
 int cli_say_confinement(FILE *f, const char *prefix, bool attached,
 			const char *end);

@@ -37,5 +37,16 @@ int cli_say_confinement(FILE *f, const char *prefix, bool attached,
 			"and miss the container ids above it; give it the "
 			"host's (docker or podman run --cgroupns=host)%s\n",
 			prefix, end);
+	if (c.seccomp_filter && !evprof_probe(EVPROF_FEAT_SYSTEM_WIDE)->yes &&
+	    ++n)
+		fprintf(f,
+			"%sa seccomp filter is on, and CPU-wide events do not "
+			"open: older container runtimes' default filters "
+			"refuse perf_event_open without CAP_SYS_ADMIN, "
+			"whatever the other capabilities; run with "
+			"--security-opt seccomp=unconfined or a profile that "
+			"allows perf_event_open (and bpf for --engine bpf)"
+			"%s\n",
+			prefix, end);
 	return n;
 }

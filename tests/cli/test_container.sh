@@ -16,7 +16,8 @@
 # here, its part is a skip with podman's own error line, and the same checks
 # run against an unshare --pid --mount --fork "container" chrooted into the
 # same root file system, in a cgroup the test makes. EVPROF_TEST_NO_PODMAN=1
-# runs that fallback on a host where podman works.
+# runs that fallback on a host where podman works. Last, evprof runs inside
+# a podman container and says what it lacks there (inside_part).
 . "$(dirname "$0")/lib.sh"
 TOOLS=$SRCDIR/tests/tools
 WL=$FIXTURES/wl_faults
@@ -228,10 +229,61 @@ unshare_part() {
 	done
 }
 
+# evprof itself in a podman container (a root file system of evprof and
+# the libraries ldd names): in the container's own pid namespace its info
+# says so; given the host's namespaces, capabilities, tracefs and no
+# seccomp filter, it says it has them and records the busy process on the
+# host under its host pid; with the runtime's seccomp filter, where that
+# refuses CPU-wide events, its advice names the filter.
+inside_part() {
+	local root=$TMP/evroot f out=$TMP/out n
+	mkdir -p "$root/usr/bin" "$root/proc" "$root/dev" "$root/sys" "$root/tmp" "$out"
+	cp "$EVPROF" "$root/usr/bin/evprof"
+	for f in $(ldd "$EVPROF" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
+	done
+	local run=(podman run --rm --runtime runc --cgroup-manager cgroupfs
+		--network none --ulimit nofile=1024:1024 --ulimit nproc=4096:4096)
+	local host=(--pid=host --cgroupns=host
+		--cap-add PERFMON,SYSLOG,SYS_PTRACE,DAC_READ_SEARCH,IPC_LOCK,BPF
+		-v /sys/kernel/tracing:/sys/kernel/tracing -v "$out:/out")
+	timeout 120 "${run[@]}" --rootfs "$root" /usr/bin/evprof info >"$TMP/in.own" 2>&1
+	grep -q "^namespaces: *a container's (a pid namespace of its own" "$TMP/in.own" &&
+		grep -q -- "--pid=host" "$TMP/in.own" &&
+		ok "inside: in its own pid namespace, info says so and gives --pid=host" ||
+		fail "inside, own pid namespace: $(grep -E '^(namespaces|Error)|^  - ' "$TMP/in.own")"
+	timeout 120 "${run[@]}" "${host[@]}" --security-opt seccomp=unconfined \
+		--rootfs "$root" /usr/bin/evprof info >"$TMP/in.host" 2>&1
+	grep -q "^namespaces: *the host's pid and cgroup namespaces" "$TMP/in.host" &&
+		grep -q "^tracefs: *readable" "$TMP/in.host" &&
+		ok "inside, given the host's view: info says it has it" ||
+		fail "inside, host's view: $(grep -E '^(namespaces|tracefs|Error)|^  - ' "$TMP/in.host")"
+	timeout 120 "${run[@]}" "${host[@]}" --security-opt seccomp=unconfined \
+		--rootfs "$root" /usr/bin/evprof record -a -e cpu-clock --duration 1 \
+		-o /out/a.json.gz >"$TMP/in.rec" 2>&1 ||
+		fail "inside: record -a: $(tail -3 "$TMP/in.rec")"
+	"$EVPROF" report --per-thread "$out/a.json.gz" >"$TMP/in.rep" 2>/dev/null
+	n=$(awk -v p="pid=$busy" '$1 == "==" && $4 == p' "$TMP/in.rep" | wc -l)
+	[ "$n" -ge 1 ] && ok "inside: record -a names the busy process on the host by its host pid $busy" ||
+		fail "inside: no thread of pid $busy: $(grep '^==' "$TMP/in.rep" | head -5)"
+	timeout 120 "${run[@]}" "${host[@]}" --rootfs "$root" /usr/bin/evprof info \
+		>"$TMP/in.sec" 2>&1
+	if grep -qE '^  system_wide +no' "$TMP/in.sec"; then
+		grep -q "a seccomp filter is on" "$TMP/in.sec" &&
+			ok "inside, the runtime's seccomp filter refuses perf_event_open: advice names it" ||
+			fail "inside, seccomp: $(grep -E '^  - |system_wide' "$TMP/in.sec")"
+	else
+		ok "inside: this runtime's seccomp filter allows CPU-wide events"
+	fi
+}
+
 if [ "${EVPROF_TEST_NO_PODMAN:-}" = 1 ]; then
 	skip "the podman part: EVPROF_TEST_NO_PODMAN=1"
 	unshare_part
 elif ! podman_part; then
 	unshare_part
+else
+	inside_part
 fi
 finish

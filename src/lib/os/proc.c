@@ -387,6 +387,21 @@ int evprof_proc__ns_ids(int pid, int tid, int *ns_pid, int *ns_tid)
 #define PID_NS_INIT_INO	   0xEFFFFFFCu
 #define CGROUP_NS_INIT_INO 0xEFFFFFFBu
 
+/* The Seccomp line of /proc/self/status: 0 none, 1 strict, 2 filter. */
+static int seccomp_mode(void)
+{
+	char line[128];
+	int mode = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return mode;
+}
+
 int evprof_proc__confinement(struct evprof_confinement *c)
 {
 	char self[32];
@@ -405,6 +420,7 @@ int evprof_proc__confinement(struct evprof_confinement *c)
 	n = readlink("/proc/self", self, sizeof(self) - 1);
 	self[n > 0 ? n : 0] = '\0';
 	c->foreign_proc = n <= 0 || atol(self) != (long)getpid();
+	c->seccomp_filter = seccomp_mode() == 2;
 	return 0;
 }
 
