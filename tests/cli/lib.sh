@@ -37,6 +37,17 @@ within() {
 		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'
 }
 
+# cgroup_mount v1|v2: where the cgroup v1 hierarchy with the perf_event
+# controller, or cgroup2, is mounted ("" for none). Fields of mountinfo
+# after its " - " separator: the optional fields before it vary.
+cgroup_mount() {
+	awk -v want="$1" '{
+		for (i = 7; i < NF && $i != "-"; i++) ;
+		if (want == "v2" && $(i + 1) == "cgroup2" ||
+		    want == "v1" && $(i + 1) == "cgroup" && $(i + 3) ~ /(^|,)perf_event(,|$)/) {
+			print $5; exit } }' /proc/self/mountinfo
+}
+
 finish() {
 	# No test passes with a throttle: a throttled group misses events
 	# (every evprof closing line kept in $TMP is looked at).

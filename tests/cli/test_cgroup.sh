@@ -7,7 +7,10 @@
 # and no more CPU time than the workload's own; a nested cgroup is left
 # out with a note; a missing path, one outside the hierarchy and --cgroup
 # without -a are refused with a message. The hierarchy is the one holding
-# the perf_event controller, found here from /proc/self/mountinfo.
+# the perf_event controller, found here from /proc/self/mountinfo: a cgroup
+# v1 perf_event mount where there is one (test_cgroup_v1.sh runs this test
+# with one), where the BPF engine, which filters by cgroup v2 only, must
+# refuse with a message.
 . "$(dirname "$0")/lib.sh"
 TOOLS=$SRCDIR/tests/tools
 WL=$FIXTURES/wl_faults
@@ -16,8 +19,12 @@ WL=$FIXTURES/wl_faults
 	echo "SKIP: making a cgroup needs root"
 	exit 77
 }
-mnt=$(awk '$9 == "cgroup" && $NF ~ /(^|,)perf_event(,|$)/ { print $5; exit }' /proc/self/mountinfo)
-[ -n "$mnt" ] || mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+mnt=$(cgroup_mount v1)
+v=1
+[ -n "$mnt" ] || {
+	v=2
+	mnt=$(cgroup_mount v2)
+}
 [ -n "$mnt" ] || {
 	echo "SKIP: no cgroup2 and no cgroup v1 perf_event mount here"
 	exit 77
@@ -72,13 +79,13 @@ check() {
 		fail "$tag: $n processes: $(awk '$1 == "thread"' "$TMP/$tag.q" | head -5)"
 }
 
-"$EVPROF" info | grep -q "^cgroups: *v[12] at $mnt " &&
-	ok "info names the hierarchy at $mnt" ||
+"$EVPROF" info | grep -q "^cgroups: *v$v at $mnt " &&
+	ok "info names the v$v hierarchy at $mnt" ||
 	fail "info: $("$EVPROF" info | grep '^cgroups')"
 
 record own -G "$name"
 check own
-grep -q "recording 1 cgroup of the cgroup v[12] hierarchy at $mnt" "$TMP/own.err" &&
+grep -q "recording 1 cgroup of the cgroup v$v hierarchy at $mnt" "$TMP/own.err" &&
 	ok "the hierarchy is said" || fail "no hierarchy line: $(head -3 "$TMP/own.err")"
 cpus=$(getconf _NPROCESSORS_ONLN)
 grep -q "groups of [0-9]* events on $cpus CPUs: [0-9]* perf event fds for 1 cgroup" \
@@ -90,7 +97,14 @@ check ride
 # The BPF engine: its programs drop the slices and samples of every task
 # outside the cgroup (a cgroup array, bpf_current_task_under_cgroup), the
 # same truths.
-if bpf_engine; then
+if [ $v = 1 ] && bpf_engine; then
+	"$EVPROF" record -a -G "$name" --engine bpf -o "$TMP/x.json.gz" -- true \
+		>/dev/null 2>"$TMP/bpf.err"
+	rc=$?
+	[ $rc -ne 0 ] && grep -q "filters by cgroup v2 only.*cgroup v1 hierarchy ($mnt)" "$TMP/bpf.err" &&
+		ok "bpf on a v1 hierarchy refused: $(grep -m1 'v2 only' "$TMP/bpf.err")" ||
+		fail "bpf on a v1 hierarchy: rc $rc, $(cat "$TMP/bpf.err")"
+elif bpf_engine; then
 	record bpf -G "$name" --engine bpf
 	check bpf
 	grep -q "the BPF programs keep to 1 cgroup" "$TMP/bpf.err" &&

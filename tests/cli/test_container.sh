@@ -29,11 +29,11 @@ ARGS=(6000 0 2 2000)
 	echo "SKIP: a rootful container needs root"
 	exit 77
 }
-mnt=$(awk '$9 == "cgroup" && $NF ~ /(^|,)perf_event(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+mnt=$(cgroup_mount v1)
 v1=1
 [ -n "$mnt" ] || {
 	v1=
-	mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	mnt=$(cgroup_mount v2)
 }
 [ -n "$mnt" ] || {
 	echo "SKIP: no cgroup2 and no cgroup v1 perf_event mount here"

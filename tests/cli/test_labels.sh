@@ -19,7 +19,7 @@ WL=$FIXTURES/wl_loop
 	echo "SKIP: making a cgroup needs root"
 	exit 77
 }
-mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+mnt=$(cgroup_mount v2)
 [ -n "$mnt" ] || {
 	echo "SKIP: no cgroup2 mounted here"
 	exit 77
