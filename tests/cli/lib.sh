@@ -37,6 +37,17 @@ within() {
 		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'
 }
 
+# child_of PID: the first child of PID within 5 s (what unshare --fork
+# started), or nothing.
+child_of() {
+	local c
+	for _ in $(seq 50); do
+		c=$(pgrep -P "$1" | head -1)
+		[ -n "$c" ] && echo "$c" && return
+		sleep 0.1
+	done
+}
+
 # cgroup_mount v1|v2: where the cgroup v1 hierarchy with the perf_event
 # controller, or cgroup2, is mounted ("" for none). Fields of mountinfo
 # after its " - " separator: the optional fields before it vary.

@@ -203,12 +203,7 @@ unshare_part() {
 		sh -c "echo \$\$ > $CG/cgroup.procs && exec unshare --pid --mount --fork \
 			--root '$ROOTFS' $IN ${ARGS[*]}" >"$TMP/$tag.log" 2>&1 &
 		outer=$!
-		host=
-		for _ in $(seq 50); do
-			host=$(pgrep -P "$outer" | head -1)
-			[ -n "$host" ] && break
-			sleep 0.1
-		done
+		host=$(child_of "$outer")
 		[ -n "$host" ] || {
 			skip "unshare --pid --mount --fork started nothing here: $(tail -1 "$TMP/$tag.log")"
 			return

@@ -14,12 +14,7 @@ WL=$FIXTURES/wl_ends
 }
 unshare --pid --fork --mount-proc "$WL" deep 10 3 >/dev/null &
 outer=$!
-host=
-for _ in $(seq 50); do
-	host=$(pgrep -P "$outer" | head -1)
-	[ -n "$host" ] && break
-	sleep 0.1
-done
+host=$(child_of "$outer")
 [ -n "$host" ] || {
 	kill "$outer" 2>/dev/null
 	echo "SKIP: unshare --pid --fork started nothing here"
@@ -58,12 +53,7 @@ ns_of() { # FILE THREAD-NAME KEY
 unshare --pid --fork --mount-proc sh -c \
 	"sleep 1; $FIXTURES/wl_faults 3000 0 2 300; true" 2>"$TMP/wl.err" &
 outer=$!
-host=
-for _ in $(seq 50); do
-	host=$(pgrep -P "$outer" | head -1)
-	[ -n "$host" ] && break
-	sleep 0.1
-done
+host=$(child_of "$outer")
 "$EVPROF" record -e cpu-clock -p "1@$host" -o "$TMP/ids.json.gz" \
 	-o "$TMP/ids.pb.gz" >/dev/null 2>"$TMP/ids.rec" ||
 	fail "record -p 1@$host: $(tail -3 "$TMP/ids.rec")"

@@ -178,7 +178,8 @@ const char *evprof__who_show(const char *path, int ns_pid, char *buf,
 	int n = 0;
 
 	*buf = '\0';
-	if (path && *path) {
+	/* The root cgroup says nothing: every task outside any is there. */
+	if (path && *path && strcmp(path, "/")) {
 		evprof_cgroup__container(path, &c);
 		if (c.runtime)
 			n = snprintf(buf, len, "container %.12s", c.id);

@@ -26,7 +26,8 @@ EVPROF_HIDDEN int evprof__profile_column(const struct evprof_profile *p,
 /*
  * Who ran a thread, as shown to people (container.c): its cgroup path as
  * "container" and the id's first 12 hex digits (as docker ps shows it),
- * else "pod" and the pod's UID, else "cgroup" and the path; then, with a
+ * else "pod" and the pod's UID, else "cgroup" and the path (not the
+ * root's); then, with a
  * pid namespace of its own (ns_pid > 0), "pid N inside"; "" for neither.
  * Returns buf.
  */
