@@ -204,6 +204,47 @@ static unsigned copy_for(uint64_t needed)
 	return size <= 65528 ? (unsigned)size : needed <= 65528 ? 65528 : 0;
 }
 
+/* Where a stack of end cause i stopped, and what reaches further. */
+static const char *stack_end_why(int i, const struct evprof_session_stats *ss,
+				 unsigned stack_size, char *buf, size_t len)
+{
+	unsigned want;
+
+	switch (i) {
+	case EVPROF_STACK_FRAME_POINTERS:
+		return "where the frame-pointer walk ended (code built without "
+		       "frame pointers: -g dwarf unwinds it with its CFI)";
+	case EVPROF_STACK_DEPTH:
+		return stack_size ? "at the unwinder's limit of 256 frames"
+				  : "at the depth limit (deeper stacks: raise "
+				    "kernel.perf_event_max_stack)";
+	case EVPROF_STACK_COPY:
+		want = copy_for(ss->stack_copy_needed);
+		if (want)
+			snprintf(buf, len,
+				 "at the end of the %u-byte stack copy (the "
+				 "deepest needed %llu bytes: -g dwarf,%u)",
+				 stack_size,
+				 (unsigned long long)ss->stack_copy_needed,
+				 want);
+		else
+			snprintf(buf, len,
+				 "at the end of the %u-byte stack copy (the "
+				 "deepest needed %llu bytes: past the kernel's "
+				 "65528, frame pointers instead: -g fp with "
+				 "code built with them)",
+				 stack_size,
+				 (unsigned long long)ss->stack_copy_needed);
+		return buf;
+	case EVPROF_STACK_NO_CFI:
+		return "at code without CFI (JIT or assembly: -g fp where it "
+		       "keeps frame pointers)";
+	default:
+		return "where the CFI's rules gave no caller (a corrupt stack "
+		       "or CFI)";
+	}
+}
+
 /*
  * One line for the stacks that stop short of their thread's first frame:
  * the share of each cause and what would reach further.
@@ -212,69 +253,24 @@ static void stack_ends(const struct evprof_session_stats *ss,
 		       unsigned stack_size)
 {
 	uint64_t all = 0, cut;
-	char line[1024], size[64];
+	char line[1024], why[256];
 	size_t n = 0;
 
+	line[0] = '\0';
 	for (int i = 0; i < EVPROF_STACK_ENDS; i++)
 		all += ss->stack_ends[i];
 	cut = all - ss->stack_ends[EVPROF_STACK_WHOLE];
 	if (!cut)
 		return;
-	for (int i = EVPROF_STACK_WHOLE + 1; i < EVPROF_STACK_ENDS; i++) {
+	for (int i = EVPROF_STACK_WHOLE + 1;
+	     i < EVPROF_STACK_ENDS && n < sizeof(line); i++) {
 		uint64_t k = ss->stack_ends[i];
-		double pct = 100.0 * (double)k / (double)all;
-		unsigned want;
 
-		if (!k)
-			continue;
-		switch (i) {
-		case EVPROF_STACK_FRAME_POINTERS:
+		if (k)
 			n += (size_t)snprintf(
-			    line + n, sizeof(line) - n,
-			    "; %.1f%% where the frame-pointer walk ended (code "
-			    "built without frame pointers: -g dwarf unwinds "
-			    "it with its CFI)",
-			    pct);
-			break;
-		case EVPROF_STACK_DEPTH:
-			n += (size_t)snprintf(
-			    line + n, sizeof(line) - n, "; %.1f%% at %s", pct,
-			    stack_size ? "the unwinder's limit of 256 frames"
-				       : "the depth limit (deeper stacks: "
-					 "raise kernel.perf_event_max_stack)");
-			break;
-		case EVPROF_STACK_COPY:
-			want = copy_for(ss->stack_copy_needed);
-			if (want)
-				snprintf(size, sizeof(size), "-g dwarf,%u",
-					 want);
-			n += (size_t)snprintf(
-			    line + n, sizeof(line) - n,
-			    "; %.1f%% at the end of the %u-byte stack copy "
-			    "(the deepest needed %llu bytes: %s)",
-			    pct, stack_size,
-			    (unsigned long long)ss->stack_copy_needed,
-			    want ? size
-				 : "past the kernel's 65528, frame pointers "
-				   "instead: -g fp with code built with them");
-			break;
-		case EVPROF_STACK_NO_CFI:
-			n += (size_t)snprintf(
-			    line + n, sizeof(line) - n,
-			    "; %.1f%% at code without CFI (JIT or assembly: "
-			    "-g fp where it keeps frame pointers)",
-			    pct);
-			break;
-		default:
-			n += (size_t)snprintf(
-			    line + n, sizeof(line) - n,
-			    "; %.1f%% where the CFI's rules gave no caller (a "
-			    "corrupt stack or CFI)",
-			    pct);
-			break;
-		}
-		if (n >= sizeof(line))
-			break;
+			    line + n, sizeof(line) - n, "; %.1f%% %s",
+			    100.0 * (double)k / (double)all,
+			    stack_end_why(i, ss, stack_size, why, sizeof(why)));
 	}
 	fprintf(stderr,
 		"evprof: %llu of %llu stacks (%.1f%%) end before their "
