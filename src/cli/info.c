@@ -16,11 +16,14 @@
 const char cli_info_usage[] =
     "usage: evprof info\n"
     "\n"
-    "Prints the kernel version, perf_event_paranoid, each core PMU with its\n"
-    "general and fixed counters, what the NMI watchdog holds and where each\n"
-    "number came from, what decides whether a group fits, where inflated\n"
-    "debug files and the kernel's symbols are kept and what they take,\n"
-    "each kernel feature probe's answer and why, and advice.\n";
+    "Prints the kernel version, perf_event_paranoid, the cgroup hierarchy\n"
+    "--cgroup paths are resolved in, whose namespaces evprof runs in (the\n"
+    "host's, or a container's), whether tracefs is readable, each core PMU\n"
+    "with its general and fixed counters, what the NMI watchdog holds and\n"
+    "where each number came from, what decides whether a group fits, where\n"
+    "inflated debug files and the kernel's symbols are kept and what they\n"
+    "take, each kernel feature probe's answer and why, and advice: inside a\n"
+    "container, what it lacks and the option that gives it back.\n";
 
 /* The hierarchy --cgroup paths are resolved in. */
 static void print_cgroups(void)
