@@ -69,7 +69,7 @@ struct evprof_ring *evprof__rings_of_cpu(const struct evprof__rings *rs,
 }
 
 /*
- * A code mapping of a running process: its file kept open when only the
+ * A code mapping of a running process: its file kept when only the
  * process's mount namespace has the path (a container's binary), so that
  * it can be read after the process exits (evprof__dso_pin()).
  */
