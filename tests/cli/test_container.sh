@@ -11,7 +11,7 @@
 # container's process must be the only one, and touch_pages (nm of the binary
 # says it is there) must be named with the thread's faults under it although
 # its binary is only in the container and has exited before the profile is
-# built (evprof__dso_pin() keeps it open); so must the container's libc
+# built (evprof__dso_pin() copies it into the debug cache); so must the container's libc
 # (start_thread), a copy of the host's at the same path. Where podman cannot run a container
 # here, its part is a skip with podman's own error line, and the same checks
 # run against an unshare --pid --mount --fork "container" chrooted into the

@@ -247,6 +247,8 @@ static int set_options(struct evprof_recorder *r,
 		r->debug_cache = strdup(o->debug_cache_dir);
 		if (!r->debug_cache)
 			return -ENOMEM;
+		/* Container images are copied there while they run. */
+		evprof__dso_keep_in(r->debug_cache);
 	}
 	r->s.exclude_kernel = o->user_only;
 	r->s.include_idle = o->include_idle;

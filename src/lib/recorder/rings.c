@@ -72,10 +72,11 @@ struct evprof_ring *evprof__rings_of_cpu(const struct evprof__rings *rs,
 
 /*
  * What a record's task has that only /proc tells, read while it lives:
- * for a code mapping, its file kept open when only the process's mount
- * namespace has the path (a container's binary), so that it can be read
- * after the process exits (evprof__dso_pin()); for a new task, its ids in
- * its own pid namespace (a container's).
+ * for a code mapping, its file kept (a copy in the image cache, or open)
+ * when only the process's mount namespace has the path (a container's
+ * binary), so that it can be read after the process exits
+ * (evprof__dso_pin()); for a new task, its ids in its own pid namespace (a
+ * container's).
  */
 static void live_facts(const void *rec, size_t size,
 		       struct evprof_session *session)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Seeding a session from a live process: the only session code that reads
- * /proc (and keeps open the binaries of its mappings that only its mount
+ * /proc (and keeps the binaries of its mappings that only its mount
  * namespace has: evprof__dso_pin()). It gathers what the proc module reads into one
  * evprof_session_seed and hands it to the pure evprof_session__seed(), so
  * everything below can be driven on bytes alone (tests, fuzzers).
@@ -114,7 +114,7 @@ int evprof_session__seed_process(struct evprof_session *s, pid_t pid)
 	if (err < 0)
 		goto out;
 	read_cgroup(pid, cgroup, sizeof(cgroup));
-	/* A container's binaries, readable later only if kept open now. */
+	/* A container's binaries, readable later only if kept now. */
 	for (size_t i = 0; i < maps.nr_maps; i++)
 		evprof__dso_pin(pid, maps.maps[i].path, maps.maps[i].inode);
 	err = evprof_session__seed(s,

@@ -14,15 +14,16 @@
 
 #include "debugcache.h"
 
+/* An entry's file name ends in ext: ".debug" or ".elf" (an image). */
 static int entry_path(char *buf, size_t n, const char *dir, const uint8_t *id,
-		      size_t len)
+		      size_t len, const char *ext)
 {
 	char hex[2 * EVPROF__MAX_BUILD_ID + 1];
 
 	if (!len || len > EVPROF__MAX_BUILD_ID)
 		return -ENOENT;
 	evprof__hex(hex, id, len, false);
-	if ((size_t)snprintf(buf, n, "%s/%s.debug", dir, hex) >= n)
+	if ((size_t)snprintf(buf, n, "%s/%s%s", dir, hex, ext) >= n)
 		return -ENAMETOOLONG;
 	return 0;
 }
@@ -73,7 +74,9 @@ static bool has_id(Elf *elf, const uint8_t *id, size_t len)
 	       !memcmp(bid, id, len);
 }
 
-int evprof__debugcache_open(const char *dir, const uint8_t *id, size_t len)
+/* The entry id.ext of dir; a debug file's (inflated) has no compressed section. */
+static int open_entry(const char *dir, const uint8_t *id, size_t len,
+		      const char *ext, bool inflated)
 {
 	char path[PATH_MAX];
 	int compressed = 0;
@@ -82,7 +85,7 @@ int evprof__debugcache_open(const char *dir, const uint8_t *id, size_t len)
 	Elf *elf;
 	int fd;
 
-	if (entry_path(path, sizeof(path), dir, id, len))
+	if (entry_path(path, sizeof(path), dir, id, len, ext))
 		return -ENOENT;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
@@ -94,8 +97,8 @@ int evprof__debugcache_open(const char *dir, const uint8_t *id, size_t len)
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF && has_id(elf, id, len))
-		ok =
-		    scan(elf, (uint64_t)st.st_size, &compressed) && !compressed;
+		ok = scan(elf, (uint64_t)st.st_size, &compressed) &&
+		     (!inflated || !compressed);
 	elf_end(elf);
 	if (!ok) {
 		/* Cut short or foreign: out of the way of the next store. */
@@ -106,6 +109,17 @@ int evprof__debugcache_open(const char *dir, const uint8_t *id, size_t len)
 	/* Its mtime says when it was last used: pruning goes oldest first. */
 	utimensat(AT_FDCWD, path, NULL, 0);
 	return fd;
+}
+
+int evprof__debugcache_open(const char *dir, const uint8_t *id, size_t len)
+{
+	return open_entry(dir, id, len, ".debug", true);
+}
+
+int evprof__debugcache_open_image(const char *dir, const uint8_t *id,
+				  size_t len)
+{
+	return open_entry(dir, id, len, ".elf", false);
 }
 
 static int copy_all(int to, int from, uint64_t size)
@@ -187,9 +201,10 @@ static void prune(const char *dir, uint64_t max)
 		size_t len = strlen(de->d_name);
 		struct stat st;
 
-		/* Debug files and the answers saved from them (symcache.h). */
+		/* Debug files, images and the answers saved (symcache.h). */
 		if ((strncmp(de->d_name, "answers-", 8) &&
-		     (len < 7 || strcmp(de->d_name + len - 6, ".debug"))) ||
+		     (len < 7 || strcmp(de->d_name + len - 6, ".debug")) &&
+		     (len < 5 || strcmp(de->d_name + len - 4, ".elf"))) ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
 		    !S_ISREG(st.st_mode) ||
 		    evprof__vec_grow((void **)&e, &cap, sizeof(*e), n + 1,
@@ -208,8 +223,13 @@ static void prune(const char *dir, uint64_t max)
 	free(e);
 }
 
-int evprof__debugcache_store(const char *dir, const uint8_t *id, size_t len,
-			     int fd)
+/*
+ * Stores a copy of the ELF file open at fd, which holds build id id, in
+ * dir as id.ext: inflated (a debug file; only one with zlib-compressed
+ * sections is worth it) or as it is (an image).
+ */
+static int store_entry(const char *dir, const uint8_t *id, size_t len, int fd,
+		       const char *ext, bool inflated)
 {
 	char path[PATH_MAX], link[64];
 	int compressed = 0;
@@ -217,7 +237,7 @@ int evprof__debugcache_store(const char *dir, const uint8_t *id, size_t len,
 	int tmp, err;
 	Elf *elf;
 
-	err = entry_path(path, sizeof(path), dir, id, len);
+	err = entry_path(path, sizeof(path), dir, id, len, ext);
 	if (err)
 		return err;
 	if (fstat(fd, &st))
@@ -229,7 +249,7 @@ int evprof__debugcache_store(const char *dir, const uint8_t *id, size_t len,
 		  ? 0
 		  : -EVPROF_ERR_BAD_ELF;
 	/* Another build id: not this module's debug file (a dwz file). */
-	if (!err && (compressed <= 0 || !has_id(elf, id, len)))
+	if (!err && ((inflated && compressed <= 0) || !has_id(elf, id, len)))
 		err = -ENOENT;
 	elf_end(elf);
 	if (err)
@@ -242,7 +262,7 @@ int evprof__debugcache_store(const char *dir, const uint8_t *id, size_t len,
 	if (tmp < 0)
 		return -errno;
 	err = copy_all(tmp, fd, (uint64_t)st.st_size);
-	if (!err)
+	if (!err && inflated)
 		err = inflate(tmp);
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", tmp);
 	/* EEXIST: another run stored the same bytes first. */
@@ -253,6 +273,24 @@ int evprof__debugcache_store(const char *dir, const uint8_t *id, size_t len,
 	if (!err)
 		prune(dir, EVPROF__DEBUGCACHE_MAX);
 	return err;
+}
+
+int evprof__debugcache_store(const char *dir, const uint8_t *id, size_t len,
+			     int fd)
+{
+	return store_entry(dir, id, len, fd, ".debug", true);
+}
+
+int evprof__debugcache_store_image(const char *dir, const uint8_t *id,
+				   size_t len, int fd)
+{
+	int cached = evprof__debugcache_open_image(dir, id, len);
+
+	if (cached >= 0) {
+		close(cached);
+		return 0;
+	}
+	return store_entry(dir, id, len, fd, ".elf", false);
 }
 
 void evprof__debugcache_prune(const char *dir)

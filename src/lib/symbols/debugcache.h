@@ -7,6 +7,11 @@
  * milliseconds for a C library's, in every run that meets one of its
  * frames. Reading an inflated copy costs page-cache reads instead.
  *
+ * It also keeps images (HEX.elf), the ELF files of mappings that only a
+ * container's mount namespace has, copied while it runs, as perf record
+ * fills ~/.debug: once the container has exited they can be read nowhere
+ * else (dso.h).
+ *
  * Entries are written whole to an unnamed file and linked in after, so a
  * reader never sees a partial one; at most EVPROF__DEBUGCACHE_MAX bytes
  * are kept, the least recently used entries going first.
@@ -41,7 +46,18 @@ EVPROF_HIDDEN int evprof__debugcache_store(const char *dir, const uint8_t *id,
 					   size_t len, int fd);
 
 /*
- * Removes the least recently used debug files and saved answers
+ * The same for images: the copy of the ELF file of build id id, as it
+ * was, and storing the file open at fd when it holds that build id (0
+ * also when the entry is there already).
+ */
+EVPROF_HIDDEN int evprof__debugcache_open_image(const char *dir,
+						const uint8_t *id, size_t len);
+EVPROF_HIDDEN int evprof__debugcache_store_image(const char *dir,
+						 const uint8_t *id, size_t len,
+						 int fd);
+
+/*
+ * Removes the least recently used debug files, images and saved answers
  * (symcache.h) while dir holds more than EVPROF__DEBUGCACHE_MAX bytes.
  */
 EVPROF_HIDDEN void evprof__debugcache_prune(const char *dir);

@@ -156,20 +156,81 @@ static int open_vdso(const struct evprof__dso_want *w,
 	return take_fd(w, fd, "[vdso]", "[vdso]", f);
 }
 
-/* The files evprof__dso_pin() keeps open, for the whole process. */
-static struct pin {
+/*
+ * The images evprof__dso_pin() kept, for the whole process: each in the
+ * image cache under its build id, or open (fd) where it could not be.
+ */
+struct kept {
 	char *path;
 	uint64_t ino;
-	int fd;
-} pins[EVPROF__DSO_PINS];
-static size_t nr_pins;
-static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+	uint8_t id[EVPROF__MAX_BUILD_ID];
+	size_t len;
+	int fd; /* -1: in image_dir, or lost */
+};
+static EVPROF_VEC(struct kept) kept;
+static size_t nr_open;
+static char *image_dir;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void evprof__dso_keep_in(const char *dir)
+{
+	pthread_mutex_lock(&kept_lock);
+	if (!image_dir && dir)
+		image_dir = strdup(dir);
+	pthread_mutex_unlock(&kept_lock);
+}
+
+/* The GNU build id of the ELF file open at fd into k; 0 bytes if none. */
+static void read_build_id(int fd, struct kept *k)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *bid;
+	ssize_t len = elf && elf_kind(elf) == ELF_K_ELF
+			  ? dwelf_elf_gnu_build_id(elf, &bid)
+			  : 0;
+
+	k->len = len > 0 && len <= EVPROF__MAX_BUILD_ID ? (size_t)len : 0;
+	if (k->len)
+		memcpy(k->id, bid, k->len);
+	elf_end(elf);
+}
+
+/* Keeps fd (consumed) as k's: in the image cache, else open. */
+static void keep(struct kept *k, int fd)
+{
+	int err = -ENOENT;
+
+	elf_version(EV_CURRENT);
+	read_build_id(fd, k);
+	if (image_dir && k->len)
+		err = evprof__debugcache_store_image(image_dir, k->id, k->len,
+						     fd);
+	if (!err) {
+		close(fd);
+		return;
+	}
+	if (err != -ENOENT)
+		pr_debug("symbols: image cache %s: %s: %s\n", image_dir,
+			 k->path, evprof_strerror(err));
+	if (nr_open < EVPROF__DSO_PINS) {
+		k->fd = fd;
+		nr_open++;
+		return;
+	}
+	close(fd);
+	if (nr_open++ == EVPROF__DSO_PINS)
+		pr_warn("symbols: %d container images kept open and no image "
+			"cache to copy more to (EVPROF_DEBUG_CACHE): those "
+			"that exit before their profile is built stay "
+			"unnamed, %s the first\n",
+			EVPROF__DSO_PINS, k->path);
+}
 
 void evprof__dso_pin(int pid, const char *path, uint64_t ino)
 {
 	char cand[PATH_MAX + 64];
+	struct kept k = {.fd = -1};
 	struct stat st;
-	char *dup;
 	int fd;
 
 	/* The host's file at path is the mapped one (or cannot be told). */
@@ -178,45 +239,84 @@ void evprof__dso_pin(int pid, const char *path, uint64_t ino)
 	    snprintf(cand, sizeof(cand), "/proc/%d/root%s", pid, path) >=
 		(int)sizeof(cand))
 		return;
-	pthread_mutex_lock(&pin_lock);
-	for (size_t i = 0; i < nr_pins; i++)
-		if ((!ino || pins[i].ino == ino) && !strcmp(pins[i].path, path))
+	pthread_mutex_lock(&kept_lock);
+	for (size_t i = 0; i < kept.n; i++)
+		if ((!ino || kept.a[i].ino == ino) &&
+		    !strcmp(kept.a[i].path, path))
 			goto out;
-	if (nr_pins == EVPROF__DSO_PINS)
-		goto out;
 	fd = open(cand, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		goto out;
-	dup = strdup(path);
-	if (!dup || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	k.path = strdup(path);
+	if (!k.path || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    (ino && st.st_ino != ino)) {
-		free(dup);
+		free(k.path);
 		close(fd);
 		goto out;
 	}
-	pins[nr_pins++] = (struct pin){.path = dup, .ino = st.st_ino, .fd = fd};
+	k.ino = st.st_ino;
+	keep(&k, fd);
+	if (EVPROF_VEC_PUSH(&kept, k)) {
+		if (k.fd >= 0)
+			close(k.fd);
+		free(k.path);
+	}
 out:
-	pthread_mutex_unlock(&pin_lock);
+	pthread_mutex_unlock(&kept_lock);
+}
+
+/*
+ * The image cache's copy of build id id, as f when it passes w's checks
+ * but for the inode: a copy has its own, and its build id stands for the
+ * file's (read from the mapped file itself, or given by the mapping).
+ */
+static int try_cached(const struct evprof__dso_want *w, const char *dir,
+		      const uint8_t *id, size_t len, struct evprof__dso_file *f)
+{
+	struct evprof__dso_want by_id = *w;
+	int fd;
+
+	if (!dir || !len ||
+	    (w->build_id_len &&
+	     !evprof__build_id_equal(w->build_id, w->build_id_len, id, len)))
+		return -ENOENT;
+	fd = evprof__debugcache_open_image(dir, id, len);
+	if (fd < 0)
+		return -ENOENT;
+	by_id.inode = 0;
+	by_id.build_id = id;
+	by_id.build_id_len = len;
+	/* Debuglink files are looked for next to the mapping's own path. */
+	return take_fd(&by_id, fd, w->path, w->path, f);
 }
 
 /* A kept file of w's path that passes w's checks, as f. 0 or -ENOENT. */
-static int try_pinned(const struct evprof__dso_want *w,
-		      struct evprof__dso_file *f)
+static int try_kept(const struct evprof__dso_want *w,
+		    struct evprof__dso_file *f)
 {
 	int ret = -ENOENT;
 
-	pthread_mutex_lock(&pin_lock);
-	for (size_t i = 0; i < nr_pins && ret; i++) {
+	pthread_mutex_lock(&kept_lock);
+	for (size_t i = 0; i < kept.n && ret; i++) {
+		const struct kept *k = &kept.a[i];
 		int fd;
 
-		if (strcmp(pins[i].path, w->path) ||
-		    (w->inode && pins[i].ino != w->inode))
+		if (strcmp(k->path, w->path) ||
+		    (w->inode && k->ino != w->inode))
 			continue;
-		fd = fcntl(pins[i].fd, F_DUPFD_CLOEXEC, 0);
+		if (k->fd < 0) {
+			ret = try_cached(w, image_dir, k->id, k->len, f);
+			continue;
+		}
+		fd = fcntl(k->fd, F_DUPFD_CLOEXEC, 0);
 		if (fd >= 0)
 			ret = take_fd(w, fd, w->path, w->path, f);
 	}
-	pthread_mutex_unlock(&pin_lock);
+	pthread_mutex_unlock(&kept_lock);
+	/* A mapping that names its build id (perf.data), kept by another run. */
+	if (ret && w->build_id_len)
+		ret = try_cached(w, w->cache_dir, w->build_id, w->build_id_len,
+				 f);
 	return ret;
 }
 
@@ -234,7 +334,7 @@ int evprof__dso_open(const struct evprof__dso_want *w,
 	if (!try_path(w, w->path, w->path, f))
 		return 0;
 	if (w->pid <= 0)
-		return try_pinned(w, f);
+		return try_kept(w, f);
 	if (snprintf(cand, sizeof(cand), "/proc/%d/root%s", w->pid, w->path) <
 		(int)sizeof(cand) &&
 	    !try_path(w, cand, cand, f))
@@ -244,7 +344,7 @@ int evprof__dso_open(const struct evprof__dso_want *w,
 	/* Debuglink files are looked for next to the mapping's own path. */
 	if (!try_path(w, cand, w->path, f))
 		return 0;
-	return try_pinned(w, f);
+	return try_kept(w, f);
 }
 
 uint64_t evprof__dso_bias(const struct evprof__dso_file *f, uint64_t start,

@@ -9,9 +9,11 @@
  *   the running kernel maps the same one); an absolute path is tried as it
  *   is, then, for a live pid, as /proc/PID/root/PATH (another mount
  *   namespace) and /proc/PID/map_files/START-END (the mapped file itself,
- *   even deleted or replaced), then as the file evprof__dso_pin() kept
- *   open while the process lived. A candidate whose inode or GNU build id
- *   differs from the mapping's is not the mapped file and is skipped.
+ *   even deleted or replaced), then as the image evprof__dso_pin() kept
+ *   while the process lived, then, for a mapping that names its build id,
+ *   as the image cache's copy of it. A candidate whose inode or GNU build
+ *   id differs from the mapping's is not the mapped file and is skipped
+ *   (a copy's inode is its own: its build id is checked instead).
  * - its debug file: libdwfl's standard search through the finder's
  *   debuginfo path (.gnu_debuglink names next to the file and under the
  *   path's directories, DIR/.build-id/xx/rest.debug), then the
@@ -39,6 +41,8 @@ struct evprof__dso_want {
 	size_t build_id_len;
 	uint64_t inode; /* checked when non-zero */
 	int pid;	/* > 0: also look through /proc/PID */
+	/* The image cache (debugcache.h) to look in by build id, or NULL. */
+	const char *cache_dir;
 };
 
 /* The file chosen for a mapping, open. */
@@ -80,18 +84,28 @@ EVPROF_HIDDEN int evprof__dso_open(const struct evprof__dso_want *w,
 				   struct evprof__dso_file *f);
 
 /*
- * Keeps open the file of a code mapping of live process pid whose path
- * the host does not have, or has as another file (another inode: a
- * container's binary or its own libc, in its mount namespace), as
- * /proc/PID/root/PATH while it can be read: once pid has
- * exited, /proc/PID/root and map_files are gone, and a profile built after
- * that (the session builds what is a second old, or at the end) would name
- * none of its frames. evprof__dso_open() falls back on these files, each
- * still checked against the mapping's inode or build id. One file per path
- * and inode (ino 0: any), at most EVPROF__DSO_PINS, kept until exit.
+ * Keeps the file of a code mapping of live process pid whose path the
+ * host does not have, or has as another file (another inode: a
+ * container's binary or its own libc, in its mount namespace), read as
+ * /proc/PID/root/PATH while it can be: once pid has exited, /proc/PID/root
+ * and map_files are gone, and a profile built after that (the session
+ * builds what is a second old, or at the end) would name none of its
+ * frames. The file is copied into the image cache under its GNU build id
+ * (debugcache.h; as perf record fills ~/.debug), and the process remembers
+ * which build id the path and inode had; evprof__dso_open() falls back on
+ * that copy, checked against the build id. A file without a build id, or
+ * with no image cache or none writable (a read-only root), is kept open
+ * instead, at most EVPROF__DSO_PINS of them, with a warning past that.
+ * One file per path and inode (ino 0: any), kept until exit.
  */
 #define EVPROF__DSO_PINS 256
 EVPROF_HIDDEN void evprof__dso_pin(int pid, const char *path, uint64_t ino);
+
+/*
+ * The image cache of evprof__dso_pin(): the debug cache directory of the
+ * process's first recorder (dir NULL: none); later calls change nothing.
+ */
+EVPROF_HIDDEN void evprof__dso_keep_in(const char *dir);
 EVPROF_HIDDEN void evprof__dso_file_close(struct evprof__dso_file *f);
 
 /*

@@ -111,6 +111,7 @@ static struct image *resolve_image(struct evprof_symbolizer *s,
 	    .build_id_len = map->build_id_len,
 	    .inode = map->inode,
 	    .pid = map->pid,
+	    .cache_dir = s->finder.cache_dir,
 	};
 	struct evprof__dso_file f;
 	struct evprof__dso *dso;
