@@ -86,13 +86,13 @@ static bool print_tracefs(void)
 }
 
 /*
- * Where record and import keep inflated debug files and the copy of the
- * kernel's symbols, and their size.
+ * Where record and import keep inflated debug files, the copy of the
+ * kernel's symbols and container images, and their size.
  */
 static void print_debug_cache(void)
 {
 	const char *dir = cli_debug_cache_dir();
-	unsigned long long bytes = 0, n = 0, kbytes = 0;
+	unsigned long long bytes = 0, n = 0, kbytes = 0, ibytes = 0, ni = 0;
 	struct dirent *de;
 	DIR *d;
 
@@ -108,13 +108,17 @@ static void print_debug_cache(void)
 
 		bool dbg = len > 6 && !strcmp(de->d_name + len - 6, ".debug");
 		bool ksyms = !strncmp(de->d_name, "kallsyms-", 9);
+		bool image = len > 4 && !strcmp(de->d_name + len - 4, ".elf");
 
-		if ((!dbg && !ksyms) ||
+		if ((!dbg && !ksyms && !image) ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
 		    !S_ISREG(st.st_mode))
 			continue;
 		if (ksyms) {
 			kbytes += (unsigned long long)st.st_size;
+		} else if (image) {
+			ni++;
+			ibytes += (unsigned long long)st.st_size;
 		} else {
 			n++;
 			bytes += (unsigned long long)st.st_size;
@@ -126,6 +130,9 @@ static void print_debug_cache(void)
 	       (double)bytes / 1e6);
 	if (kbytes)
 		printf("; kernel symbol tables, %.1f MB", (double)kbytes / 1e6);
+	if (ni)
+		printf("; %llu container images, %.1f MB", ni,
+		       (double)ibytes / 1e6);
 	printf(")\n");
 }
 
