@@ -8,10 +8,13 @@
 # report --per-thread headers; a process outside the cgroup has none of
 # them. Twice: -a --cgroup on a cgroup made before recording (named by
 # the walk of the mount at start), and a plain record whose command makes
-# its cgroup while recorded (named by a CGROUP record) and moves itself
-# there after forking a child that stays outside. Both with each engine:
-# the ring's samples carry their cgroup, the BPF programs take it at each
-# sample (the BPF part skipped where that engine cannot run). Decoded with
+# its cgroup while recorded (named by a CGROUP record, or with the BPF
+# engine by walking the mount again) and, after forking a child that
+# stays outside and running a while outside, moves itself there: its
+# thread is labelled with its latest sample's cgroup. Both with each
+# engine: the ring's samples carry their cgroup, the BPF programs take it
+# at each sample (the BPF part skipped where that engine cannot run).
+# Decoded with
 # pprof-format and JSON.parse (tests/tools/labels.mjs), never evprof.
 . "$(dirname "$0")/lib.sh"
 TOOLS=$SRCDIR/tests/tools
