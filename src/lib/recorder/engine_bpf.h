@@ -37,11 +37,12 @@ struct evprof_bpf {
 	uint32_t gen;	/* the set the programs add to (engine.bpf.c) */
 	int aggr_fd[2], stack_fd[2]; /* the sets' maps; set 1 is ours */
 	uint64_t entries, slices;    /* aggregates and settled threads read */
-	struct evprof_hashmap *cg_unnamed; /* cgroup ids no walk named */
-	struct perf_event_attr side_band;  /* the format the session decodes */
-	struct evprof_group_set *side;	   /* side_band on every CPU */
-	struct evprof__rings rings;	   /* side's, one per CPU */
-	struct evprof__pmu_map pmu_map;	   /* each CPU's core PMU */
+	struct perf_event_attr side_band; /* the format the session decodes */
+	struct evprof_group_set *side;	  /* side_band on every CPU */
+	struct evprof__rings rings;	  /* side's, one per CPU */
+	struct evprof__pmu_map pmu_map;	  /* each CPU's core PMU */
+	/* Cgroup ids that no walk of the mount named (engine_bpf_read.c). */
+	struct evprof_hashmap *cg_unnamed;
 };
 
 /*
