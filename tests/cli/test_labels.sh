@@ -8,8 +8,13 @@
 # report --per-thread headers; a process outside the cgroup has none of
 # them. Twice: -a --cgroup on a cgroup made before recording (named by
 # the walk of the mount at start), and a plain record whose command makes
-# its cgroup while recorded (named by a CGROUP record) and moves itself
-# there after forking a child that stays outside. Decoded with
+# its cgroup while recorded (named by a CGROUP record, or with the BPF
+# engine by walking the mount again) and, after forking a child that
+# stays outside and running a while outside, moves itself there: its
+# thread is labelled with its latest sample's cgroup. Both with each
+# engine: the ring's samples carry their cgroup, the BPF programs take it
+# at each sample (the BPF part skipped where that engine cannot run).
+# Decoded with
 # pprof-format and JSON.parse (tests/tools/labels.mjs), never evprof.
 . "$(dirname "$0")/lib.sh"
 TOOLS=$SRCDIR/tests/tools
@@ -30,15 +35,19 @@ mnt=$(cgroup_mount v2)
 }
 uid=$(cat /proc/sys/kernel/random/uuid)
 uid2=$(cat /proc/sys/kernel/random/uuid)
+uid3=$(cat /proc/sys/kernel/random/uuid)
 id=$(echo "evprof $$ one" | sha256sum | cut -c1-64)
 id2=$(echo "evprof $$ two" | sha256sum | cut -c1-64)
+id3=$(echo "evprof $$ three" | sha256sum | cut -c1-64)
 top=evprof-labels-$$
 # pod POD_UID CONTAINER_ID: the path from the hierarchy's root.
 pod() {
 	echo "/$top/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${1//-/_}.slice/cri-containerd-$2.scope"
 }
 CG=$(pod "$uid" "$id")
+# Made while recorded: by the ring's run, by the BPF engine's.
 CG2=$(pod "$uid2" "$id2")
+CG3=$(pod "$uid3" "$id3")
 mkdir -p "$mnt$CG" || {
 	echo "SKIP: cannot make a cgroup under $mnt"
 	exit 77
@@ -46,7 +55,7 @@ mkdir -p "$mnt$CG" || {
 cleanup() {
 	local d
 	wait 2>/dev/null
-	for d in "$CG" "$CG2"; do
+	for d in "$CG" "$CG2" "$CG3"; do
 		while [ "$d" != "/$top" ] && [ "$d" != / ]; do
 			rmdir "$mnt$d" 2>/dev/null
 			d=${d%/*}
@@ -88,30 +97,46 @@ check() {
 		fail "$tag: the page: $(grep -o '"who":"[^"]*"' "$TMP/$tag.html" | head -2)"
 }
 
-# -a --cgroup: the workload moved into the cgroup made before recording.
-"$EVPROF" record -a -G "$CG" -e cpu-clock -o "$TMP/a.pb.gz" -o "$TMP/a.json.gz" \
-	-o "$TMP/a.html" -- sh -c "echo \$\$ > $mnt$CG/cgroup.procs && echo \$\$ > $TMP/a.pid && exec $WL 1 1" \
-	>/dev/null 2>"$TMP/a.err" || fail "record -a -G: $(tail -3 "$TMP/a.err")"
-check a "$(cat "$TMP/a.pid")" "$CG" "$id" "$uid"
-n=$(grep -v " container_id=$id " "$TMP/a.labels" | wc -l)
-[ "$n" -eq 0 ] && ok "a: every sample in the cgroup" ||
-	fail "a: $n label sets without the container: $(grep -v " container_id=$id " "$TMP/a.labels" | head -2)"
+# About 0.1-0.5 s of a shell's CPU time.
+spin="i=0; while [ \$i -lt 100000 ]; do i=\$((i + 1)); done"
 
-# A plain record: the command makes its cgroup while recorded, leaves a
-# child outside, then moves itself in and execs the workload.
-"$EVPROF" record -e cpu-clock -o "$TMP/t.pb.gz" -o "$TMP/t.json.gz" -o "$TMP/t.html" \
-	-- sh -c "$WL 1 1 & echo \$! > $TMP/out.pid; mkdir -p $mnt$CG2 && echo \$\$ > $mnt$CG2/cgroup.procs && echo \$\$ > $TMP/t.pid && exec $WL 1 1" \
-	>/dev/null 2>"$TMP/t.err" || fail "record: $(tail -3 "$TMP/t.err")"
-check t "$(cat "$TMP/t.pid")" "$CG2" "$id2" "$uid2"
-out=$(cat "$TMP/out.pid")
-n=$(grep -c " pid=$out " "$TMP/t.labels")
-bad=$(grep " pid=$out " "$TMP/t.labels" | grep -e container_id= -e pod_uid= -e qos_class= | head -1)
-[ "$n" -gt 0 ] && [ -z "$bad" ] &&
-	ok "t: the child outside ($out): $n label sets, none with a container, pod or QoS class" ||
-	fail "t: the child outside ($out): $n label sets; $bad"
-grep " pid=$out " "$TMP/t.threads" | grep -q "\[container" &&
-	fail "t: the child outside named as a container: $(grep " pid=$out " "$TMP/t.threads" | head -1)" ||
-	ok "t: the child outside is named without a container"
+# both TAG CGROUP_MADE_WHILE_RECORDED ID UID ARGS...: the two recordings
+# with ARGS (an engine), their files tagged TAG-a and TAG-t.
+both() {
+	local tag=$1 made=$2 cid=$3 puid=$4 out n bad
+	shift 4
+	# -a --cgroup: the workload moved into the cgroup made before recording.
+	"$EVPROF" record -a -G "$CG" -e cpu-clock "$@" -o "$TMP/$tag-a.pb.gz" \
+		-o "$TMP/$tag-a.json.gz" -o "$TMP/$tag-a.html" \
+		-- sh -c "echo \$\$ > $mnt$CG/cgroup.procs && echo \$\$ > $TMP/$tag-a.pid && exec $WL 1 1" \
+		>/dev/null 2>"$TMP/$tag-a.err" || fail "$tag-a: record -a -G: $(tail -3 "$TMP/$tag-a.err")"
+	check "$tag-a" "$(cat "$TMP/$tag-a.pid")" "$CG" "$id" "$uid"
+	n=$(grep -v " container_id=$id " "$TMP/$tag-a.labels" | wc -l)
+	[ "$n" -eq 0 ] && ok "$tag-a: every sample in the cgroup" ||
+		fail "$tag-a: $n label sets without the container: $(grep -v " container_id=$id " "$TMP/$tag-a.labels" | head -2)"
+
+	# A plain record: the command makes its cgroup while recorded, leaves
+	# a child outside, spins, then moves itself in, spins again and execs
+	# the workload: its thread was sampled in both cgroups, and is
+	# labelled with the later one.
+	"$EVPROF" record -e cpu-clock "$@" -o "$TMP/$tag-t.pb.gz" \
+		-o "$TMP/$tag-t.json.gz" -o "$TMP/$tag-t.html" \
+		-- sh -c "$WL 1 1 & echo \$! > $TMP/$tag-out.pid; $spin; mkdir -p $mnt$made && echo \$\$ > $mnt$made/cgroup.procs && $spin && echo \$\$ > $TMP/$tag-t.pid && exec $WL 1 1" \
+		>/dev/null 2>"$TMP/$tag-t.err" || fail "$tag-t: record: $(tail -3 "$TMP/$tag-t.err")"
+	check "$tag-t" "$(cat "$TMP/$tag-t.pid")" "$made" "$cid" "$puid"
+	out=$(cat "$TMP/$tag-out.pid")
+	n=$(grep -c " pid=$out " "$TMP/$tag-t.labels")
+	bad=$(grep " pid=$out " "$TMP/$tag-t.labels" | grep -e container_id= -e pod_uid= -e qos_class= | head -1)
+	[ "$n" -gt 0 ] && [ -z "$bad" ] &&
+		ok "$tag-t: the child outside ($out): $n label sets, none with a container, pod or QoS class" ||
+		fail "$tag-t: the child outside ($out): $n label sets; $bad"
+	grep " pid=$out " "$TMP/$tag-t.threads" | grep -q "\[container" &&
+		fail "$tag-t: the child outside named as a container: $(grep " pid=$out " "$TMP/$tag-t.threads" | head -1)" ||
+		ok "$tag-t: the child outside is named without a container"
+}
+
+both ring "$CG2" "$id2" "$uid2"
+bpf_engine && both bpf "$CG3" "$id3" "$uid3" --engine bpf
 
 # Pushes: the labels only when asked (ids change at every restart, each a
 # new series), never pid or tid.

@@ -6,6 +6,8 @@
  * latest sample's cgroup in time order (not in arrival order), an exec
  * keeping it, an id nothing names labelling nothing, and a seed's
  * /proc path as the fallback of a session without the sample field.
+ * Aggregates (the BPF engine's) carry their thread's cgroup id the same
+ * way, in a session whose records have no such field.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 
 #include "cases.h"
 #include "sessfeed.h"
+#include "session/aggr.h"
 
 #define SAMPLER 10
 #define ST_CG                                                                  \
@@ -170,11 +173,63 @@ static void test_seed_fallback(void **state)
 	evprof_session__free(s);
 }
 
+/* An aggregate of tid in pid at time, its thread in cgroup cg (0: none). */
+static void aggregate(struct evprof_session *s, uint32_t pid, uint32_t tid,
+		      uint64_t time, uint64_t cg)
+{
+	const uint64_t ips[] = {(uint64_t)PERF_CONTEXT_USER, 0x401000};
+	struct evprof_session_aggr a = {
+	    .time = time,
+	    .pid = pid,
+	    .tid = tid,
+	    .ips = ips,
+	    .nr = 2,
+	    .samples = 3,
+	    .cpu_ns = 3000,
+	    .cgroup = cg,
+	};
+
+	assert_int_equal(evprof__session_aggregate(s, &a), 0);
+}
+
+static void test_aggregates(void **state)
+{
+	uint64_t st = ST_CG & ~(uint64_t)PERF_SAMPLE_CGROUP;
+	struct evprof_session *s = session(st);
+	struct evprof_profile *p;
+	struct rb b;
+
+	(void)state;
+	assert_int_equal(evprof_session__name_cgroup(s, 7, "/a"), 0);
+	/* Made while recording: named by the side-band's record. */
+	cgroup_record(s, 8, "/kubepods/burstable/podx/b", 15);
+	rb_comm(&b, 100, 100, "app", 0, 1, SAMPLER);
+	assert_int_equal(rb_feed(s, &b), 0);
+	/* One batch, then a later one where the thread has moved. */
+	aggregate(s, 100, 100, 10, 7);
+	aggregate(s, 100, 101, 11, 7);
+	aggregate(s, 100, 100, 20, 8);
+	/* No cgroup (an "[unsampled]" sum): the thread keeps its own. */
+	aggregate(s, 100, 101, 25, 0);
+	aggregate(s, 102, 102, 12, 9); /* nothing names 9 */
+	aggregate(s, 103, 103, 12, 0);
+	p = build(s);
+	assert_non_null(cgroup_of(p, 100));
+	assert_non_null(cgroup_of(p, 101));
+	assert_string_equal(cgroup_of(p, 100), "/kubepods/burstable/podx/b");
+	assert_string_equal(cgroup_of(p, 101), "/a");
+	assert_null(cgroup_of(p, 102));
+	assert_null(cgroup_of(p, 103));
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_latest_sample),
 	    cmocka_unit_test(test_seed_fallback),
+	    cmocka_unit_test(test_aggregates),
 	};
 
 	return run_cases(argc, argv, tests, NULL, NULL);

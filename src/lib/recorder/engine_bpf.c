@@ -17,6 +17,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <evprof/cgroup.h>
+
 #include "perf/perf.h"
 #include "bpf/engine.h"
 #include "engine_bpf.h"
@@ -406,8 +408,23 @@ static int follow_targets(struct evprof_bpf *b)
 }
 
 /*
+ * Whether the perf_event controller is on cgroup v2, whose ids the
+ * programs take: CGROUP records come from that controller's hierarchy,
+ * and a v1 one's ids would name other cgroups.
+ */
+static bool perf_event_on_v2(void)
+{
+	struct evprof_cgroup_fs fs;
+
+	return !evprof_cgroup_fs__find(&fs) && fs.version == 2;
+}
+
+/*
  * Side-band only: a dummy event per CPU with the records symbolization
- * needs (comm, mmap, fork, exit), in one ring per CPU.
+ * needs (comm, mmap, fork, exit), in one ring per CPU, and where they
+ * name the programs' ids a CGROUP record for each cgroup made while
+ * recording (those made before are named from the mount at start, those
+ * still unnamed by walking it again: engine_bpf_read.c).
  */
 static int open_side_band(struct evprof_bpf *b)
 {
@@ -432,6 +449,8 @@ static int open_side_band(struct evprof_bpf *b)
 	struct evprof_group_set_opts o = {.sz = sizeof(o)};
 
 	a.wakeup_watermark = (uint32_t)(b->s->ring_pages * 4096 / 4);
+	a.cgroup =
+	    evprof_probe(EVPROF_FEAT_SAMPLE_CGROUP)->yes && perf_event_on_v2();
 	set = evprof_group_set__open(&a, 1, -1, &o);
 	if (!set) {
 		int err = errno;
@@ -865,6 +884,7 @@ static void bpf_close(struct evprof__engine *e)
 	evprof__rings_close(&b->rings);
 	evprof_group_set__free(b->side);
 	evprof__pmu_map_fini(&b->pmu_map);
+	evprof__hashmap_free(b->cg_unnamed);
 	free(b->sample_links);
 	free(b->counter_links);
 	free(b->sampler);

@@ -41,6 +41,8 @@ struct evprof_bpf {
 	struct evprof_group_set *side;	  /* side_band on every CPU */
 	struct evprof__rings rings;	  /* side's, one per CPU */
 	struct evprof__pmu_map pmu_map;	  /* each CPU's core PMU */
+	/* Cgroup ids that no walk of the mount named (engine_bpf_read.c). */
+	struct evprof_hashmap *cg_unnamed;
 };
 
 /*

@@ -15,6 +15,7 @@
 #include "bpf/engine.h"
 #include "engine_bpf.h"
 #include "engine.skel.h"
+#include "os/os.h"
 #include "session/session.h"
 
 /* Appends marker + the ips of stack h to chain; returns the new length. */
@@ -31,10 +32,13 @@ static size_t add_stack(int map, uint64_t h, uint64_t marker, uint64_t *chain,
 	return n;
 }
 
-/* Feeds one aggregate, its stacks from the stack map of its set. */
+/*
+ * Feeds one aggregate, its stacks from the stack map of its set, with
+ * cgroup (0: none) as its thread's.
+ */
 static int feed(struct evprof_bpf *b, int map, const struct evprof_bpf_key *k,
-		uint64_t time, uint64_t samples, uint64_t cpu_ns,
-		const __u64 *counts)
+		uint64_t time, const struct evprof_bpf_value *v,
+		uint64_t cgroup)
 {
 	uint64_t vals[EVPROF_BPF_MAX_COUNTERS];
 	uint64_t chain[2 * (EVPROF_BPF_STACK_DEPTH + 1)];
@@ -45,15 +49,16 @@ static int feed(struct evprof_bpf *b, int map, const struct evprof_bpf_key *k,
 	    .pid = k->pid,
 	    .tid = k->tid,
 	    .ips = chain,
-	    .samples = samples,
-	    .cpu_ns = cpu_ns,
+	    .samples = v->samples,
+	    .cpu_ns = v->cpu_ns,
 	    /* The counters, then the sampling event's count (its slot). */
 	    .has = (1ULL << b->nr_slots) - 1,
 	    .counters = vals,
+	    .cgroup = cgroup,
 	};
 
 	for (size_t i = 0; i < EVPROF_BPF_MAX_COUNTERS; i++)
-		vals[i] = counts[i];
+		vals[i] = v->counts[i];
 	a.nr = add_stack(map, k->ustack, PERF_CONTEXT_USER, chain, n);
 	return evprof__session_aggregate(b->e.session, &a);
 }
@@ -203,18 +208,73 @@ int evprof__bpf_clear_map(int map, size_t ksz)
 	return err;
 }
 
-/* Feeds set gen's entries, their times at most until. */
+static int name_cgroup(uint64_t id, const char *path, void *ctx)
+{
+	return evprof_session__name_cgroup(ctx, id, path);
+}
+
+/*
+ * Names cgroup id where nothing did (no CGROUP record: perf_event on a
+ * cgroup v1 hierarchy, a record lost) by walking the cgroup2 mount again,
+ * at most once a batch (*walked), off the programs' path; an id that no
+ * walk finds (its cgroup gone) is not looked for again.
+ */
+static void name_unknown(struct evprof_bpf *b, uint64_t id, bool *walked)
+{
+	struct evprof_session *s = b->e.session;
+
+	if (evprof__session_cgroup_named(s, id) ||
+	    (b->cg_unnamed &&
+	     evprof__hashmap_find(b->cg_unnamed, (long)id, NULL)))
+		return;
+	if (!*walked) {
+		*walked = true;
+		evprof__cgroup2_walk(name_cgroup, s);
+		if (evprof__session_cgroup_named(s, id))
+			return;
+	}
+	if (!b->cg_unnamed)
+		b->cg_unnamed = evprof__hashmap_new(
+		    evprof__hashmap_u64_hash, evprof__hashmap_u64_equal, NULL);
+	if (b->cg_unnamed)
+		evprof__hashmap_add(b->cg_unnamed, (long)id, 0);
+}
+
+static bool same_thread(const struct entry *a, const struct entry *b)
+{
+	return a->k.pid == b->k.pid && a->k.tid == b->k.tid;
+}
+
+/*
+ * Feeds set gen's entries, their times at most until. A thread's entries
+ * are adjacent (sorted by key; those read_threads() added have no
+ * cgroup): its cgroup goes with its latest one alone, so that the session
+ * sees each thread's cgroups in time order.
+ */
 static int feed_all(struct evprof_bpf *b, uint32_t gen,
 		    const struct entries *es, uint64_t until)
 {
 	int map = b->stack_fd[gen], err = 0;
+	size_t end, latest;
+	bool walked = false;
 
-	for (size_t i = 0; !err && i < es->n; i++) {
-		uint64_t t = es->a[i].v.time;
+	for (size_t i = 0; !err && i < es->n; i = end) {
+		latest = i;
+		for (end = i;
+		     end < es->n && same_thread(&es->a[end], &es->a[i]); end++)
+			if (es->a[end].v.cgroup &&
+			    (!es->a[latest].v.cgroup ||
+			     es->a[end].v.time > es->a[latest].v.time))
+				latest = end;
+		if (es->a[latest].v.cgroup)
+			name_unknown(b, es->a[latest].v.cgroup, &walked);
+		for (size_t j = i; !err && j < end; j++) {
+			const struct entry *e = &es->a[j];
+			uint64_t t = e->v.time;
 
-		err = feed(b, map, &es->a[i].k, t < until ? t : until,
-			   es->a[i].v.samples, es->a[i].v.cpu_ns,
-			   es->a[i].v.counts);
+			err = feed(b, map, &e->k, t < until ? t : until, &e->v,
+				   j == latest ? e->v.cgroup : 0);
+		}
 	}
 	return err;
 }

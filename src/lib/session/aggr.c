@@ -20,6 +20,9 @@ int evprof__session_aggregate(struct evprof_session *s,
 	err = a->unsampled ? evprof__sstore_chain(st, &unsampled, 1, &chain)
 			   : evprof__sstore_chain(st, a->ips, a->nr, &chain);
 	if (!err)
+		err = evprof__session_note_cgroup(s, a->time, a->pid, a->tid,
+						  a->cgroup);
+	if (!err)
 		err = evprof__sstore_sample_reserve(st);
 	/* One word more than a sample: the count. */
 	if (!err &&

@@ -30,6 +30,12 @@ struct evprof_session_aggr {
 	uint64_t has;
 	const uint64_t *counters; /* indexed by counter */
 	/*
+	 * The cgroup (v2 id) its thread ran in at time, 0: none known. Only
+	 * a change from the id fed before for the thread is kept, so give it
+	 * in time order: on the thread's latest aggregate of each batch.
+	 */
+	uint64_t cgroup;
+	/*
 	 * What the thread counted after its last sample: stored on the
 	 * "[unsampled]" frame under the thread (ips ignored), no samples.
 	 */

@@ -78,4 +78,13 @@ struct evprof_session {
 	uint64_t seed_cgroup;
 };
 
+/*
+ * Thread tid of pid ran in cgroup id (0: none known) at time, as its
+ * latest sample says: an SB_CGROUP event when its thread's changed.
+ * Returns 0 or -ENOMEM (session.c).
+ */
+EVPROF_HIDDEN int evprof__session_note_cgroup(struct evprof_session *s,
+					      uint64_t time, uint32_t pid,
+					      uint32_t tid, uint64_t id);
+
 #endif /* EVPROF_LIB_SESSION_INTERNAL_H */

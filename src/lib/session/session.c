@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "part.h"
+#include "session.h"
 
 #ifndef PERF_RECORD_MISC_MMAP_DATA
 #define PERF_RECORD_MISC_MMAP_DATA (1 << 13)
@@ -387,6 +388,11 @@ int evprof_session__name_ns_ids(struct evprof_session *s, uint64_t time,
 	return 0;
 }
 
+bool evprof__session_cgroup_named(const struct evprof_session *s, uint64_t id)
+{
+	return s->cg_names && evprof__hashmap_find(s->cg_names, (long)id, NULL);
+}
+
 /* Task tid of pid is in cgroup id from time on. */
 static int sb_cgroup(struct evprof_session *s, uint64_t time, uint32_t pid,
 		     uint32_t tid, uint64_t id)
@@ -402,15 +408,13 @@ static int sb_cgroup(struct evprof_session *s, uint64_t time, uint32_t pid,
 	return 0;
 }
 
-/* A sample's cgroup: an SB_CGROUP event when its thread's changed. */
-static int note_cgroup(struct evprof_session *s,
-		       const struct evprof_sample *smp, uint32_t pid,
-		       uint32_t tid)
+int evprof__session_note_cgroup(struct evprof_session *s, uint64_t time,
+				uint32_t pid, uint32_t tid, uint64_t id)
 {
 	long last;
 	int err;
 
-	if (!(s->fmt.sample_type & PERF_SAMPLE_CGROUP) || !smp->cgroup)
+	if (!id)
 		return 0;
 	/*
 	 * Bounded over a long recording's tid churn: forgetting only costs
@@ -423,11 +427,11 @@ static int note_cgroup(struct evprof_session *s,
 	if (!u64_map(&s->cg_last))
 		return -ENOMEM;
 	if (evprof__hashmap_find(s->cg_last, (long)tid, &last) &&
-	    (uint64_t)last == smp->cgroup)
+	    (uint64_t)last == id)
 		return 0;
-	err = sb_cgroup(s, smp->time, pid, tid, smp->cgroup);
-	if (!err && evprof__hashmap_set(s->cg_last, (long)tid,
-					(long)smp->cgroup, NULL, NULL) < 0)
+	err = sb_cgroup(s, time, pid, tid, id);
+	if (!err && evprof__hashmap_set(s->cg_last, (long)tid, (long)id, NULL,
+					NULL) < 0)
 		err = -ENOMEM;
 	return err;
 }
@@ -458,8 +462,9 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		s->idle++;
 		return 0;
 	}
-	if (!idle) {
-		err = note_cgroup(s, smp, pid, tid);
+	if (!idle && (s->fmt.sample_type & PERF_SAMPLE_CGROUP)) {
+		err = evprof__session_note_cgroup(s, smp->time, pid, tid,
+						  smp->cgroup);
 		if (err)
 			return err;
 	}

@@ -22,4 +22,11 @@ EVPROF_HIDDEN bool
 evprof__stack_ends_note(const struct evprof_session_stats *st, char *buf,
 			size_t len);
 
+/*
+ * Whether something named cgroup id in s (evprof_session__name_cgroup(),
+ * a CGROUP record).
+ */
+EVPROF_HIDDEN bool evprof__session_cgroup_named(const struct evprof_session *s,
+						uint64_t id);
+
 #endif /* EVPROF_LIB_SESSION_H */

@@ -3,10 +3,10 @@
  * The in-kernel engine: per-CPU counting events read at every sample and
  * every context switch; each delta goes to the thread that ran (at a
  * switch to prev, at a sample to current), and samples aggregate per
- * (pid, tid, user stack, kernel stack) with their sample count, CPU time
- * and every counter's sum. The loader is engine_bpf.c. GPL for the
- * helpers it calls (bpf_perf_event_read_value, bpf_get_stack); MIT like
- * the rest of evprof.
+ * (pid, tid, user stack, kernel stack) with their sample count, CPU time,
+ * every counter's sum and the latest one's cgroup. The loader is
+ * engine_bpf.c. GPL for the helpers it calls (bpf_perf_event_read_value,
+ * bpf_get_stack); MIT like the rest of evprof.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -568,6 +568,8 @@ int on_sample(void *ctx)
 		return 0;
 	}
 	v->samples++;
+	/* Who ran it: the thread's cgroup is its latest sample's. */
+	v->cgroup = bpf_get_current_cgroup_id();
 	if (t) {
 		v->cpu_ns += t->cpu_ns;
 		t->cpu_ns = 0;

@@ -46,6 +46,11 @@ struct evprof_bpf_value {
 	__u64 samples;
 	__u64 cpu_ns;
 	__u64 time; /* CLOCK_MONOTONIC of the latest sample */
+	/*
+	 * The cgroup (v2 id, as PERF_SAMPLE_CGROUP carries it) of the latest
+	 * sample; 0 in the "[unsampled]" entries.
+	 */
+	__u64 cgroup;
 	__u64 counts[EVPROF_BPF_MAX_COUNTERS];
 };
 
