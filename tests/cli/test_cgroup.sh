@@ -77,6 +77,11 @@ check() {
 	n=$(awk '$1 == "thread"' "$TMP/$tag.q" | awk '{ print $4 }' | sort -u | wc -l)
 	[ "$n" -eq 1 ] && ok "$tag: one process, the workload" ||
 		fail "$tag: $n processes: $(awk '$1 == "thread"' "$TMP/$tag.q" | head -5)"
+	# Who ran it: the ids samples carry named by the hierarchy they are of
+	# (the perf_event one's in the ring engine, cgroup2's in the BPF one).
+	n=$(zcat "$TMP/$tag.json.gz" | grep -o '"evprofCgroup":"[^"]*"' | sort -u)
+	[ "$n" = "\"evprofCgroup\":\"/$name\"" ] && ok "$tag: its threads are labelled /$name" ||
+		fail "$tag: cgroup labels $(echo $n), not /$name"
 }
 
 "$EVPROF" info | grep -q "^cgroups: *v$v at $mnt " &&

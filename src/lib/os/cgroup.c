@@ -149,13 +149,14 @@ static int walk(char *path, size_t len, size_t n, size_t root,
 	return ret;
 }
 
-int evprof__cgroup2_walk(int (*cb)(uint64_t id, const char *path, void *ctx),
-			 void *ctx)
+int evprof__cgroup_walk(bool v2,
+			int (*cb)(uint64_t id, const char *path, void *ctx),
+			void *ctx)
 {
 	struct evprof_cgroup_fs fs;
 	char path[PATH_MAX];
 	size_t n;
-	int err = find(&fs, true);
+	int err = find(&fs, v2);
 
 	if (err)
 		return err;

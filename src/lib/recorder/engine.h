@@ -157,6 +157,11 @@ struct evprof__engine_caps {
 	/* Samples reach the session as they come: the polls may build. */
 	bool streams;
 	size_t max_counters; /* events after the sampler */
+	/*
+	 * Samples name cgroup v2 ids, else the perf_event hierarchy's (a v1
+	 * one's where it is bound there, as PERF_SAMPLE_CGROUP's).
+	 */
+	bool cgroup_v2_ids;
 };
 
 /* An open engine: its ops and the session it feeds. */

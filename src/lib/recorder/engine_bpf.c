@@ -936,6 +936,7 @@ const struct evprof__engine_ops evprof__engine_bpf = {
 	{
 	    .unwinders = EVPROF__UNWIND_FP,
 	    .counter_samples = true,
+	    .cgroup_v2_ids = true, /* bpf_get_current_cgroup_id() */
 	    /* The last slot is the sampling event's. */
 	    .max_counters = EVPROF_BPF_MAX_COUNTERS - 1,
 	},

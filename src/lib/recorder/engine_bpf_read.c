@@ -229,7 +229,7 @@ static void name_unknown(struct evprof_bpf *b, uint64_t id, bool *walked)
 		return;
 	if (!*walked) {
 		*walked = true;
-		evprof__cgroup2_walk(name_cgroup, s);
+		evprof__cgroup_walk(true, name_cgroup, s);
 		if (evprof__session_cgroup_named(s, id))
 			return;
 	}

@@ -398,7 +398,8 @@ static void seed_processes(struct evprof_recorder *r)
 	 * synthesizes them). A cgroup unnamed labels nothing.
 	 */
 	if (evprof_probe(EVPROF_FEAT_SAMPLE_CGROUP)->yes)
-		evprof__cgroup2_walk(name_cgroup, r->e->session);
+		evprof__cgroup_walk(r->ops->caps.cgroup_v2_ids, name_cgroup,
+				    r->e->session);
 
 	for (size_t i = 0; i < r->s.nr_pids; i++)
 		evprof_session__seed_process(r->e->session, r->s.pids[i]);
