@@ -120,7 +120,11 @@ struct evprof_confinement {
 	 * pid 0, the idle task's, and pids name only this namespace's.
 	 */
 	bool own_pid_ns;
-	/* A cgroup namespace of its own: cgroup paths are relative to it. */
+	/*
+	 * A cgroup namespace of its own, and no mount of the hierarchy
+	 * above it (the node's /sys/fs/cgroup bound in): cgroup paths are
+	 * relative to it.
+	 */
 	bool own_cgroup_ns;
 	/* /proc is another pid namespace's: its pids are not the kernel's. */
 	bool foreign_proc;

@@ -35,10 +35,38 @@ has "$TMP/proc" "/proc of another pid namespace)" "/proc of the parent namespace
 has "$TMP/proc" "/proc belongs to another pid namespace than evprof's" \
 	"/proc of the parent namespace: advice"
 
-unshare --cgroup "$EVPROF" info >"$TMP/cg" 2>&1
-has "$TMP/cg" "a cgroup namespace of its own" "own cgroup namespace: info says so"
-has "$TMP/cg" "--cgroupns=host" "own cgroup namespace: info gives the fix"
-hasnt "$TMP/cg" "a pid namespace of its own" "own cgroup namespace alone: the pid namespace is not blamed"
+# A cgroup namespace of its own, rooted at a cgroup of its own, with
+# cgroup2 mounted in it, as a pod has it: the mount shows its subtree
+# alone. Bound in beside it, the node's hierarchy (a DaemonSet's hostPath)
+# gives the whole view back.
+mnt=$(cgroup_mount v2)
+pod=$mnt/evprof-confined-$$
+if [ -n "$mnt" ] && mkdir "$pod"; then
+	mkdir "$TMP/node"
+	own_cgroup() { # ARGS of info's run: the node's hierarchy bound or not
+		sh -c 'echo $$ > "$1/cgroup.procs" && exec unshare --cgroup --mount --propagation private sh -c "$2" sh "$3" "$4" "$5" "$6"' \
+			sh "$pod" '
+			mnt=$1 node=$2 bind=$3 evprof=$4
+			[ "$bind" = 1 ] && mount --bind "$mnt" "$node.tmp"
+			umount "$mnt" && mount -t cgroup2 none "$mnt" || exit 1
+			if [ "$bind" = 1 ]; then
+				mount --bind "$node.tmp" "$node" && umount "$node.tmp"
+			fi
+			exec "$evprof" info' "$mnt" "$TMP/node" "$1" "$EVPROF"
+	}
+	mkdir "$TMP/node.tmp"
+	own_cgroup 0 >"$TMP/cg" 2>&1
+	has "$TMP/cg" "a cgroup namespace of its own" "own cgroup namespace: info says so"
+	has "$TMP/cg" "--cgroupns=host" "own cgroup namespace: info gives the fix"
+	hasnt "$TMP/cg" "a pid namespace of its own" "own cgroup namespace alone: the pid namespace is not blamed"
+	own_cgroup 1 >"$TMP/cgnode" 2>&1
+	has "$TMP/cgnode" "cgroups:              v2 at $TMP/node " \
+		"own cgroup namespace, the node's hierarchy bound in: info resolves there"
+	hasnt "$TMP/cgnode" "--cgroupns=host" "and it asks for no more"
+	rmdir "$pod"
+else
+	skip "no cgroup2 mounted here, or no cgroup can be made in it"
+fi
 
 # tracefs and BTF hidden under empty mounts in a mount namespace.
 unshare --mount sh -c '

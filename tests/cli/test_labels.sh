@@ -138,6 +138,27 @@ both() {
 both ring "$CG2" "$id2" "$uid2"
 bpf_engine && both bpf "$CG3" "$id3" "$uid3" --engine bpf
 
+# evprof in a pod, as the DaemonSet runs it: in a cgroup namespace of its
+# own rooted at its pod's cgroup, cgroup2 mounted there (the pod's view of
+# its own subtree), the node's hierarchy bound in beside it (hostPath). The
+# workload, in a container's cgroup outside the pod made before recording,
+# is named by its whole path: the start walk takes the mount that sees the
+# most.
+POD=/$top/evprof-pod
+mkdir -p "$mnt$POD" "$TMP/node" "$TMP/node.tmp"
+sh -c "echo \$\$ > $mnt$CG/cgroup.procs && echo \$\$ > $TMP/pod.pid && exec $WL 3 1" \
+	>/dev/null 2>&1 &
+for _ in $(seq 50); do [ -s "$TMP/pod.pid" ] && break; sleep 0.1; done
+sh -c 'echo $$ > "$1/cgroup.procs" && exec unshare --cgroup --mount --propagation private sh -c "
+	mount --bind $2 $3.tmp && umount $2 && mount -t cgroup2 none $2 &&
+	mount --bind $3.tmp $3 && umount $3.tmp &&
+	exec $4 record -a -e cpu-clock --duration 1 -o $5.pb.gz -o $5.json.gz -o $5.html"' \
+	sh "$mnt$POD" "$mnt" "$TMP/node" "$EVPROF" "$TMP/pod" >/dev/null 2>"$TMP/pod.err" ||
+	fail "pod: record -a: $(tail -3 "$TMP/pod.err")"
+wait
+check pod "$(cat "$TMP/pod.pid")" "$CG" "$id" "$uid"
+rmdir "$mnt$POD"
+
 # Pushes: the labels only when asked (ids change at every restart, each a
 # new series), never pid or tid.
 "$EVPROF" record --push http://127.0.0.1:1 --push-label container_id,pid -- true \

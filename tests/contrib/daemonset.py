@@ -18,7 +18,7 @@ import sys
 import yaml
 
 # What evprof reads that a container's own /sys and /proc lack.
-HOST_PATHS = {"/sys/kernel/tracing"}
+HOST_PATHS = {"/sys/kernel/tracing", "/sys/fs/cgroup"}
 # Paths evprof writes under a read-only root: the debug cache and spills.
 WRITABLE = {"EVPROF_DEBUG_CACHE": None, "TMPDIR": "/var/tmp"}
 
@@ -123,11 +123,15 @@ def problems(ds, caps):
             want(a in args, f"{name}: the command lacks {a}")
         for ref in re.findall(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", " ".join(args)):
             want(ref in env, f"{name}: $({ref}) is not in env")
+    host = set()
     for n, v in vols.items():
         if "hostPath" in v:
+            host.add(v["hostPath"].get("path"))
             want(v["hostPath"].get("path") in HOST_PATHS,
                  f"hostPath {v['hostPath'].get('path')}: not one evprof needs")
         want(n in mounted, f"volume {n} is not mounted")
+    for p in sorted(HOST_PATHS - host):
+        want(False, f"hostPath {p} is not mounted: evprof needs it")
     return out
 
 
@@ -160,6 +164,10 @@ def mutations(ds):
         {"name": "root", "hostPath": {"path": "/"}})
     ctr(d)["volumeMounts"].append({"name": "root", "mountPath": "/host", "readOnly": True})
     out.append(("the host's / mounted", d))
+    d = c(); d["spec"]["template"]["spec"]["volumes"] = [
+        v for v in d["spec"]["template"]["spec"]["volumes"] if v["name"] != "cgroup"]
+    ctr(d)["volumeMounts"] = [m for m in ctr(d)["volumeMounts"] if m["name"] != "cgroup"]
+    out.append(("no node cgroups", d))
     d = c(); del ctr(d)["resources"]["limits"]["memory"]
     out.append(("no memory limit", d))
     d = c(); ctr(d)["resources"]["requests"]["cpu"] = "2"

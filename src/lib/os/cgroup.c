@@ -71,7 +71,29 @@ static bool has_opt(const char *b, const char *e, const char *opt)
 	return false;
 }
 
-static int find(struct evprof_cgroup_fs *fs, bool v2_only)
+/*
+ * How far above this process's cgroup namespace root a mount's root (its
+ * mountinfo field [b, e)) is: "/" 0, "/.." 1, "/../.." 2. A mount made in
+ * a container's own namespace (a pod's /sys/fs/cgroup) shows its subtree
+ * alone; the node's hierarchy bound in beside it shows the whole.
+ */
+static int above(const char *b, const char *e)
+{
+	int n = 0;
+
+	while (e - b >= 3 && !memcmp(b, "/..", 3) &&
+	       (e - b == 3 || b[3] == '/')) {
+		n++;
+		b += 3;
+	}
+	return n;
+}
+
+/*
+ * The hierarchy into *fs: the v1 perf_event one unless v2_only, else
+ * cgroup2's mount that sees the most (*v2_above: above() of its root).
+ */
+static int find_above(struct evprof_cgroup_fs *fs, bool v2_only, int *v2_above)
 {
 	char line[4096], v2[PATH_MAX] = "";
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -82,16 +104,18 @@ static int find(struct evprof_cgroup_fs *fs, bool v2_only)
 	if (!f)
 		return -errno;
 	while (!v1 && fgets(line, sizeof(line), f)) {
-		const char *sep = strstr(line, " - "), *b, *e, *tb, *te, *ob,
-			   *oe;
+		const char *sep = strstr(line, " - "), *b, *e, *rb, *re, *tb,
+			   *te, *ob, *oe;
 
 		if (!sep || !field(line, 4, &b, &e) ||
-		    !field(sep + 3, 0, &tb, &te) ||
+		    !field(line, 3, &rb, &re) || !field(sep + 3, 0, &tb, &te) ||
 		    !field(sep + 3, 2, &ob, &oe))
 			continue;
+		/* The cgroup2 mount that sees the most of the hierarchy. */
 		if ((size_t)(te - tb) == 7 && !memcmp(tb, "cgroup2", 7)) {
-			if (!*v2)
-				unescape(b, e, v2, sizeof(v2));
+			if (above(rb, re) > *v2_above &&
+			    unescape(b, e, v2, sizeof(v2)))
+				*v2_above = above(rb, re);
 		} else if (!v2_only && (size_t)(te - tb) == 6 &&
 			   !memcmp(tb, "cgroup", 6) &&
 			   has_opt(ob, oe, "perf_event")) {
@@ -109,6 +133,21 @@ static int find(struct evprof_cgroup_fs *fs, bool v2_only)
 	memcpy(fs->mount, v2, sizeof(v2));
 	fs->version = 2;
 	return 0;
+}
+
+static int find(struct evprof_cgroup_fs *fs, bool v2_only)
+{
+	int v2_above = -1;
+
+	return find_above(fs, v2_only, &v2_above);
+}
+
+bool evprof__cgroup2_whole(void)
+{
+	struct evprof_cgroup_fs fs;
+	int v2_above = -1;
+
+	return !find_above(&fs, true, &v2_above) && v2_above > 0;
 }
 
 int evprof_cgroup_fs__find(struct evprof_cgroup_fs *fs)

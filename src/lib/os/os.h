@@ -24,4 +24,11 @@
 EVPROF_HIDDEN int evprof__cgroup_walk(
     bool v2, int (*cb)(uint64_t id, const char *path, void *ctx), void *ctx);
 
+/*
+ * Whether a cgroup2 mount here sees above this process's cgroup namespace
+ * root (the node's hierarchy bound into a container), as the walk and
+ * --cgroup then use.
+ */
+EVPROF_HIDDEN bool evprof__cgroup2_whole(void);
+
 #endif /* EVPROF_LIB_OS_H */

@@ -14,6 +14,7 @@
 #include <evprof/proc.h>
 
 #include "base/base.h"
+#include "os.h"
 
 #define MAPS_MAX_BYTES (256u << 20)
 
@@ -415,7 +416,8 @@ int evprof_proc__confinement(struct evprof_confinement *c)
 		return -errno;
 	c->own_pid_ns = st.st_ino != PID_NS_INIT_INO;
 	c->own_cgroup_ns = !stat("/proc/self/ns/cgroup", &st) &&
-			   st.st_ino != CGROUP_NS_INIT_INO;
+			   st.st_ino != CGROUP_NS_INIT_INO &&
+			   !evprof__cgroup2_whole();
 	/* /proc/self names this process as /proc's pid namespace numbers it. */
 	n = readlink("/proc/self", self, sizeof(self) - 1);
 	self[n > 0 ? n : 0] = '\0';
