@@ -334,6 +334,23 @@ static int give_cgroups(struct evprof_bpf *b)
 	return 0;
 }
 
+/* The slots counting context switches (engine.bpf.c's switch_slots). */
+static uint32_t switch_slots(const struct evprof_bpf *b)
+{
+	uint32_t mask = 0;
+
+	for (size_t k = 0; k < b->nr_slots; k++) {
+		/* Slot k counts event k + 1; the last may be the sampler's. */
+		const struct perf_event_attr *a =
+		    &b->s->events[k + 1 < b->s->nr ? k + 1 : 0].attr;
+
+		if (a->type == PERF_TYPE_SOFTWARE &&
+		    a->config == PERF_COUNT_SW_CONTEXT_SWITCHES)
+			mask |= 1u << k;
+	}
+	return mask;
+}
+
 static int load(struct evprof_bpf *b)
 {
 	int possible = libbpf_num_possible_cpus(), err, tmpl[2] = {-1, -1};
@@ -352,6 +369,7 @@ static int load(struct evprof_bpf *b)
 	 */
 	b->nr_slots = b->s->nr - 1 + !evprof__event_is_time(&b->s->events[0]);
 	s->rodata->nr_counters = (uint32_t)b->nr_slots;
+	s->rodata->switch_slots = switch_slots(b);
 	s->rodata->follow_all = b->s->system_wide;
 	s->rodata->kernel_stacks = !b->s->exclude_kernel;
 	s->rodata->ns_mode = nested_pid_ns(&dev, &ino);

@@ -66,6 +66,15 @@ struct task_struct___old {
 
 /* Set by the loader before load. */
 const volatile __u32 nr_counters = 0;
+/*
+ * Slots that count context switches (bit k: slot k). The kernel adds a
+ * switch to them after the sched_switch tracepoint, in
+ * perf_event_task_sched_out(), so the switch program gives it to prev
+ * itself, as a task's own count has it (its switches out): left to the
+ * next read it would go to next, and to prev again where a counter's own
+ * sample reads it in between.
+ */
+const volatile __u32 switch_slots = 0;
 const volatile __u8 follow_all = 0; /* -a: every process but idle */
 const volatile __u8 kernel_stacks = 1;
 /*
@@ -333,7 +342,8 @@ static int take(struct evprof_bpf_cpu *c, __u64 now, __u64 *cpu_ns, __u64 *d)
 			count(EVPROF_BPF_STAT_READ_FAILED);
 			continue;
 		}
-		dv = v.counter - c->value[k];
+		/* Below a switch taken ahead (switch_slots): none came. */
+		dv = v.counter >= c->value[k] ? v.counter - c->value[k] : 0;
 		de = v.enabled - c->enabled[k];
 		dr = v.running - c->running[k];
 		c->value[k] = v.counter;
@@ -597,6 +607,7 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 	struct ids x;
 	void *aggr;
 	__u32 zero = 0;
+	int last = dead(prev);
 
 	c = bpf_map_lookup_elem(&cpus, &zero);
 	aggr = set_of(&aggrs, set_now());
@@ -606,6 +617,19 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 	if (!take(c, now, &cpu_ns, d)) {
 		count(EVPROF_BPF_STAT_LATE_BASELINE);
 		goto out;
+	}
+	/*
+	 * This switch, which the counters are about to count: prev's, but
+	 * for a dead task's last one, which perf's task counters (gone by
+	 * then) do not count either.
+	 */
+	for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++) {
+		if (k >= nr_counters)
+			break;
+		if (switch_slots >> k & 1) {
+			d[k] += !last;
+			c->value[k]++;
+		}
 	}
 	/* Called before the switch: prev is still the current task. */
 	if (current_ids(&x) || !followed(&x))
@@ -617,7 +641,7 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 		for (__u32 k = 0; k < EVPROF_BPF_MAX_COUNTERS; k++)
 			t->counts[k] += d[k];
 	}
-	if (!dead(prev))
+	if (!last)
 		goto out;
 	/*
 	 * Its last slice: it goes to the set of now (the window the thread
