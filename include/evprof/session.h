@@ -162,6 +162,14 @@ struct evprof_session_opts {
 	 */
 	uint64_t (*stack_top)(void *ctx, pid_t pid, pid_t tid, uint64_t sp);
 	void *stack_top_ctx;
+	/*
+	 * Slots that count context switches (bit k: counter k, or the
+	 * sampler_counter at nr_counters), per-CPU mode: a read after a
+	 * stretch no read ended (a task whose switch-out the kernel does not
+	 * sample: the idle task of some CPUs) holds that task's switch-out
+	 * too, one per switch-in record of the stretch, which is taken out.
+	 */
+	uint64_t switch_counters;
 };
 
 /* Returns a session or NULL with errno set (EINVAL, ENOMEM). */

@@ -273,16 +273,19 @@ int evprof__cut_switch_in(struct sess_cut *c, uint32_t cpu, uint32_t tid,
 	 * this): a read of prev last means nothing ran unseen.
 	 */
 	cs->gap = !cs->read || cs->read_tid != prev_tid;
+	cs->unseen += cs->gap;
 	cs->in_tid = tid;
 	cs->in_time = time;
 	return 0;
 }
 
 uint64_t evprof__cut_cpu_read(struct cpu_state *cs, uint32_t sample_tid,
-			      uint32_t tid, uint64_t time, uint64_t *cpu_ns)
+			      uint32_t tid, uint64_t time, uint64_t *cpu_ns,
+			      uint32_t *switches)
 {
 	uint64_t unseen = 0;
 
+	*switches = 0;
 	/* Another thread reading first: a record was lost, nothing known. */
 	if (cs->gap && cs->in_tid == tid) {
 		uint64_t own = time > cs->in_time ? time - cs->in_time : 0;
@@ -291,8 +294,10 @@ uint64_t evprof__cut_cpu_read(struct cpu_state *cs, uint32_t sample_tid,
 			unseen = *cpu_ns - own;
 			*cpu_ns = own;
 		}
+		*switches = cs->unseen;
 	}
 	cs->gap = false;
+	cs->unseen = 0;
 	cs->read = true;
 	cs->read_tid = sample_tid;
 	return unseen;

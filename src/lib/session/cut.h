@@ -32,7 +32,8 @@ struct tstate {
  * it began.
  */
 struct cpu_state {
-	uint64_t in_time;	     /* of in_tid's switch-in, valid with gap */
+	uint64_t in_time; /* of in_tid's switch-in, valid with gap */
+	uint32_t unseen; /* switch-ins after no read of prev since the latest */
 	uint32_t exit_pid, exit_tid; /* whose EXIT came last */
 	uint32_t read_tid; /* sample tid of the latest read, valid with read */
 	uint32_t in_tid;   /* switched in after an unseen stretch */
@@ -113,12 +114,15 @@ EVPROF_HIDDEN int evprof__cut_switch_in(struct sess_cut *c, uint32_t cpu,
  * whose CPU time delta is *cpu_ns. After an unseen stretch, the part of
  * *cpu_ns before tid's switch-in is taken out: returns it (0 for none).
  * Per-CPU clocks count wall time, so that part is the time from the
- * previous read to the switch-in; the other counters of the stretch cannot
- * be split and stay with tid.
+ * previous read to the switch-in; *switches gets the switch-outs no read
+ * counted (one per switch-in after one), which a context-switch counter's
+ * delta holds; the other counters of the stretch cannot be split and stay
+ * with tid.
  */
 EVPROF_HIDDEN uint64_t evprof__cut_cpu_read(struct cpu_state *cs,
 					    uint32_t sample_tid, uint32_t tid,
-					    uint64_t time, uint64_t *cpu_ns);
+					    uint64_t time, uint64_t *cpu_ns,
+					    uint32_t *switches);
 /*
  * Puts tid's pending deltas on its "[unsampled]" frame now, as at the end, when its last cut is at or before until: its
  * task exited, and they go out in the part where it ended. Returns 0 or

@@ -45,6 +45,7 @@ struct evprof_session {
 	bool exclude_idle;
 	bool per_cpu;
 	uint64_t own; /* opts.own_counters: slots attributed by own samples */
+	uint64_t switch_slots; /* opts.switch_counters */
 	bool has_cut; /* an id has role EVPROF_SESSION_CUT or SWITCH_OUT */
 	uint32_t max_stack; /* opts.max_stack */
 	bool has_switch;    /* an id has role EVPROF_SESSION_SWITCH_OUT */

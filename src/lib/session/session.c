@@ -94,6 +94,7 @@ evprof_session__new(const struct evprof_session_opts *opts)
 	    opts->own_counters &
 	    (opts->nr_counters < 64 ? (1ULL << opts->nr_counters) - 1 : ~0ULL);
 	s->nr_slots = opts->nr_counters + !!opts->sampler_counter;
+	s->switch_slots = opts->switch_counters;
 	s->store.nr_slots = s->nr_slots;
 	s->delta.per_cpu = opts->per_cpu;
 	s->stitch.sample_type = opts->fmt.sample_type;
@@ -216,6 +217,23 @@ struct sample_deltas {
 	uint64_t has, cpu;
 	bool has_cpu;
 };
+
+/*
+ * A per-CPU read: what a stretch no read ended (cut.h) put in sd comes
+ * out, its CPU time, and its switch-outs from the context-switch slots.
+ */
+static void unseen_stretch(struct evprof_session *s, struct cpu_state *cs,
+			   const struct evprof_sample *smp, uint32_t tid,
+			   struct sample_deltas *sd)
+{
+	uint32_t sw;
+
+	s->dropped_cpu +=
+	    evprof__cut_cpu_read(cs, smp->tid, tid, smp->time, &sd->cpu, &sw);
+	for (size_t k = 0; sw && k < s->nr_slots; k++)
+		if ((s->switch_slots & sd->has) >> k & 1)
+			sd->vals[k] -= sd->vals[k] < sw ? sd->vals[k] : sw;
+}
 
 static void take_deltas(struct evprof_session *s,
 			const struct evprof_snapshot *snap,
@@ -508,8 +526,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 
 	take_deltas(s, &snap, refs, smp->time, &sd);
 	if (cs)
-		s->dropped_cpu +=
-		    evprof__cut_cpu_read(cs, smp->tid, tid, smp->time, &sd.cpu);
+		unseen_stretch(s, cs, smp, tid, &sd);
 	if (idle) {
 		drop_deltas(s, &sd);
 		s->idle += !cut;
