@@ -77,12 +77,10 @@ unshare --mount sh -c '
 has "$TMP/fs" "tracefs:              not readable" "no tracefs: info says so"
 has "$TMP/fs" "without tracefs, task exits are not sampled" "no tracefs: advice"
 hasnt "$TMP/fs" "evprof: unknown event" "no tracefs: info prints no parser error"
-if grep -qE '^  bpf +yes' <("$EVPROF" info 2>&1); then
+if bpf_engine; then
 	grep -qE '^  bpf +no +no kernel BTF' "$TMP/fs" &&
 		ok "no BTF: the BPF engine is said to be unavailable, and why" ||
 		fail "no BTF: $(grep -E '^  bpf ' "$TMP/fs")"
-else
-	skip "the BPF engine is not available here even with BTF"
 fi
 
 # record -a in its own pid namespace: said at the start, and true: a busy
