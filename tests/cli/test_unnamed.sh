@@ -6,8 +6,8 @@
 # that covers it), as `addr2line -e LIB` takes it: wl_funcs built PIE and
 # non-PIE, stripped, recorded; the hottest unnamed frame resolves with
 # addr2line on the unstripped build to one of wl_funcs' functions, and
-# every unnamed row of report starts at a function's st_value there, one
-# row per function. Record and report say how to get its symbols.
+# every unnamed row of report starts at a function's st_value there (or a
+# PLT section's start), one row per function. Record and report say how to get its symbols.
 . "$(dirname "$0")/lib.sh"
 
 command -v addr2line >/dev/null || { skip "no addr2line"; finish; }
@@ -37,8 +37,13 @@ for pie in -pie -no-pie; do
 	*) fail "$pie: $frame resolves to '$fn' with addr2line" ;;
 	esac
 	# st_value of every function of the unstripped build, as numbers
-	nm "$bin" | awk '$2 ~ /^[Tt]$/ { print $1, $3 }' |
-		while read -r a f; do echo "$(printf %x $((16#$a))) $f"; done >"$TMP/syms"
+	# and the PLT sections, one FDE each and no symbol (a sample may land
+	# in a stub on its way to libc)
+	{
+		nm "$bin" | awk '$2 ~ /^[Tt]$/ { print $1, $3 }'
+		readelf -SW "$bin" | sed 's/^ *\[ *[0-9]*\]//' |
+			awk '$1 ~ /^\.plt/ { print $3, $1 }'
+	} | while read -r a f; do echo "$(printf %x $((16#$a))) $f"; done >"$TMP/syms"
 	"$EVPROF" record -e cpu-clock -o "$TMP/u.pb.gz" -- "$bin.stripped" 2000 1000 \
 		>/dev/null 2>"$TMP/err" ||
 		{ fail "$pie: record for report: $(cat "$TMP/err")"; continue; }
