@@ -136,8 +136,9 @@ struct evprof_confinement {
 };
 
 /*
- * Fills *c (c->sz set by the caller) for this process: a namespace is its
- * own when it is not the kernel's first. Returns 0 or -errno.
+ * Fills *c (c->sz set by the caller; an older, smaller struct gets the
+ * fields it has) for this process: a namespace is its own when it is not
+ * the kernel's first. Returns 0, -EINVAL or -errno.
  */
 EVPROF_API int evprof_proc__confinement(struct evprof_confinement *c);
 

@@ -88,8 +88,12 @@ fi
 sh -c 'while :; do :; done' &
 loop=$!
 unshare --pid --fork --mount-proc "$EVPROF" record -a -e cpu-clock \
-	--duration 0.5 -o "$TMP/a.folded" >/dev/null 2>"$TMP/rec"
+	--duration 0.5 -o "$TMP/a.folded" >/dev/null 2>"$TMP/rec" ||
+	fail "record -a in its own pid namespace: $(tail -3 "$TMP/rec")"
 kill "$loop"
+# Something was recorded there: evprof itself, inside.
+[ -s "$TMP/a.folded" ] && ok "record -a in its own pid namespace wrote $(wc -l <"$TMP/a.folded") stacks" ||
+	fail "record -a in its own pid namespace wrote no stack"
 has "$TMP/rec" "evprof: evprof runs in a pid namespace of its own" \
 	"record -a in its own pid namespace says so"
 n=$(awk '/^sh;/ { s += $NF } END { print s + 0 }' "$TMP/a.folded" 2>/dev/null)

@@ -484,16 +484,17 @@ static int write_track(struct fx_ctx *c, const struct fx_job *job,
 	evprof__json_key(j, "processType");
 	evprof__json_str(j, "default");
 	evprof__json_key(j, "processName");
-	if (t->cgroup || t->ns_pid) {
+	{
 		char who[300], pname[600];
 
 		/* Who ran it: "sh [container 0123456789ab, pid 1 inside]". */
-		snprintf(
-		    pname, sizeof(pname), "%s [%s]", pr->name,
-		    evprof__who_show(t->cgroup, t->ns_pid, who, sizeof(who)));
-		evprof__json_str(j, pname);
-	} else {
-		evprof__json_str(j, pr->name);
+		if (*evprof__who_show(t->cgroup, t->ns_pid, who, sizeof(who))) {
+			snprintf(pname, sizeof(pname), "%s [%s]", pr->name,
+				 who);
+			evprof__json_str(j, pname);
+		} else {
+			evprof__json_str(j, pr->name);
+		}
 	}
 	if (t->cgroup) { /* its path, which the name shows in part */
 		evprof__json_key(j, "evprofCgroup");

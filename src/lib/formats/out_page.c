@@ -195,6 +195,8 @@ static void put_tables(struct evprof__json *j, const struct page_data *d)
 	evprof__json_key(j, "threads");
 	evprof__json_arr(j);
 	for (i = 0; i < p->nr_threads; i++) {
+		char who[300];
+
 		evprof__json_obj(j);
 		evprof__json_key(j, "name");
 		evprof__json_str(j, p->threads[i].name);
@@ -202,14 +204,10 @@ static void put_tables(struct evprof__json *j, const struct page_data *d)
 		evprof__json_i64(j, p->threads[i].tid);
 		evprof__json_key(j, "pid");
 		evprof__json_i64(j, p->procs[p->threads[i].proc].pid);
-		if (p->threads[i].cgroup || p->threads[i].ns_pid) {
-			char who[300];
-
+		if (*evprof__who_show(p->threads[i].cgroup,
+				      p->threads[i].ns_pid, who, sizeof(who))) {
 			evprof__json_key(j, "who");
-			evprof__json_str(j,
-					 evprof__who_show(p->threads[i].cgroup,
-							  p->threads[i].ns_pid,
-							  who, sizeof(who)));
+			evprof__json_str(j, who);
 		}
 		evprof__json_obj_end(j);
 	}

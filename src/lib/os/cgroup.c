@@ -73,7 +73,8 @@ static bool has_opt(const char *b, const char *e, const char *opt)
 
 /*
  * How far above this process's cgroup namespace root a mount's root (its
- * mountinfo field [b, e)) is: "/" 0, "/.." 1, "/../.." 2. A mount made in
+ * mountinfo field [b, e)) is: "/" 0, "/.." 1, "/../.." 2, a subtree ("/x",
+ * "/../x") -1. A mount made in
  * a container's own namespace (a pod's /sys/fs/cgroup) shows its subtree
  * alone; the node's hierarchy bound in beside it shows the whole.
  */
@@ -86,7 +87,8 @@ static int above(const char *b, const char *e)
 		n++;
 		b += 3;
 	}
-	return n;
+	/* "/../x" or "/x": down into a subtree, below the namespace's root. */
+	return b == e || (e - b == 1 && *b == '/') ? n : -1;
 }
 
 /*
@@ -95,7 +97,7 @@ static int above(const char *b, const char *e)
  */
 static int find_above(struct evprof_cgroup_fs *fs, bool v2_only, int *v2_above)
 {
-	char line[4096], v2[PATH_MAX] = "";
+	char line[4096], v2[PATH_MAX] = "", path[PATH_MAX];
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	bool v1 = false;
 
@@ -114,8 +116,10 @@ static int find_above(struct evprof_cgroup_fs *fs, bool v2_only, int *v2_above)
 		/* The cgroup2 mount that sees the most of the hierarchy. */
 		if ((size_t)(te - tb) == 7 && !memcmp(tb, "cgroup2", 7)) {
 			if (above(rb, re) > *v2_above &&
-			    unescape(b, e, v2, sizeof(v2)))
+			    unescape(b, e, path, sizeof(path))) {
+				memcpy(v2, path, sizeof(v2));
 				*v2_above = above(rb, re);
+			}
 		} else if (!v2_only && (size_t)(te - tb) == 6 &&
 			   !memcmp(tb, "cgroup", 6) &&
 			   has_opt(ob, oe, "perf_event")) {
@@ -137,7 +141,7 @@ static int find_above(struct evprof_cgroup_fs *fs, bool v2_only, int *v2_above)
 
 static int find(struct evprof_cgroup_fs *fs, bool v2_only)
 {
-	int v2_above = -1;
+	int v2_above = -2;
 
 	return find_above(fs, v2_only, &v2_above);
 }
@@ -145,7 +149,7 @@ static int find(struct evprof_cgroup_fs *fs, bool v2_only)
 bool evprof__cgroup2_whole(void)
 {
 	struct evprof_cgroup_fs fs;
-	int v2_above = -1;
+	int v2_above = -2;
 
 	return !find_above(&fs, true, &v2_above) && v2_above > 0;
 }

@@ -403,27 +403,28 @@ static int seccomp_mode(void)
 	return mode;
 }
 
-int evprof_proc__confinement(struct evprof_confinement *c)
+int evprof_proc__confinement(struct evprof_confinement *out)
 {
+	struct evprof_confinement c = {.sz = sizeof(c)};
 	char self[32];
 	struct stat st;
 	ssize_t n;
 
-	if (!c || c->sz < sizeof(*c))
+	if (!out)
 		return -EINVAL;
-	*c = (struct evprof_confinement){.sz = c->sz};
 	if (stat("/proc/self/ns/pid", &st))
 		return -errno;
-	c->own_pid_ns = st.st_ino != PID_NS_INIT_INO;
-	c->own_cgroup_ns = !stat("/proc/self/ns/cgroup", &st) &&
-			   st.st_ino != CGROUP_NS_INIT_INO &&
-			   !evprof__cgroup2_whole();
+	c.own_pid_ns = st.st_ino != PID_NS_INIT_INO;
+	c.own_cgroup_ns = !stat("/proc/self/ns/cgroup", &st) &&
+			  st.st_ino != CGROUP_NS_INIT_INO &&
+			  !evprof__cgroup2_whole();
 	/* /proc/self names this process as /proc's pid namespace numbers it. */
 	n = readlink("/proc/self", self, sizeof(self) - 1);
 	self[n > 0 ? n : 0] = '\0';
-	c->foreign_proc = n <= 0 || atol(self) != (long)getpid();
-	c->seccomp_filter = seccomp_mode() == 2;
-	return 0;
+	c.foreign_proc = n <= 0 || atol(self) != (long)getpid();
+	c.seccomp_filter = seccomp_mode() == 2;
+	/* An older caller's smaller struct gets what it knows. */
+	return EVPROF_STATS_COPY(out, &c);
 }
 
 int evprof_proc__ns_pid(int nspid, const char *ns_path)

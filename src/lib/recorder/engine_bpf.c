@@ -344,8 +344,13 @@ static uint32_t switch_slots(const struct evprof_bpf *b)
 		const struct perf_event_attr *a =
 		    &b->s->events[k + 1 < b->s->nr ? k + 1 : 0].attr;
 
+		/*
+		 * Counted in the kernel: not with exclude_kernel, which the
+		 * counters take from the setup (evprof__bpf_attr()).
+		 */
 		if (a->type == PERF_TYPE_SOFTWARE &&
-		    a->config == PERF_COUNT_SW_CONTEXT_SWITCHES)
+		    a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
+		    !b->s->exclude_kernel)
 			mask |= 1u << k;
 	}
 	return mask;

@@ -342,11 +342,15 @@ static int take(struct evprof_bpf_cpu *c, __u64 now, __u64 *cpu_ns, __u64 *d)
 			count(EVPROF_BPF_STAT_READ_FAILED);
 			continue;
 		}
-		/* Below a switch taken ahead (switch_slots): none came. */
+		/*
+		 * Below a switch taken ahead (switch_slots): it has not come
+		 * yet (a read in between, an NMI's), and stays taken.
+		 */
 		dv = v.counter >= c->value[k] ? v.counter - c->value[k] : 0;
 		de = v.enabled - c->enabled[k];
 		dr = v.running - c->running[k];
-		c->value[k] = v.counter;
+		if (v.counter >= c->value[k] || !(switch_slots >> k & 1))
+			c->value[k] = v.counter;
 		c->enabled[k] = v.enabled;
 		c->running[k] = v.running;
 		if (!primed)
