@@ -156,11 +156,15 @@ else
 fi
 
 # 4. --normalize: NEW ran twice as long. Plain diff subtracts times (the
-# workload's own figures within 3% + 3 ms, and the interrupt and steal time
+# workload's own figures within 3% + 3 ms, the interrupt and steal time
 # each run measured inside spin_a: perf's clock counts it, the thread's
-# does not; seen 11 ms under ASan in CI); normalized, BASE is scaled to
-# NEW's total and the difference is 50% of it; the shares do not depend on
-# it.
+# does not; seen 11 ms under ASan in CI; and the sampling error: each call
+# of spin_a gains or loses what lies between each of its ends and the
+# sample nearest it, two spans uniform over one 1 ms period, so over the
+# 40 calls of BASE and the 80 of LONG the error has a standard deviation
+# of sqrt(120 / 6) ms; 4 of them are allowed: seen 11.2 ms off with 1.7
+# ms of steal in CI); normalized, BASE is scaled to NEW's total and the
+# difference is 50% of it; the shares do not depend on it.
 "$EVPROF" diff -n 0 "$TMP/base.pb.gz" "$TMP/long.pb.gz" >"$TMP/plain" 2>"$TMP/e" ||
 	fail "diff long"
 "$EVPROF" diff -N -n 0 "$TMP/base.pb.gz" "$TMP/long.pb.gz" >"$TMP/norm" 2>/dev/null ||
@@ -171,7 +175,7 @@ got=$(col "$TMP/plain" 2 spin_a cpu-ms:diff)
 stolen=$(awk -v a="$(ns long stolen_a)" -v b="$(ns base stolen_a)" \
 	'BEGIN { if (a != "" && b != "") print (a + b) / 1e6 }')
 if [ -n "$stolen" ] && near "$got" "$want" "$(awk -v w="$want" -v s="$stolen" \
-	'BEGIN { print (w < 0 ? -w : w) * 0.03 + 3 + s }')"; then
+	'BEGIN { print (w < 0 ? -w : w) * 0.03 + 3 + s + 4 * sqrt((40 + 80) / 6) }')"; then
 	ok "plain spin_a total cpu change $got ms (workload: $want, interrupts and steal $stolen ms)"
 else
 	fail "plain spin_a change '$got' ms, workload $want, interrupts and steal '$stolen' ms"
