@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # evprof import against the workloads' own truth: perf.data files made
 # here by Linux perf (plain, -z, pipe mode, a leader-sampled group, DWARF
-# stacks, a file perf did not finish, a corrupt one). Each thread's faults
-# as the workload measures them (getrusage(RUSAGE_THREAD)) are the truth,
-# not perf's report.
+# stacks, a file perf did not finish, a corrupt one). Each thread's samples
+# must be the file's own, as perf script counts them, and its faults as the
+# workload measures them (getrusage(RUSAGE_THREAD)), not perf's report: the
+# kernel's page-fault event counts a fault each time it is taken, a retried
+# one (a signal or lock contention under load) more than once where rusage
+# counts it once: seen 3086 against 3004 in a clean-clone run.
 . "$(dirname "$0")/lib.sh"
 TOOLS=$SRCDIR/tests/tools
 WL=$FIXTURES/wl_faults
@@ -24,11 +27,13 @@ thread_value() {
 			sub(/.*=/, "", $i); print $i } }' "$1"
 }
 
-# Each faulter's page-fault samples and weights against its rusage.
-check_faults() { # LABEL ERRFILE PROFILE
-	local label=$1 err=$2 prof=$3 t tid truth n w thr
+# Each faulter's page-fault samples and weights against the file's records
+# and its rusage.
+check_faults() { # LABEL ERRFILE PROFILE DATA
+	local label=$1 err=$2 prof=$3 t tid truth n w thr inf
 	q "$prof" --through touch_pages >"$TMP/q" ||
 		{ fail "$label: fxquery failed"; return; }
+	perf script -i "$4" -F tid 2>/dev/null | sort | uniq -c >"$TMP/tids"
 	for t in 0 1; do
 		tid=$(sed -n "s/^thread faulter-$t tid=\([0-9]*\) .*/\1/p" "$err")
 		truth=$(sed -n "s/^thread faulter-$t tid=[0-9]* faults=//p" "$err")
@@ -37,11 +42,12 @@ check_faults() { # LABEL ERRFILE PROFILE
 		thr=$(awk -v t="tid=$tid" '$1 == "through" && $3 == t {
 			for (i = 1; i <= NF; i++) if ($i ~ /^samples=/) {
 				sub(/.*=/, "", $i); print $i } }' "$TMP/q")
-		if [ -n "$truth" ] && [ -n "$n" ] && within "$n" "$truth" 1 &&
-			[ "$w" = "$n" ]; then
-			ok "$label: faulter-$t $n samples (weight $w) ~ rusage $truth"
+		inf=$(awk -v t="$tid" '$2 == t { print $1 }' "$TMP/tids")
+		if [ -n "$truth" ] && [ -n "$n" ] && [ "$n" = "$inf" ] &&
+			within "$n" "$truth" 5 && [ "$w" = "$n" ]; then
+			ok "$label: faulter-$t $n samples (weight $w) = the file's $inf ~ rusage $truth"
 		else
-			fail "$label: faulter-$t samples '$n' weight '$w' vs rusage '$truth'"
+			fail "$label: faulter-$t samples '$n' weight '$w' vs the file's '$inf', rusage '$truth'"
 		fi
 		if [ -n "$thr" ] && [ "$((thr * 2))" -gt "$n" ]; then
 			ok "$label: faulter-$t: $thr samples on stacks through touch_pages"
@@ -59,16 +65,17 @@ perf record -q -e page-faults -c 1 -g -o "$TMP/pf.data" -- "$WL" 3000 0 2 \
 	fail "import: $(cat "$TMP/imp")"
 grep -q "imported [0-9]* samples of 1 event" "$TMP/imp" &&
 	ok "closing line: $(cat "$TMP/imp")" || fail "no closing line"
-check_faults plain "$TMP/pf.err" "$TMP/pf.json.gz"
+check_faults plain "$TMP/pf.err" "$TMP/pf.json.gz" "$TMP/pf.data"
 [ -s "$TMP/pf.folded" ] && [ -s "$TMP/pf.pb.gz" ] &&
 	ok "every -o written" || fail "folded or pprof output missing"
 node "$TOOLS/fxcheck.mjs" "$TMP/pf.json.gz" >"$TMP/check" 2>&1 &&
 	ok "Firefox profile passes the structural check" ||
 	fail "structural check: $(cat "$TMP/check")"
-truth=$(sed -n 's/^thread faulter-0 tid=[0-9]* faults=//p' "$TMP/pf.err")
+tid=$(sed -n 's/^thread faulter-0 tid=\([0-9]*\) .*/\1/p' "$TMP/pf.err")
+truth=$(perf script -i "$TMP/pf.data" -F tid 2>/dev/null | awk -v t="$tid" '$1 == t' | wc -l)
 got=$(awk '$1 ~ /^faulter-0;/ { s += $NF } END { print s + 0 }' "$TMP/pf.folded")
-within "$got" "$truth" 1 && ok "folded weights $got ~ $truth" ||
-	fail "folded weights '$got' vs '$truth'"
+[ "$got" = "$truth" ] && [ "$got" -gt 0 ] && ok "folded weights $got = the file's $truth" ||
+	fail "folded weights '$got' vs the file's '$truth'"
 "$EVPROF" report "$TMP/pf.pb.gz" >"$TMP/rep" 2>&1 &&
 	grep -q touch_pages "$TMP/rep" && ok "evprof report reads the import" ||
 	fail "report: $(head -5 "$TMP/rep")"
@@ -106,15 +113,16 @@ perf record -q -z -e page-faults -c 1 -g -o "$TMP/z.data" -- "$WL" 3000 0 2 \
 	2>"$TMP/z.err" >/dev/null || fail "perf record -z: $(cat "$TMP/z.err")"
 "$EVPROF" import -o "$TMP/z.json.gz" "$TMP/z.data" 2>"$TMP/imp" ||
 	fail "import -z: $(cat "$TMP/imp")"
-check_faults zstd "$TMP/z.err" "$TMP/z.json.gz"
+check_faults zstd "$TMP/z.err" "$TMP/z.json.gz" "$TMP/z.data"
 
 # 3. Pipe mode, straight from perf's stdout.
 perf record -q -e page-faults -c 1 -g -o - -- "$WL" 3000 0 2 \
-	2>"$TMP/p.err" | "$EVPROF" import -o "$TMP/p.json.gz" - 2>"$TMP/imp" ||
+	2>"$TMP/p.err" | tee "$TMP/p.data" |
+	"$EVPROF" import -o "$TMP/p.json.gz" - 2>"$TMP/imp" ||
 	fail "pipe import: $(cat "$TMP/imp")"
 grep -q "(pipe mode)" "$TMP/imp" && ok "pipe mode recognised" ||
 	fail "pipe mode not said: $(cat "$TMP/imp")"
-check_faults pipe "$TMP/p.err" "$TMP/p.json.gz"
+check_faults pipe "$TMP/p.err" "$TMP/p.json.gz" "$TMP/p.data"
 
 # 4. Leader sampling with group reads: perf 6.1 turns inherit off, so only
 #    the main thread is recorded; its page-fault deltas vs its own count.
@@ -247,7 +255,7 @@ if perf record --buildid-mmap -q -e page-faults -c 1 -g -o "$TMP/bm.data" \
 	-- "$WL" 3000 0 2 >/dev/null 2>"$TMP/bm.err"; then
 	"$EVPROF" import -o "$TMP/bm.json.gz" -o "$TMP/bm.folded" \
 		"$TMP/bm.data" 2>"$TMP/imp" || fail "--buildid-mmap: $(cat "$TMP/imp")"
-	check_faults buildid-mmap "$TMP/bm.err" "$TMP/bm.json.gz"
+	check_faults buildid-mmap "$TMP/bm.err" "$TMP/bm.json.gz" "$TMP/bm.data"
 	q "$TMP/bm.json.gz" | grep -q "^meta the file records no build ids" &&
 		fail "--buildid-mmap: the 'no build ids' note" ||
 		ok "--buildid-mmap: MMAP2 build ids count as recorded"
