@@ -365,6 +365,14 @@ struct evprof_session_stats {
 	 * (what the copy needed is at least that). Over every build.
 	 */
 	uint64_t stack_copy_needed;
+	/*
+	 * opts.per_cpu: samples that named another task than the one the
+	 * CPU's latest switch record says ran, given to that one. Linux
+	 * fills a software event's or tracepoint's sample once for all the
+	 * events counting it, with the first one's task ids: another
+	 * session's, in another pid namespace, numbers them its own way.
+	 */
+	uint64_t samples_moved;
 };
 
 /*

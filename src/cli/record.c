@@ -355,6 +355,14 @@ static void summary(struct evprof_recorder *r, const char *path)
 			"evprof: the kernel dropped %llu samples before "
 			"writing them (PERF_RECORD_LOST_SAMPLES)\n",
 			(unsigned long long)st.ring_lost_samples);
+	if (ss.samples_moved)
+		fprintf(stderr,
+			"evprof: %llu samples named another task than the one "
+			"their CPU ran (another session in another pid "
+			"namespace counts the same software event, and Linux "
+			"gives its task ids to every session's sample): they "
+			"went to the task the CPU's switch records name\n",
+			(unsigned long long)ss.samples_moved);
 	stack_ends(&ss, st.stack_size);
 	if (ss.offcpu_voluntary || ss.offcpu_preempted || ss.offcpu_unmatched ||
 	    ss.offcpu_unstarted)

@@ -97,6 +97,18 @@ struct ev {
 		.type = PERF_RECORD_SWITCH_CPU_WIDE, .tid = (t),               \
 		.ptid = (prev), .time = (tm)                                   \
 	}
+/* A switch-out (SWITCH_CPU_WIDE) of t on CPU 0 at tm, to next (0: idle). */
+#define SWITCH_OUT_TO(t, next, tm)                                             \
+	{                                                                      \
+		.type = PERF_RECORD_SWITCH_CPU_WIDE,                           \
+		.misc = PERF_RECORD_MISC_SWITCH_OUT, .tid = (t),               \
+		.ptid = (next), .time = (tm)                                   \
+	}
+/* A LOST record of CPU 0's ring at tm. */
+#define LOST(tm)                                                               \
+	{                                                                      \
+		.type = PERF_RECORD_LOST, .time = (tm)                         \
+	}
 /* Switch records (SWITCH, task mode) of t at tm: in, out, preempted. */
 #define SWITCH(t, tm, m)                                                       \
 	{                                                                      \
@@ -168,9 +180,19 @@ static int feed_ev(struct evprof_session *s, const struct ev *e)
 		rb_trailer(&b, e->pid, e->pid, e->time, 10);
 		break;
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		rb_begin(&b, PERF_RECORD_SWITCH_CPU_WIDE, 0);
-		rb_u32x2(&b, e->ptid == UINT32_MAX ? UINT32_MAX : 100, e->ptid);
+		rb_begin(&b, PERF_RECORD_SWITCH_CPU_WIDE, e->misc);
+		rb_u32x2(&b,
+			 e->ptid == UINT32_MAX ? UINT32_MAX
+			 : e->ptid	       ? 100
+					       : 0,
+			 e->ptid);
 		rb_trailer(&b, 100, e->tid, e->time, 10);
+		break;
+	case PERF_RECORD_LOST:
+		rb_begin(&b, PERF_RECORD_LOST, 0);
+		rb_u64(&b, 10); /* id */
+		rb_u64(&b, 1);	/* lost */
+		rb_trailer(&b, 0, 0, e->time, 10);
 		break;
 	case PERF_RECORD_SWITCH:
 		rb_begin(&b, PERF_RECORD_SWITCH, e->misc);
@@ -1008,6 +1030,47 @@ static void test_per_cpu_unseen(void **state)
 }
 
 /*
+ * Per CPU, a software event's sample can carry another session's task ids
+ * (Linux fills it once for every session counting the event, 6.18): 0,
+ * as the idle task's, for a task that session cannot see. The CPU's
+ * latest switch record names the task that ran: the read goes to it. A
+ * LOST record of the CPU may have held a switch: then the sample's own
+ * ids stand.
+ */
+static void test_foreign_task(void **state)
+{
+	static const struct ev ev[] = {
+	    SWITCH_IN(101, 0, 90),
+	    READ0(100, 101, 100, 10, 1000),
+	    /* 101's switch-out cut, and 102's read, named the idle task's. */
+	    CUT0(0, 0, 150, 15, 1500),
+	    SWITCH_OUT_TO(101, 102, 151),
+	    SWITCH_IN(102, 101, 152),
+	    READ0(0, 0, 200, 22, 2000),
+	    /* Nothing known after the LOST: the idle task's, dropped. */
+	    LOST(300),
+	    CUT0(0, 0, 400, 40, 4000),
+	    /* 102 goes idle: a read of the idle task stays one. */
+	    SWITCH_OUT_TO(102, 0, 410),
+	    CUT0(0, 0, 420, 41, 4200),
+	};
+	struct evprof_session *s = cuts_session(true);
+	struct evprof_profile *p;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
+
+	(void)state;
+	feed_all(s, ev);
+	p = built(s, NULL);
+	assert_int_equal(evprof_session__thread_total(s, 101, 0), 15);
+	assert_int_equal(evprof_session__thread_total(s, 102, 0), 7);
+	assert_int_equal(evprof_session__unattributed(s, 0), 18 + 1);
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.samples_moved, 2);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
+/*
  * Two sessions sampling context switches on one CPU share the kernel's
  * sample data (Linux 6.18): our cut may carry the other session's
  * IDENTIFIER. Its READ part is ours: the cut member that counted since the
@@ -1705,6 +1768,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_per_cpu_backwards),
 	    cmocka_unit_test(test_per_cpu_unseen),
 	    cmocka_unit_test(test_foreign_identifier),
+	    cmocka_unit_test(test_foreign_task),
 	    cmocka_unit_test(test_offcpu),
 	    cmocka_unit_test(test_offcpu_unstarted),
 	    cmocka_unit_test(test_build_symbols),

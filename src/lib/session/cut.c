@@ -249,6 +249,20 @@ int evprof__cut_exit(struct sess_cut *c, uint32_t cpu, uint32_t pid,
 	return err;
 }
 
+int evprof__cut_running(struct sess_cut *c, uint32_t cpu, uint32_t pid,
+			uint32_t tid, bool on)
+{
+	struct cpu_state *cs;
+	int err = evprof__cut_cpu(c, cpu, &cs);
+
+	if (cs) {
+		cs->on_pid = pid;
+		cs->on_tid = tid;
+		cs->on = on;
+	}
+	return err;
+}
+
 uint32_t evprof__cut_dead_tid(const struct sess_cut *c, uint32_t cpu)
 {
 	return cpu < c->cpus.n ? c->cpus.a[cpu].exit_tid : UINT32_MAX;

@@ -37,7 +37,8 @@ struct cpu_state {
 	uint32_t exit_pid, exit_tid; /* whose EXIT came last */
 	uint32_t read_tid; /* sample tid of the latest read, valid with read */
 	uint32_t in_tid;   /* switched in after an unseen stretch */
-	bool read, gap;
+	uint32_t on_pid, on_tid; /* running now, valid with on */
+	bool read, gap, on;
 };
 
 struct sess_cut {
@@ -100,6 +101,14 @@ EVPROF_HIDDEN uint32_t evprof__cut_dead_tid(const struct sess_cut *c,
 /* The pid a per-CPU record of pid -1 and tid -1 on cpu stands for. */
 EVPROF_HIDDEN uint32_t evprof__cut_dead_pid(const struct sess_cut *c,
 					    uint32_t cpu);
+/*
+ * Who runs on cpu from now on, as a switch record says (its sample id, or
+ * the next task of a switch-out): no sample of the CPU can be another
+ * task's until its next switch. Forgotten at a LOST record of the CPU
+ * (on false), which may have held a switch. Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__cut_running(struct sess_cut *c, uint32_t cpu,
+				      uint32_t pid, uint32_t tid, bool on);
 /*
  * A switch-in of tid at time on cpu, after prev_tid (PERF_RECORD_SWITCH_
  * CPU_WIDE). When the CPU's latest read was not prev_tid's, or it had

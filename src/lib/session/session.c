@@ -223,13 +223,13 @@ struct sample_deltas {
  * out, its CPU time, and its switch-outs from the context-switch slots.
  */
 static void unseen_stretch(struct evprof_session *s, struct cpu_state *cs,
-			   const struct evprof_sample *smp, uint32_t tid,
-			   struct sample_deltas *sd)
+			   const struct evprof_sample *smp, uint32_t read_tid,
+			   uint32_t tid, struct sample_deltas *sd)
 {
 	uint32_t sw;
 
 	s->dropped_cpu +=
-	    evprof__cut_cpu_read(cs, smp->tid, tid, smp->time, &sd->cpu, &sw);
+	    evprof__cut_cpu_read(cs, read_tid, tid, smp->time, &sd->cpu, &sw);
 	for (size_t k = 0; sw && k < s->nr_slots; k++)
 		if ((s->switch_slots & sd->has) >> k & 1)
 			sd->vals[k] -= sd->vals[k] < sw ? sd->vals[k] : sw;
@@ -329,17 +329,32 @@ static void drop_deltas(struct evprof_session *s,
 }
 
 /*
- * The task a sample names. Per CPU, tid -1 is a dead task's: the one whose
- * EXIT the CPU saw last, with its pid when that is -1 too (its process
- * reaped before its last switch-out, often by a parent on another CPU):
- * what it held would go to no process else.
+ * The task a sample names, per CPU as the CPU's latest switch record says
+ * where the two differ (cs: the CPU's state, NULL for none), and the tid
+ * the CPU's reads go by. Linux fills the sample data of a software event
+ * or a tracepoint once for every event that counts it, and keeps the
+ * first one's task ids (perf_prepare_sample(), data->sample_flags; seen
+ * on 6.18): a session in another pid namespace counting the same event
+ * gives its own numbers to ours, 0 for a task it cannot see, which would
+ * go as the idle task's. Switch records are written per event.
+ * Per CPU, tid -1 is a dead task's: the one whose EXIT the CPU saw last,
+ * with its pid when that is -1 too (its process reaped before its last
+ * switch-out, often by a parent on another CPU): what it held would go to
+ * no process else.
  */
-static void sample_task(const struct evprof_session *s,
-			const struct evprof_sample *smp, uint32_t *pid,
-			uint32_t *tid)
+static void sample_task(struct evprof_session *s,
+			const struct evprof_sample *smp,
+			const struct cpu_state *cs, uint32_t *pid,
+			uint32_t *tid, uint32_t *read_tid)
 {
 	*pid = smp->pid;
 	*tid = smp->tid;
+	if (cs && cs->on && *tid != UINT32_MAX && *tid != cs->on_tid) {
+		*pid = cs->on_pid;
+		*tid = cs->on_tid;
+		s->st.samples_moved++;
+	}
+	*read_tid = *tid;
 	if (*tid != UINT32_MAX || !s->per_cpu)
 		return;
 	*tid = evprof__cut_dead_tid(&s->cut, smp->cpu);
@@ -468,14 +483,18 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	struct tstate *ts = NULL;
 	struct cpu_state *cs = NULL;
 	int role, own, id_role = 0;
-	bool cut, off, known;
-	/* Per-CPU values must follow every read, the idle task's too. */
-	bool idle = s->exclude_idle && (s->fmt.sample_type & PERF_SAMPLE_TID) &&
-		    smp->pid == 0;
-	uint32_t chain = 0;
-	int err;
+	bool cut, off, known, idle;
+	uint32_t chain = 0, read_tid;
+	int err = 0;
 
-	sample_task(s, smp, &pid, &tid);
+	if (s->per_cpu && (s->fmt.sample_type & PERF_SAMPLE_CPU))
+		err = evprof__cut_cpu(&s->cut, smp->cpu, &cs);
+	if (err)
+		return err;
+	sample_task(s, smp, cs, &pid, &tid, &read_tid);
+	/* Per-CPU values must follow every read, the idle task's too. */
+	idle = s->exclude_idle && (s->fmt.sample_type & PERF_SAMPLE_TID) &&
+	       pid == 0;
 	if (idle && !s->per_cpu) {
 		s->idle++;
 		return 0;
@@ -508,8 +527,6 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	own = cut ? EVPROF_SESSION_SAMPLER : sample_owner(s, known, id_role);
 	/* A switch-out that opens an off-CPU interval keeps its own stack. */
 	off = role == EVPROF_SESSION_SWITCH_OUT;
-	if (!err && s->per_cpu && (s->fmt.sample_type & PERF_SAMPLE_CPU))
-		err = evprof__cut_cpu(&s->cut, smp->cpu, &cs);
 	if (!err && (s->has_cut || s->own) && !idle) {
 		ts = evprof__tstate_get(&s->cut, &s->store, tid);
 		if (!ts)
@@ -526,7 +543,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 
 	take_deltas(s, &snap, refs, smp->time, &sd);
 	if (cs)
-		unseen_stretch(s, cs, smp, tid, &sd);
+		unseen_stretch(s, cs, smp, read_tid, tid, &sd);
 	if (idle) {
 		drop_deltas(s, &sd);
 		s->idle += !cut;
@@ -649,9 +666,16 @@ static int feed_switch(struct evprof_session *s, const struct evprof_record *r)
 	    !(s->fmt.sample_type & PERF_SAMPLE_TIME))
 		return 0;
 	if (s->per_cpu && r->type == PERF_RECORD_SWITCH_CPU_WIDE &&
-	    !r->sw.out && (s->fmt.sample_type & PERF_SAMPLE_CPU)) {
-		err = evprof__cut_switch_in(&s->cut, r->sid.cpu, tid,
-					    r->sw.next_prev_tid, r->sid.time);
+	    (s->fmt.sample_type & PERF_SAMPLE_CPU)) {
+		err = r->sw.out ? evprof__cut_running(&s->cut, r->sid.cpu,
+						      r->sw.next_prev_pid,
+						      r->sw.next_prev_tid, true)
+				: evprof__cut_running(&s->cut, r->sid.cpu,
+						      r->sid.pid, tid, true);
+		if (!err && !r->sw.out)
+			err = evprof__cut_switch_in(&s->cut, r->sid.cpu, tid,
+						    r->sw.next_prev_tid,
+						    r->sid.time);
 		if (err)
 			return err;
 	}
@@ -739,6 +763,10 @@ int evprof_session__feed(struct evprof_session *s, const void *rec, size_t size)
 	case PERF_RECORD_LOST:
 		s->st.lost_records++;
 		s->st.lost_events += r.lost.lost;
+		if (s->per_cpu && r.sid.present &&
+		    (s->fmt.sample_type & PERF_SAMPLE_CPU))
+			err = evprof__cut_running(&s->cut, r.sid.cpu, 0, 0,
+						  false);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		s->st.lost_samples += r.lost_samples;
