@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # record -a --cgroup: a workload inside a cgroup this test makes keeps each
 # thread's page faults within 0.5% of its own rusage while a busy process
-# outside leaves no sample, with each attribution and with the BPF engine
-# (skipped where it is not available); stat -a --cgroup counts the
+# outside leaves no sample, with each attribution, one-shot and continuous
+# (its windows summed), and with the BPF engine (skipped where it is not
+# available); stat -a --cgroup counts the
 # cgroup's page faults within 0.5% of what the workload faulted once inside
 # and no more CPU time than the workload's own; a nested cgroup is left
 # out with a note; a missing path, one outside the hierarchy and --cgroup
@@ -99,6 +100,35 @@ grep -q "groups of [0-9]* events on $cpus CPUs: [0-9]* perf event fds for 1 cgro
 record ride -G "$mnt/$name" --attribution ride
 check ride
 
+# Continuous: windows of 0.3 s whose page faults sum to each thread's
+# rusage, the busy process absent from every one.
+cont() {
+	local tag=$1 t truth got n
+	shift
+	"$EVPROF" record -a -G "$name" --continuous --interval 0.3 \
+		--output-dir "$TMP/$tag" --format firefox -e cpu-clock,page-faults "$@" \
+		-- sh -c "echo \$\$ > $CG/cgroup.procs && exec $WL 6000 0 2 300" \
+		>/dev/null 2>"$TMP/$tag.err" ||
+		fail "record $tag: $(tail -3 "$TMP/$tag.err")"
+	for f in "$TMP/$tag"/evprof-*.json.gz; do
+		node "$TOOLS/fxquery.mjs" "$f"
+	done >"$TMP/$tag.q"
+	n=$(ls "$TMP/$tag" | grep -c '\.json\.gz$')
+	for t in 0 1; do
+		truth=$(sed -n "s/^thread faulter-$t tid=[0-9]* faults=//p" "$TMP/$tag.err")
+		got=$(awk -v n="faulter-$t" '$1 == "thread" && $2 == n {
+			for (i = 1; i <= NF; i++) if ($i ~ /^page-faults=/) {
+				sub(/.*=/, "", $i); s += $i } } END { print s + 0 }' "$TMP/$tag.q")
+		within "${got:-x}" "${truth:-0}" 0.5 &&
+			ok "$tag: faulter-$t's $n windows sum to $got page faults, rusage $truth" ||
+			fail "$tag: faulter-$t's $n windows sum to '$got' page faults, rusage '$truth'"
+	done
+	n=$(awk -v p="pid=$busy" '$1 == "thread" && $4 == p' "$TMP/$tag.q" | wc -l)
+	[ "$n" -eq 0 ] && ok "$tag: the busy process outside is in no window" ||
+		fail "$tag: $n window threads of the busy process outside"
+}
+cont cont
+
 # The BPF engine: its programs drop the slices and samples of every task
 # outside the cgroup (a cgroup array, bpf_current_task_under_cgroup), the
 # same truths.
@@ -116,6 +146,12 @@ elif bpf_engine; then
 		ok "bpf: the filter is said" || fail "bpf: no filter line: $(head -3 "$TMP/bpf.err")"
 	record bpfnested -G "$name" -G "$name/sub" --engine bpf
 	check bpfnested
+	# At 10 Hz a thread may have no sample of time, only its counters'
+	# own and its "[unsampled]" tail: those carry its cgroup too (before,
+	# such a thread took the cgroup the shell had before its move, "/").
+	record bpfslow -G "$name" --engine bpf -F 10
+	check bpfslow
+	cont bpf-cont --engine bpf
 fi
 
 # Nested: the cgroup inside the other is left out, counted once.

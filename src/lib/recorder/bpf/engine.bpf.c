@@ -428,9 +428,11 @@ static struct evprof_bpf_value *entry_of(void *aggr,
  * Moves what thread record t (of kernel tid) counted since its latest
  * sample into its "[unsampled]" aggregate in aggr (no code it showed
  * caused it: not the stack of its last sample, nor its exit path), and
- * drops the record.
+ * drops the record. cgroup: the thread's (0: not known here), which a
+ * thread never sampled has from nowhere else.
  */
-static void settle(void *aggr, struct evprof_bpf_thread *t, __u32 tid)
+static void settle(void *aggr, struct evprof_bpf_thread *t, __u32 tid,
+		   __u64 cgroup)
 {
 	struct evprof_bpf_key k = {.pid = t->last.pid,
 				   .tid = t->last.tid,
@@ -444,6 +446,8 @@ static void settle(void *aggr, struct evprof_bpf_thread *t, __u32 tid)
 			v->counts[k] += t->counts[k];
 		if (t->time > v->time)
 			v->time = t->time;
+		if (cgroup)
+			v->cgroup = cgroup;
 	} else {
 		count(EVPROF_BPF_STAT_AGGR_FULL);
 	}
@@ -577,13 +581,16 @@ int on_sample(void *ctx)
 		}
 		t->time = now;
 	}
+	/*
+	 * Who ran it: the thread's cgroup is its latest sample's, a
+	 * counter's own too (a thread may have no other).
+	 */
+	v->cgroup = bpf_get_current_cgroup_id();
 	if (slot) {
 		count(EVPROF_BPF_STAT_OWN_SAMPLES);
 		return 0;
 	}
 	v->samples++;
-	/* Who ran it: the thread's cgroup is its latest sample's. */
-	v->cgroup = bpf_get_current_cgroup_id();
 	if (t) {
 		v->cpu_ns += t->cpu_ns;
 		t->cpu_ns = 0;
@@ -655,7 +662,7 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 	 * process, followed or not by its fork).
 	 */
 	if (t)
-		settle(aggr, t, x.htid);
+		settle(aggr, t, x.htid, bpf_get_current_cgroup_id());
 	if (!follow_all && !BPF_CORE_READ(prev, signal, live.counter))
 		bpf_map_delete_elem(&pids, &x.hpid);
 out:
@@ -731,7 +738,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	}
 	t = bpf_map_lookup_elem(&threads, &tid);
 	if (t && aggr)
-		settle(aggr, t, tid);
+		settle(aggr, t, tid, 0);
 	/*
 	 * In a nested pid namespace the child's ids are read now: a task too
 	 * short to be sampled is seen again only past its release.
