@@ -367,7 +367,8 @@ struct evprof_session_stats {
 	uint64_t stack_copy_needed;
 	/*
 	 * opts.per_cpu: samples that named another task than the one the
-	 * CPU's latest switch record says ran, given to that one. Linux
+	 * CPU's latest switch-in record says runs (none is known from a
+	 * switch-out record to the next switch-in), given to that one. Linux
 	 * fills a software event's or tracepoint's sample once for all the
 	 * events counting it, with the first one's task ids: another
 	 * session's, in another pid namespace, numbers them its own way.

@@ -1033,9 +1033,11 @@ static void test_per_cpu_unseen(void **state)
  * Per CPU, a software event's sample can carry another session's task ids
  * (Linux fills it once for every session counting the event, 6.18): 0,
  * as the idle task's, for a task that session cannot see. The CPU's
- * latest switch record names the task that ran: the read goes to it. A
- * LOST record of the CPU may have held a switch: then the sample's own
- * ids stand.
+ * latest switch-in record names the task that runs: the read goes to it.
+ * From a switch-out record to the next switch-in, the CPU may still run
+ * the task leaving (a hardware sample before switch_to()), and after a
+ * LOST record of the CPU, which may have held a switch, nothing is known:
+ * the sample's own ids stand.
  */
 static void test_foreign_task(void **state)
 {
@@ -1045,6 +1047,7 @@ static void test_foreign_task(void **state)
 	    /* 101's switch-out cut, and 102's read, named the idle task's. */
 	    CUT0(0, 0, 150, 15, 1500),
 	    SWITCH_OUT_TO(101, 102, 151),
+	    READ0(100, 101, 151, 16, 1510),
 	    SWITCH_IN(102, 101, 152),
 	    READ0(0, 0, 200, 22, 2000),
 	    /* Nothing known after the LOST: the idle task's, dropped. */
@@ -1061,8 +1064,8 @@ static void test_foreign_task(void **state)
 	(void)state;
 	feed_all(s, ev);
 	p = built(s, NULL);
-	assert_int_equal(evprof_session__thread_total(s, 101, 0), 15);
-	assert_int_equal(evprof_session__thread_total(s, 102, 0), 7);
+	assert_int_equal(evprof_session__thread_total(s, 101, 0), 16);
+	assert_int_equal(evprof_session__thread_total(s, 102, 0), 6);
 	assert_int_equal(evprof_session__unattributed(s, 0), 18 + 1);
 	evprof_session__stats(s, &st);
 	assert_int_equal(st.samples_moved, 2);

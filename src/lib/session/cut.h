@@ -102,10 +102,10 @@ EVPROF_HIDDEN uint32_t evprof__cut_dead_tid(const struct sess_cut *c,
 EVPROF_HIDDEN uint32_t evprof__cut_dead_pid(const struct sess_cut *c,
 					    uint32_t cpu);
 /*
- * Who runs on cpu from now on, as a switch record says (its sample id, or
- * the next task of a switch-out): no sample of the CPU can be another
- * task's until its next switch. Forgotten at a LOST record of the CPU
- * (on false), which may have held a switch. Returns 0 or -ENOMEM.
+ * Who runs on cpu from now on (on), as a switch-in record says: no sample
+ * of the CPU can be another task's until its next switch-out record.
+ * Forgotten (on false) at that record, and at a LOST record of the CPU,
+ * which may have held one. Returns 0 or -ENOMEM.
  */
 EVPROF_HIDDEN int evprof__cut_running(struct sess_cut *c, uint32_t cpu,
 				      uint32_t pid, uint32_t tid, bool on);

@@ -329,37 +329,37 @@ static void drop_deltas(struct evprof_session *s,
 }
 
 /*
- * The task a sample names, per CPU as the CPU's latest switch record says
- * where the two differ (cs: the CPU's state, NULL for none), and the tid
- * the CPU's reads go by. Linux fills the sample data of a software event
- * or a tracepoint once for every event that counts it, and keeps the
- * first one's task ids (perf_prepare_sample(), data->sample_flags; seen
- * on 6.18): a session in another pid namespace counting the same event
- * gives its own numbers to ours, 0 for a task it cannot see, which would
- * go as the idle task's. Switch records are written per event.
+ * The task a sample names, per CPU the one the CPU's latest switch-in
+ * record names where the two differ (cs: the CPU's state, NULL for none),
+ * and the tid the CPU's reads go by; true when that task replaced the
+ * sample's. Linux fills the sample data of a software event or a
+ * tracepoint once for every event that counts it, and keeps the first
+ * one's task ids (perf_prepare_sample(), data->sample_flags; seen on
+ * 6.18): a session in another pid namespace counting the same event gives
+ * its own numbers to ours, 0 for a task it cannot see, which would go as
+ * the idle task's. Switch records are written per event.
  * Per CPU, tid -1 is a dead task's: the one whose EXIT the CPU saw last,
  * with its pid when that is -1 too (its process reaped before its last
  * switch-out, often by a parent on another CPU): what it held would go to
  * no process else.
  */
-static void sample_task(struct evprof_session *s,
+static bool sample_task(const struct evprof_session *s,
 			const struct evprof_sample *smp,
 			const struct cpu_state *cs, uint32_t *pid,
 			uint32_t *tid, uint32_t *read_tid)
 {
-	*pid = smp->pid;
-	*tid = smp->tid;
-	if (cs && cs->on && *tid != UINT32_MAX && *tid != cs->on_tid) {
-		*pid = cs->on_pid;
-		*tid = cs->on_tid;
-		s->st.samples_moved++;
-	}
+	bool moved = cs && cs->on && smp->tid != UINT32_MAX &&
+		     (smp->tid != cs->on_tid || smp->pid != cs->on_pid);
+
+	*pid = moved ? cs->on_pid : smp->pid;
+	*tid = moved ? cs->on_tid : smp->tid;
 	*read_tid = *tid;
 	if (*tid != UINT32_MAX || !s->per_cpu)
-		return;
+		return moved;
 	*tid = evprof__cut_dead_tid(&s->cut, smp->cpu);
 	if (*pid == UINT32_MAX)
 		*pid = evprof__cut_dead_pid(&s->cut, smp->cpu);
+	return false;
 }
 
 /* ---- cgroups ------------------------------------------------------------ */
@@ -483,7 +483,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	struct tstate *ts = NULL;
 	struct cpu_state *cs = NULL;
 	int role, own, id_role = 0;
-	bool cut, off, known, idle;
+	bool cut, off, known, idle, moved;
 	uint32_t chain = 0, read_tid;
 	int err = 0;
 
@@ -491,7 +491,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		err = evprof__cut_cpu(&s->cut, smp->cpu, &cs);
 	if (err)
 		return err;
-	sample_task(s, smp, cs, &pid, &tid, &read_tid);
+	moved = sample_task(s, smp, cs, &pid, &tid, &read_tid);
 	/* Per-CPU values must follow every read, the idle task's too. */
 	idle = s->exclude_idle && (s->fmt.sample_type & PERF_SAMPLE_TID) &&
 	       pid == 0;
@@ -541,6 +541,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 	if (err)
 		return err;
 
+	s->st.samples_moved += moved;
 	take_deltas(s, &snap, refs, smp->time, &sd);
 	if (cs)
 		unseen_stretch(s, cs, smp, read_tid, tid, &sd);
@@ -667,11 +668,14 @@ static int feed_switch(struct evprof_session *s, const struct evprof_record *r)
 		return 0;
 	if (s->per_cpu && r->type == PERF_RECORD_SWITCH_CPU_WIDE &&
 	    (s->fmt.sample_type & PERF_SAMPLE_CPU)) {
-		err = r->sw.out ? evprof__cut_running(&s->cut, r->sid.cpu,
-						      r->sw.next_prev_pid,
-						      r->sw.next_prev_tid, true)
-				: evprof__cut_running(&s->cut, r->sid.cpu,
-						      r->sid.pid, tid, true);
+		/*
+		 * From a switch-out record until the next switch-in one, the
+		 * CPU may still run prev (a hardware sample, an NMI, before
+		 * switch_to()) or already run a task the record names not
+		 * (past a cgroup filter): nothing is known.
+		 */
+		err = evprof__cut_running(&s->cut, r->sid.cpu, r->sid.pid, tid,
+					  !r->sw.out);
 		if (!err && !r->sw.out)
 			err = evprof__cut_switch_in(&s->cut, r->sid.cpu, tid,
 						    r->sw.next_prev_tid,

@@ -44,8 +44,12 @@ uint64_t evprof__stitch_top(const struct sess_stitch *k, uint32_t tid)
 		   : 0;
 }
 
-/* Asks once per thread where the stack a full copy was cut from ends. */
-static void ask_top(struct sess_stitch *k, const struct evprof_sample *smp)
+/*
+ * Asks once per thread (pid, tid: the sample's task as the session took
+ * it) where the stack a full copy was cut from ends.
+ */
+static void ask_top(struct sess_stitch *k, const struct evprof_sample *smp,
+		    uint32_t pid, uint32_t tid)
 {
 	const struct evprof__unwind_input in = {.regs_mask = k->regs_mask,
 						.regs = smp->regs_user,
@@ -54,7 +58,7 @@ static void ask_top(struct sess_stitch *k, const struct evprof_sample *smp)
 	long v;
 
 	if (!k->stack_top || !(k->sample_type & PERF_SAMPLE_TID) ||
-	    (k->tops && evprof__hashmap_find(k->tops, (long)smp->tid, &v)) ||
+	    (k->tops && evprof__hashmap_find(k->tops, (long)tid, &v)) ||
 	    !evprof__unwind_sp(&in, &sp))
 		return;
 	if (!k->tops &&
@@ -62,10 +66,9 @@ static void ask_top(struct sess_stitch *k, const struct evprof_sample *smp)
 					    evprof__hashmap_u64_equal, NULL)))
 		return;
 	/* Without memory it is asked again at the thread's next copy. */
-	(void)evprof__hashmap_add(k->tops, (long)smp->tid,
-				  (long)k->stack_top(k->stack_top_ctx,
-						     (pid_t)smp->pid,
-						     (pid_t)smp->tid, sp));
+	(void)evprof__hashmap_add(
+	    k->tops, (long)tid,
+	    (long)k->stack_top(k->stack_top_ctx, (pid_t)pid, (pid_t)tid, sp));
 }
 
 void evprof__stitch_sample(struct sess_stitch *k,
@@ -99,7 +102,7 @@ void evprof__stitch_sample(struct sess_stitch *k,
 	ss->ustack = (uint32_t)k->ustacks.n + 1;
 	k->ustacks.n += words;
 	if (dyn == smp->stack_user_size)
-		ask_top(k, smp);
+		ask_top(k, smp, ss->pid, ss->tid);
 }
 
 int evprof__stitch_deferred(struct sess_stitch *k, struct sess_store *st,
