@@ -70,7 +70,7 @@ check() {
 				sub(/.*=/, "", $i); print $i } }' "$TMP/$tag.q")
 		within "${got:-x}" "${truth:-0}" 0.5 &&
 			ok "$tag: faulter-$t $got page faults, rusage $truth" ||
-			fail "$tag: faulter-$t '$got' page faults, rusage '$truth'"
+			fail "$tag: faulter-$t '$got' page faults, rusage '$truth'; $(grep -E 'lost|named another|unsampled' "$TMP/$tag.err" | cut -c1-160 | tr '\n' ' ')"
 	done
 	n=$(awk -v p="pid=$busy" '$1 == "thread" && $4 == p' "$TMP/$tag.q" | wc -l)
 	[ "$n" -eq 0 ] && ok "$tag: the busy process outside ($busy) is absent" ||

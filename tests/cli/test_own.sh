@@ -37,7 +37,7 @@ shares() {
 		if [ -n "$tot" ] && within "$tot" "$truth" 0.5; then
 			ok "$label burst-$t: $tot page faults, rusage $truth"
 		else
-			fail "$label burst-$t: '$tot' page faults, rusage '$truth'"
+			fail "$label burst-$t: '$tot' page faults, rusage '$truth'; $(grep -E 'lost|named another|unsampled' "$err" | cut -c1-160 | tr '\n' ' ')"
 			continue
 		fi
 		if [ "$want" = ride ]; then
