@@ -458,7 +458,7 @@ static int write_track(struct fx_ctx *c, const struct fx_job *job,
 	struct evprof__json *j = &c->j;
 	uint64_t last = evprof__fx_thread_last(p, job->thr);
 	bool own = own_track(job);
-	char num[21], name[256];
+	char num[21], name[256], who[300], pname[600];
 	int err;
 
 	evprof__json_obj(j);
@@ -484,17 +484,12 @@ static int write_track(struct fx_ctx *c, const struct fx_job *job,
 	evprof__json_key(j, "processType");
 	evprof__json_str(j, "default");
 	evprof__json_key(j, "processName");
-	{
-		char who[300], pname[600];
-
-		/* Who ran it: "sh [container 0123456789ab, pid 1 inside]". */
-		if (*evprof__who_show(t->cgroup, t->ns_pid, who, sizeof(who))) {
-			snprintf(pname, sizeof(pname), "%s [%s]", pr->name,
-				 who);
-			evprof__json_str(j, pname);
-		} else {
-			evprof__json_str(j, pr->name);
-		}
+	/* Who ran it: "sh [container 0123456789ab, pid 1 inside]". */
+	if (*evprof__who_show(t->cgroup, t->ns_pid, who, sizeof(who))) {
+		snprintf(pname, sizeof(pname), "%s [%s]", pr->name, who);
+		evprof__json_str(j, pname);
+	} else {
+		evprof__json_str(j, pr->name);
 	}
 	if (t->cgroup) { /* its path, which the name shows in part */
 		evprof__json_key(j, "evprofCgroup");

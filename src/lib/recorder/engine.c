@@ -214,16 +214,21 @@ void evprof__engine_session_opts(const struct evprof__engine_setup *s,
 		so->max_stack = (uint32_t)strtoul(buf, NULL, 10);
 	for (size_t i = 1; i < s->nr; i++)
 		counters[i - 1] = s->events[i].name;
-	/*
-	 * Slot i - 1 counts event i; the sampler's count is the last. A
-	 * switch is counted in the kernel: not with exclude_kernel.
-	 */
-	for (size_t i = 0; i < s->nr; i++) {
+	so->switch_counters = evprof__engine_switch_slots(s, true);
+}
+
+uint64_t evprof__engine_switch_slots(const struct evprof__engine_setup *s,
+				     bool by_event)
+{
+	uint64_t mask = 0;
+
+	for (size_t i = 0; i < s->nr && !s->exclude_kernel; i++) {
 		const struct perf_event_attr *a = &s->events[i].attr;
 
 		if (a->type == PERF_TYPE_SOFTWARE &&
 		    a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
-		    !a->exclude_kernel && !s->exclude_kernel)
-			so->switch_counters |= 1ULL << (i ? i - 1 : s->nr - 1);
+		    !(by_event && a->exclude_kernel))
+			mask |= 1ULL << (i ? i - 1 : s->nr - 1);
 	}
+	return mask;
 }

@@ -334,26 +334,16 @@ static int give_cgroups(struct evprof_bpf *b)
 	return 0;
 }
 
-/* The slots counting context switches (engine.bpf.c's switch_slots). */
+/*
+ * The slots counting context switches (engine.bpf.c's switch_slots): the
+ * session's, of those the programs sum (the sampler's last, where it has
+ * one). The counters take exclude_kernel from the setup alone
+ * (evprof__bpf_attr()).
+ */
 static uint32_t switch_slots(const struct evprof_bpf *b)
 {
-	uint32_t mask = 0;
-
-	for (size_t k = 0; k < b->nr_slots; k++) {
-		/* Slot k counts event k + 1; the last may be the sampler's. */
-		const struct perf_event_attr *a =
-		    &b->s->events[k + 1 < b->s->nr ? k + 1 : 0].attr;
-
-		/*
-		 * Counted in the kernel: not with exclude_kernel, which the
-		 * counters take from the setup (evprof__bpf_attr()).
-		 */
-		if (a->type == PERF_TYPE_SOFTWARE &&
-		    a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
-		    !b->s->exclude_kernel)
-			mask |= 1u << k;
-	}
-	return mask;
+	return (uint32_t)(evprof__engine_switch_slots(b->s, false) &
+			  ((1ULL << b->nr_slots) - 1));
 }
 
 static int load(struct evprof_bpf *b)

@@ -249,20 +249,6 @@ int evprof__cut_exit(struct sess_cut *c, uint32_t cpu, uint32_t pid,
 	return err;
 }
 
-int evprof__cut_running(struct sess_cut *c, uint32_t cpu, uint32_t pid,
-			uint32_t tid, bool on)
-{
-	struct cpu_state *cs;
-	int err = evprof__cut_cpu(c, cpu, &cs);
-
-	if (cs) {
-		cs->on_pid = pid;
-		cs->on_tid = tid;
-		cs->on = on;
-	}
-	return err;
-}
-
 uint32_t evprof__cut_dead_tid(const struct sess_cut *c, uint32_t cpu)
 {
 	return cpu < c->cpus.n ? c->cpus.a[cpu].exit_tid : UINT32_MAX;
@@ -273,8 +259,8 @@ uint32_t evprof__cut_dead_pid(const struct sess_cut *c, uint32_t cpu)
 	return cpu < c->cpus.n ? c->cpus.a[cpu].exit_pid : UINT32_MAX;
 }
 
-int evprof__cut_switch_in(struct sess_cut *c, uint32_t cpu, uint32_t tid,
-			  uint32_t prev_tid, uint64_t time)
+int evprof__cut_switch_in(struct sess_cut *c, uint32_t cpu, uint32_t pid,
+			  uint32_t tid, uint32_t prev_tid, uint64_t time)
 {
 	struct cpu_state *cs;
 	int err = evprof__cut_cpu(c, cpu, &cs);
@@ -288,9 +274,21 @@ int evprof__cut_switch_in(struct sess_cut *c, uint32_t cpu, uint32_t tid,
 	 */
 	cs->gap = !cs->read || cs->read_tid != prev_tid;
 	cs->unseen += cs->gap;
+	cs->in_pid = pid;
 	cs->in_tid = tid;
 	cs->in_time = time;
+	cs->on = true;
 	return 0;
+}
+
+int evprof__cut_unknown(struct sess_cut *c, uint32_t cpu)
+{
+	struct cpu_state *cs;
+	int err = evprof__cut_cpu(c, cpu, &cs);
+
+	if (cs)
+		cs->on = false;
+	return err;
 }
 
 uint64_t evprof__cut_cpu_read(struct cpu_state *cs, uint32_t sample_tid,

@@ -36,9 +36,10 @@ struct cpu_state {
 	uint32_t unseen; /* switch-ins after no read of prev since the latest */
 	uint32_t exit_pid, exit_tid; /* whose EXIT came last */
 	uint32_t read_tid; /* sample tid of the latest read, valid with read */
-	uint32_t in_tid;   /* switched in after an unseen stretch */
-	uint32_t on_pid, on_tid; /* running now, valid with on */
-	bool read, gap, on;
+	uint32_t in_pid, in_tid; /* the latest switched in (after an unseen
+				    stretch with gap) */
+	bool read, gap;
+	bool on; /* in_tid runs: no switch-out or LOST record since */
 };
 
 struct sess_cut {
@@ -102,22 +103,22 @@ EVPROF_HIDDEN uint32_t evprof__cut_dead_tid(const struct sess_cut *c,
 EVPROF_HIDDEN uint32_t evprof__cut_dead_pid(const struct sess_cut *c,
 					    uint32_t cpu);
 /*
- * Who runs on cpu from now on (on), as a switch-in record says: no sample
- * of the CPU can be another task's until its next switch-out record.
- * Forgotten (on false) at that record, and at a LOST record of the CPU,
- * which may have held one. Returns 0 or -ENOMEM.
- */
-EVPROF_HIDDEN int evprof__cut_running(struct sess_cut *c, uint32_t cpu,
-				      uint32_t pid, uint32_t tid, bool on);
-/*
- * A switch-in of tid at time on cpu, after prev_tid (PERF_RECORD_SWITCH_
- * CPU_WIDE). When the CPU's latest read was not prev_tid's, or it had
- * none, what ran before time was never read: tid's first read must not
- * take it. Returns 0 or -ENOMEM.
+ * A switch-in of pid/tid at time on cpu, after prev_tid (PERF_RECORD_
+ * SWITCH_CPU_WIDE): tid runs there (on) until the CPU's next switch-out.
+ * When the CPU's latest read was not prev_tid's, or it had none, what ran
+ * before time was never read: tid's first read must not take it. Returns
+ * 0 or -ENOMEM.
  */
 EVPROF_HIDDEN int evprof__cut_switch_in(struct sess_cut *c, uint32_t cpu,
-					uint32_t tid, uint32_t prev_tid,
-					uint64_t time);
+					uint32_t pid, uint32_t tid,
+					uint32_t prev_tid, uint64_t time);
+/*
+ * Nothing is known of who runs on cpu until its next switch-in: after a
+ * switch-out record (the CPU runs prev up to switch_to(), and past a
+ * cgroup filter no record names the task coming) and a LOST record (which
+ * may have held a switch). Returns 0 or -ENOMEM.
+ */
+EVPROF_HIDDEN int evprof__cut_unknown(struct sess_cut *c, uint32_t cpu);
 /*
  * A read of cpu at time, by a sample of sample_tid (tid once resolved),
  * whose CPU time delta is *cpu_ns. After an unseen stretch, the part of

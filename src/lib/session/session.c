@@ -349,10 +349,10 @@ static bool sample_task(const struct evprof_session *s,
 			uint32_t *tid, uint32_t *read_tid)
 {
 	bool moved = cs && cs->on && smp->tid != UINT32_MAX &&
-		     (smp->tid != cs->on_tid || smp->pid != cs->on_pid);
+		     (smp->tid != cs->in_tid || smp->pid != cs->in_pid);
 
-	*pid = moved ? cs->on_pid : smp->pid;
-	*tid = moved ? cs->on_tid : smp->tid;
+	*pid = moved ? cs->in_pid : smp->pid;
+	*tid = moved ? cs->in_tid : smp->tid;
 	*read_tid = *tid;
 	if (*tid != UINT32_MAX || !s->per_cpu)
 		return moved;
@@ -654,7 +654,8 @@ static int feed_task(struct evprof_session *s, const struct evprof_record *r)
 /*
  * A switch record: the switch-out starts its thread's off-CPU interval
  * (and says whether it was preempted), the switch-in ends it; per CPU, a
- * switch-in also says where its thread's stretch began. The sample id
+ * switch-in also says where its thread's stretch began and who runs until
+ * the next switch-out (cut.h). The sample id
  * names the task switching (out: the one leaving, in: the one coming), in
  * both record types.
  */
@@ -668,18 +669,10 @@ static int feed_switch(struct evprof_session *s, const struct evprof_record *r)
 		return 0;
 	if (s->per_cpu && r->type == PERF_RECORD_SWITCH_CPU_WIDE &&
 	    (s->fmt.sample_type & PERF_SAMPLE_CPU)) {
-		/*
-		 * From a switch-out record until the next switch-in one, the
-		 * CPU may still run prev (a hardware sample, an NMI, before
-		 * switch_to()) or already run a task the record names not
-		 * (past a cgroup filter): nothing is known.
-		 */
-		err = evprof__cut_running(&s->cut, r->sid.cpu, r->sid.pid, tid,
-					  !r->sw.out);
-		if (!err && !r->sw.out)
-			err = evprof__cut_switch_in(&s->cut, r->sid.cpu, tid,
-						    r->sw.next_prev_tid,
-						    r->sid.time);
+		err = r->sw.out ? evprof__cut_unknown(&s->cut, r->sid.cpu)
+				: evprof__cut_switch_in(
+				      &s->cut, r->sid.cpu, r->sid.pid, tid,
+				      r->sw.next_prev_tid, r->sid.time);
 		if (err)
 			return err;
 	}
@@ -769,8 +762,7 @@ int evprof_session__feed(struct evprof_session *s, const void *rec, size_t size)
 		s->st.lost_events += r.lost.lost;
 		if (s->per_cpu && r.sid.present &&
 		    (s->fmt.sample_type & PERF_SAMPLE_CPU))
-			err = evprof__cut_running(&s->cut, r.sid.cpu, 0, 0,
-						  false);
+			err = evprof__cut_unknown(&s->cut, r.sid.cpu);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		s->st.lost_samples += r.lost_samples;
