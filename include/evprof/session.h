@@ -374,6 +374,13 @@ struct evprof_session_stats {
 	 * session's, in another pid namespace, numbers them its own way.
 	 */
 	uint64_t samples_moved;
+	/*
+	 * opts.per_cpu: reads whose deltas no thread got, each the first of
+	 * its CPU after a PERF_RECORD_LOST: the counters of a CPU go from one
+	 * thread to the next, and the records that said which ran in the gap
+	 * are gone (evprof_session__unattributed() holds them).
+	 */
+	uint64_t reads_after_lost;
 };
 
 /*

@@ -345,11 +345,15 @@ static void summary(struct evprof_recorder *r, const char *path)
 			"evprof: the kernel lost %llu records in %llu gaps: a "
 			"ring was full while evprof read the others; their "
 			"samples, switches and forks are missing, and what a "
-			"lost sample counted lands on its thread's next one "
-			"(fewer samples keep them: a lower -F, a longer "
-			"EVENT/period=N/)\n",
+			"lost sample counted %s (fewer samples keep them: a "
+			"lower -F, a longer EVENT/period=N/)\n",
 			(unsigned long long)st.ring_lost_events,
-			(unsigned long long)st.ring_lost_records);
+			(unsigned long long)st.ring_lost_records,
+			ss.reads_after_lost
+			    ? "is on no thread: a CPU's counters went from "
+			      "thread to thread in the gap, and the records "
+			      "that said which are gone"
+			    : "lands on its thread's next one");
 	if (st.ring_lost_samples)
 		fprintf(stderr,
 			"evprof: the kernel dropped %llu samples before "

@@ -1074,6 +1074,40 @@ static void test_foreign_task(void **state)
 }
 
 /*
+ * Per CPU, a LOST record hides who ran: 102's switch-in was in it, and the
+ * CPU's next read (102's) holds what 101 and 102 counted in the gap. No
+ * thread gets it; 102 reads its own from there.
+ */
+static void test_per_cpu_lost(void **state)
+{
+	static const struct ev ev[] = {
+	    SWITCH_IN(101, 0, 90),
+	    READ0(100, 101, 100, 10, 1000),
+	    LOST(150),
+	    READ0(100, 102, 200, 30, 2000),
+	    READ0(100, 102, 300, 35, 3000),
+	};
+	struct evprof_session *s = cuts_session(true);
+	struct evprof_profile *p;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
+
+	(void)state;
+	feed_all(s, ev);
+	p = built(s, NULL);
+	assert_int_equal(evprof_session__thread_total(s, 101, 0), 10);
+	assert_int_equal(evprof_session__thread_total(s, 102, 0), 5);
+	assert_int_equal(evprof_session__unattributed(s, 0), 20);
+	assert_int_equal(
+	    evprof_session__thread_total(s, 102, EVPROF_SESSION_CPU_TIME),
+	    1000);
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.reads_after_lost, 1);
+	assert_int_equal(st.lost_records, 1);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
+/*
  * Two sessions sampling context switches on one CPU share the kernel's
  * sample data (Linux 6.18): our cut may carry the other session's
  * IDENTIFIER. Its READ part is ours: the cut member that counted since the
@@ -1772,6 +1806,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_per_cpu_unseen),
 	    cmocka_unit_test(test_foreign_identifier),
 	    cmocka_unit_test(test_foreign_task),
+	    cmocka_unit_test(test_per_cpu_lost),
 	    cmocka_unit_test(test_offcpu),
 	    cmocka_unit_test(test_offcpu_unstarted),
 	    cmocka_unit_test(test_build_symbols),

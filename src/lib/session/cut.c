@@ -281,13 +281,15 @@ int evprof__cut_switch_in(struct sess_cut *c, uint32_t cpu, uint32_t pid,
 	return 0;
 }
 
-int evprof__cut_unknown(struct sess_cut *c, uint32_t cpu)
+int evprof__cut_unknown(struct sess_cut *c, uint32_t cpu, bool lost)
 {
 	struct cpu_state *cs;
 	int err = evprof__cut_cpu(c, cpu, &cs);
 
-	if (cs)
+	if (cs) {
 		cs->on = false;
+		cs->lost |= lost;
+	}
 	return err;
 }
 

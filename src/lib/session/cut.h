@@ -39,7 +39,8 @@ struct cpu_state {
 	uint32_t in_pid, in_tid; /* the latest switched in (after an unseen
 				    stretch with gap) */
 	bool read, gap;
-	bool on; /* in_tid runs: no switch-out or LOST record since */
+	bool on;   /* in_tid runs: no switch-out or LOST record since */
+	bool lost; /* a LOST record since the latest read */
 };
 
 struct sess_cut {
@@ -115,10 +116,12 @@ EVPROF_HIDDEN int evprof__cut_switch_in(struct sess_cut *c, uint32_t cpu,
 /*
  * Nothing is known of who runs on cpu until its next switch-in: after a
  * switch-out record (the CPU runs prev up to switch_to(), and past a
- * cgroup filter no record names the task coming) and a LOST record (which
- * may have held a switch). Returns 0 or -ENOMEM.
+ * cgroup filter no record names the task coming) and a LOST record (lost:
+ * it may have held switches, and who ran since the latest read is not
+ * known). Returns 0 or -ENOMEM.
  */
-EVPROF_HIDDEN int evprof__cut_unknown(struct sess_cut *c, uint32_t cpu);
+EVPROF_HIDDEN int evprof__cut_unknown(struct sess_cut *c, uint32_t cpu,
+				      bool lost);
 /*
  * A read of cpu at time, by a sample of sample_tid (tid once resolved),
  * whose CPU time delta is *cpu_ns. After an unseen stretch, the part of

@@ -218,9 +218,22 @@ struct sample_deltas {
 	bool has_cpu;
 };
 
+/* Deltas no sample carries: the idle task's, a gap's. */
+static void drop_deltas(struct evprof_session *s,
+			const struct sample_deltas *sd)
+{
+	for (size_t i = 0; i < s->nr_slots; i++)
+		if (sd->has & (1ULL << i))
+			s->dropped[i] += sd->vals[i];
+	if (sd->has_cpu)
+		s->dropped_cpu += sd->cpu;
+}
+
 /*
  * A per-CPU read: what a stretch no read ended (cut.h) put in sd comes
  * out, its CPU time, and its switch-outs from the context-switch slots.
+ * The first read after a LOST record holds what the CPU counted in the
+ * gap for threads only the lost records named: it is no thread's.
  */
 static void unseen_stretch(struct evprof_session *s, struct cpu_state *cs,
 			   const struct evprof_sample *smp, uint32_t read_tid,
@@ -228,6 +241,14 @@ static void unseen_stretch(struct evprof_session *s, struct cpu_state *cs,
 {
 	uint32_t sw;
 
+	if (cs->lost && (sd->has || sd->has_cpu)) {
+		drop_deltas(s, sd);
+		sd->has = 0;
+		sd->has_cpu = false;
+		sd->cpu = 0;
+		cs->lost = false;
+		s->st.reads_after_lost++;
+	}
 	s->dropped_cpu +=
 	    evprof__cut_cpu_read(cs, read_tid, tid, smp->time, &sd->cpu, &sw);
 	for (size_t k = 0; sw && k < s->nr_slots; k++)
@@ -315,17 +336,6 @@ static void settle_deltas(struct evprof_session *s, struct tstate *ts, int role,
 	}
 	evprof__cut_take(&s->cut, &s->store, ts, mine, cpu_mine, sd->vals,
 			 &sd->has, &sd->cpu, &sd->has_cpu);
-}
-
-/* Deltas of the idle task, which no sample carries. */
-static void drop_deltas(struct evprof_session *s,
-			const struct sample_deltas *sd)
-{
-	for (size_t i = 0; i < s->nr_slots; i++)
-		if (sd->has & (1ULL << i))
-			s->dropped[i] += sd->vals[i];
-	if (sd->has_cpu)
-		s->dropped_cpu += sd->cpu;
 }
 
 /*
@@ -669,10 +679,11 @@ static int feed_switch(struct evprof_session *s, const struct evprof_record *r)
 		return 0;
 	if (s->per_cpu && r->type == PERF_RECORD_SWITCH_CPU_WIDE &&
 	    (s->fmt.sample_type & PERF_SAMPLE_CPU)) {
-		err = r->sw.out ? evprof__cut_unknown(&s->cut, r->sid.cpu)
-				: evprof__cut_switch_in(
-				      &s->cut, r->sid.cpu, r->sid.pid, tid,
-				      r->sw.next_prev_tid, r->sid.time);
+		err = r->sw.out
+			  ? evprof__cut_unknown(&s->cut, r->sid.cpu, false)
+			  : evprof__cut_switch_in(
+				&s->cut, r->sid.cpu, r->sid.pid, tid,
+				r->sw.next_prev_tid, r->sid.time);
 		if (err)
 			return err;
 	}
@@ -762,7 +773,7 @@ int evprof_session__feed(struct evprof_session *s, const void *rec, size_t size)
 		s->st.lost_events += r.lost.lost;
 		if (s->per_cpu && r.sid.present &&
 		    (s->fmt.sample_type & PERF_SAMPLE_CPU))
-			err = evprof__cut_unknown(&s->cut, r.sid.cpu);
+			err = evprof__cut_unknown(&s->cut, r.sid.cpu, true);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		s->st.lost_samples += r.lost_samples;
