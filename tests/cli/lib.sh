@@ -23,6 +23,14 @@ skip() {
 	skips=$((skips + 1))
 }
 
+# lost_line ERR: the start of record's line on the records the kernel lost
+# (a ring full while evprof could not read it: a loaded host), or nothing.
+# Such a recording cannot be exact per thread: tests that hold threads to
+# their own counts make it once more, and say so.
+lost_line() {
+	grep -m1 '^evprof: the kernel lost' "$1" | cut -c1-60
+}
+
 # within A B PCT: |A - B| <= PCT% of B; false, and says so, when one of them
 # is not a number (an empty value, a word from a failed parse).
 within() {

@@ -56,13 +56,20 @@ shares() {
 	fi
 }
 
-# record LABEL ARGS... -- WL ARGS: one recording into $TMP/LABEL.json.gz.
+# record LABEL ARGS... -- WL ARGS: one recording into $TMP/LABEL.json.gz
+# (once more when the kernel lost records: lost_line).
 record() {
 	local label=$1
 	shift
-	"$EVPROF" record -o "$TMP/$label.json.gz" "$@" >"$TMP/$label.out" \
-		2>"$TMP/$label.err" ||
-		fail "$label: record failed: $(tail -3 "$TMP/$label.err")"
+	local try
+	for try in 1 2; do
+		"$EVPROF" record -o "$TMP/$label.json.gz" "$@" \
+			>"$TMP/$label.out" 2>"$TMP/$label.err" ||
+			fail "$label: record failed: $(tail -3 "$TMP/$label.err")"
+		[ "$try" = 1 ] && [ -n "$(lost_line "$TMP/$label.err")" ] ||
+			break
+		echo "note: $label: $(lost_line "$TMP/$label.err")...: once more"
+	done
 }
 
 cpu=$(first_cpu)

@@ -101,10 +101,8 @@ done
 #    then the test lets them go (a fifo); from then to their exit they,
 #    and two threads made after, count their own page faults. Each
 #    thread's page faults within 0.5% of its count, its samples, stacks
-#    through paced_touch, the process left to run to its end. A recording
-#    whose records the kernel lost (a ring full while evprof could not
-#    read: a loaded host) cannot be exact per thread: it is made once more,
-#    and the test says so.
+#    through paced_touch, the process left to run to its end (a recording
+#    the kernel lost records of made once more: lost_line).
 #    attach MODE [SECONDS]: one such recording into $TMP/q, its stderr in
 #    $TMP/err, the threads' counts in $TMP/paced; with SECONDS, evprof is
 #    stopped that long while the threads fault.
@@ -142,12 +140,10 @@ attach() {
 	node "$TOOLS/fxquery.mjs" "$TMP/att.json.gz" --through paced_touch >"$TMP/q"
 }
 
-lost_line() { grep -m1 '^evprof: the kernel lost' "$TMP/err" | cut -c1-60; }
-
 for mode in task cpu; do
 	attach "$mode"
-	if [ -n "$(lost_line)" ]; then
-		echo "note: $mode -p: $(lost_line)...: once more"
+	if [ -n "$(lost_line "$TMP/err")" ]; then
+		echo "note: $mode -p: $(lost_line "$TMP/err")...: once more"
 		attach "$mode"
 	fi
 	for t in paced-0 paced-1 late-0 late-1; do
@@ -171,7 +167,7 @@ done
 #     thread to thread, and what they counted in a gap is no one's: no
 #     thread gets more than its own, and evprof says where it went.
 attach cpu 1.2
-if [ -n "$(lost_line)" ]; then
+if [ -n "$(lost_line "$TMP/err")" ]; then
 	for t in paced-0 paced-1 late-0 late-1; do
 		truth=$(sed -n "s/^thread $t tid=[0-9]* faults=//p" "$TMP/paced")
 		got=$(thread_sum "$TMP/q" "$t" page-faults)
@@ -183,7 +179,7 @@ if [ -n "$(lost_line)" ]; then
 		fi
 	done
 	grep -q '^evprof: the kernel lost .* is on no thread' "$TMP/err" &&
-		ok "cpu -p stopped: $(lost_line)..., said to be on no thread" ||
+		ok "cpu -p stopped: $(lost_line "$TMP/err")..., said to be on no thread" ||
 		fail "cpu -p stopped: the gap's counts not said to be on no thread: $(grep lost "$TMP/err")"
 else
 	echo "note: cpu -p stopped: the kernel lost no record while evprof was stopped 1.2 s: no gap to check"
