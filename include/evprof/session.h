@@ -378,7 +378,10 @@ struct evprof_session_stats {
 	 * opts.per_cpu: reads whose deltas no thread got, each the first of
 	 * its CPU after a PERF_RECORD_LOST: the counters of a CPU go from one
 	 * thread to the next, and the records that said which ran in the gap
-	 * are gone (evprof_session__unattributed() holds them).
+	 * are gone (evprof_session__unattributed() holds them). Not counted:
+	 * a read of the task the CPU's latest read was, with no switch-out
+	 * counted by the context-switch cut since (it ran all through the
+	 * gap, and keeps what the CPU counted there).
 	 */
 	uint64_t reads_after_lost;
 };

@@ -14,9 +14,10 @@
 # not held to that: it drops what a thread counts after its last sample
 # (seen: 96-98% of the truth). A per-CPU recording takes every context
 # switch of its CPUs: under a storm of switches from outside (a pipe
-# ping-pong, 150,000 a second) its ring overflows, it says "lost N
-# records", and a lost switch-out read takes that thread's deltas with it:
-# that fails here, the loss shown.
+# ping-pong, 150,000 a second) or a loaded host its ring overflows, it
+# says "lost N records", and what the CPU counted in the gap is no
+# thread's: a pair with such a recording runs once more (lost_line), and
+# fails when it loses again, the loss shown.
 . "$(dirname "$0")/lib.sh"
 PACED=$FIXTURES/wl_paced
 secs=1.5
@@ -105,6 +106,26 @@ check() {
 	done
 }
 
+# pair A B PIN: recordings of kinds A and B at once, in $TMP/a and $TMP/b
+pair() {
+	rm -rf "$TMP/a" "$TMP/b"
+	mkdir "$TMP/a" "$TMP/b"
+	mkfifo "$TMP/a/go" "$TMP/b/go"
+	# Opened both ways: a line written waits for its reader.
+	exec 3<>"$TMP/a/go" 4<>"$TMP/b/go"
+	run "$TMP/a" "$1" "$3" &
+	run "$TMP/b" "$2" "$3" &
+	for _ in $(seq 300); do
+		[ "$(grep -l ready "$TMP/a/err" "$TMP/b/err" 2>/dev/null |
+			wc -l)" -eq 2 ] && break
+		sleep 0.1
+	done
+	echo go >&3
+	echo go >&4
+	wait
+	exec 3>&- 4>&-
+}
+
 # overlap A B: the seconds both workloads ran at once
 overlap() {
 	awk '$1 == "ran" { sub(/start=/, "", $2); sub(/end=/, "", $3)
@@ -125,22 +146,12 @@ for pin in "" "taskset -c $cpu"; do
 	for p in $pairs; do
 		a=${p%:*} b=${p#*:}
 		label="$a + $b${pin:+ on CPU $cpu}"
-		rm -rf "$TMP/a" "$TMP/b"
-		mkdir "$TMP/a" "$TMP/b"
-		mkfifo "$TMP/a/go" "$TMP/b/go"
-		# Opened both ways: a line written waits for its reader.
-		exec 3<>"$TMP/a/go" 4<>"$TMP/b/go"
-		run "$TMP/a" "$a" "$pin" &
-		run "$TMP/b" "$b" "$pin" &
-		for _ in $(seq 300); do
-			[ "$(grep -l ready "$TMP/a/err" "$TMP/b/err" 2>/dev/null |
-				wc -l)" -eq 2 ] && break
-			sleep 0.1
+		for try in 1 2; do
+			pair "$a" "$b" "$pin"
+			lost=$(lost_line "$TMP/a/err")$(lost_line "$TMP/b/err")
+			[ "$try" = 1 ] && [ -n "$lost" ] || break
+			echo "note: $label: $lost...: once more"
 		done
-		echo go >&3
-		echo go >&4
-		wait
-		exec 3>&- 4>&-
 		both=$(overlap "$TMP/a/err" "$TMP/b/err")
 		if awk -v o="$both" -v s="$secs" 'BEGIN { exit !(o >= s / 2) }'; then
 			ok "$label: the workloads ran $both s at once"

@@ -1108,6 +1108,48 @@ static void test_per_cpu_lost(void **state)
 }
 
 /*
+ * Per CPU, a thread read on both sides of a LOST record with no switch-out
+ * counted between (the cut member X0 still, or moved by the read's own
+ * switch-out) ran all through the gap: what the CPU counted there is its.
+ * A switch-out in the gap leaves it to no thread.
+ */
+static void test_per_cpu_lost_same(void **state)
+{
+	static const struct ev ev[] = {
+	    SWITCH_IN(101, 0, 90),
+	    SAMPLE_OF(L0, 100, 101, 100, chain_a, {L0, 1}, {X0, 5}, {A0, 10},
+		      {B0, 0}, {C0, 1000}),
+	    LOST(150),
+	    SAMPLE_OF(L0, 100, 101, 200, chain_a, {L0, 2}, {X0, 5}, {A0, 30},
+		      {B0, 0}, {C0, 2000}),
+	    LOST(250),
+	    SAMPLE_OF(X0, 100, 101, 300, chain_a, {L0, 2}, {X0, 6}, {A0, 35},
+		      {B0, 1}, {C0, 3000}),
+	    SWITCH_OUT_TO(101, 102, 301),
+	    SWITCH_IN(102, 101, 302),
+	    SAMPLE_OF(L0, 100, 102, 400, chain_a, {L0, 3}, {X0, 6}, {A0, 40},
+		      {B0, 1}, {C0, 4000}),
+	    LOST(450),
+	    SAMPLE_OF(L0, 100, 102, 500, chain_a, {L0, 4}, {X0, 8}, {A0, 60},
+		      {B0, 3}, {C0, 5000}),
+	};
+	struct evprof_session *s = cuts_session(true);
+	struct evprof_profile *p;
+	struct evprof_session_stats st = {.sz = sizeof(st)};
+
+	(void)state;
+	feed_all(s, ev);
+	p = built(s, NULL);
+	assert_int_equal(evprof_session__thread_total(s, 101, 0), 35);
+	assert_int_equal(evprof_session__thread_total(s, 102, 0), 5);
+	assert_int_equal(evprof_session__unattributed(s, 0), 20);
+	evprof_session__stats(s, &st);
+	assert_int_equal(st.reads_after_lost, 1);
+	evprof_profile__free(p);
+	evprof_session__free(s);
+}
+
+/*
  * Two sessions sampling context switches on one CPU share the kernel's
  * sample data (Linux 6.18): our cut may carry the other session's
  * IDENTIFIER. Its READ part is ours: the cut member that counted since the
@@ -1807,6 +1849,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_foreign_identifier),
 	    cmocka_unit_test(test_foreign_task),
 	    cmocka_unit_test(test_per_cpu_lost),
+	    cmocka_unit_test(test_per_cpu_lost_same),
 	    cmocka_unit_test(test_offcpu),
 	    cmocka_unit_test(test_offcpu_unstarted),
 	    cmocka_unit_test(test_build_symbols),

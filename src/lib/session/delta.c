@@ -129,19 +129,22 @@ bool evprof__delta_take(struct sess_delta *d, const struct delta_ref *ref,
 	return true;
 }
 
-void evprof__delta_note(struct sess_delta *d, const struct delta_ref *ref,
-			uint64_t raw, uint64_t time)
+uint64_t evprof__delta_note(struct sess_delta *d, const struct delta_ref *ref,
+			    uint64_t raw, uint64_t time)
 {
 	struct delta_inst *e;
+	uint64_t since;
 
 	if (ref->inst < 0)
-		return;
+		return UINT64_MAX;
 	e = &d->inst.a[ref->inst];
 	if (d->per_cpu && e->read && raw < e->last)
-		return;
+		return UINT64_MAX;
+	since = e->read && raw >= e->last ? raw - e->last : UINT64_MAX;
 	e->read = true;
 	e->last = raw;
 	e->time = time;
+	return since;
 }
 
 bool evprof__delta_moved(const struct sess_delta *d,

@@ -91,11 +91,13 @@ EVPROF_HIDDEN bool evprof__delta_take(struct sess_delta *d,
 /*
  * Keeps raw, of a prepared read at time, as its instance's last value when
  * no delta of it is taken (the cut members'), for evprof__delta_moved();
- * per CPU, only a value not below the last one.
+ * per CPU, only a value not below the last one. Returns what it counted
+ * since that last value, UINT64_MAX when not known (no last value, or
+ * raw below it).
  */
-EVPROF_HIDDEN void evprof__delta_note(struct sess_delta *d,
-				      const struct delta_ref *ref, uint64_t raw,
-				      uint64_t time);
+EVPROF_HIDDEN uint64_t evprof__delta_note(struct sess_delta *d,
+					  const struct delta_ref *ref,
+					  uint64_t raw, uint64_t time);
 /*
  * True when raw, the value of a prepared read, differs from its instance's
  * last value (from 0 when it has none): its event counted since.

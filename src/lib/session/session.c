@@ -211,11 +211,15 @@ static int cut_role(const struct evprof_session *s, bool known, int role,
 	return 0;
 }
 
-/* The deltas a sample's reads give, by slot (vals, *has) and CPU time. */
+/*
+ * The deltas a sample's reads give, by slot (vals, *has) and CPU time;
+ * with cut_read, the switch-outs its cut members counted since their last
+ * read, the sample's own left out (UINT64_MAX: not known).
+ */
 struct sample_deltas {
 	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS];
-	uint64_t has, cpu;
-	bool has_cpu;
+	uint64_t has, cpu, switched;
+	bool has_cpu, cut_read;
 };
 
 /* Deltas no sample carries: the idle task's, a gap's. */
@@ -233,7 +237,9 @@ static void drop_deltas(struct evprof_session *s,
  * A per-CPU read: what a stretch no read ended (cut.h) put in sd comes
  * out, its CPU time, and its switch-outs from the context-switch slots.
  * The first read after a LOST record holds what the CPU counted in the
- * gap for threads only the lost records named: it is no thread's.
+ * gap, for threads only the lost records named: it is no thread's, unless
+ * the CPU's latest read was the same task's and no switch-out was counted
+ * since (it ran all through the gap: CPU-bound threads, one a CPU).
  */
 static void unseen_stretch(struct evprof_session *s, struct cpu_state *cs,
 			   const struct evprof_sample *smp, uint32_t read_tid,
@@ -242,12 +248,15 @@ static void unseen_stretch(struct evprof_session *s, struct cpu_state *cs,
 	uint32_t sw;
 
 	if (cs->lost && (sd->has || sd->has_cpu)) {
-		drop_deltas(s, sd);
-		sd->has = 0;
-		sd->has_cpu = false;
-		sd->cpu = 0;
 		cs->lost = false;
-		s->st.reads_after_lost++;
+		if (!sd->cut_read || sd->switched || !cs->read ||
+		    cs->read_tid != read_tid) {
+			drop_deltas(s, sd);
+			sd->has = 0;
+			sd->has_cpu = false;
+			sd->cpu = 0;
+			s->st.reads_after_lost++;
+		}
 	}
 	s->dropped_cpu +=
 	    evprof__cut_cpu_read(cs, read_tid, tid, smp->time, &sd->cpu, &sw);
@@ -256,9 +265,10 @@ static void unseen_stretch(struct evprof_session *s, struct cpu_state *cs,
 			sd->vals[k] -= sd->vals[k] < sw ? sd->vals[k] : sw;
 }
 
+/* The reads of a sample, a cut when cut (1). */
 static void take_deltas(struct evprof_session *s,
 			const struct evprof_snapshot *snap,
-			const struct delta_ref *refs, uint64_t time,
+			const struct delta_ref *refs, uint64_t time, bool cut,
 			struct sample_deltas *sd)
 {
 	for (uint32_t i = 0; i < snap->nr; i++) {
@@ -271,7 +281,11 @@ static void take_deltas(struct evprof_session *s,
 			continue;
 		}
 		if (is_cut_role(ref->role)) {
-			evprof__delta_note(&s->delta, ref, raw, time);
+			d = evprof__delta_note(&s->delta, ref, raw, time);
+			d = d != UINT64_MAX && d >= cut ? d - cut : UINT64_MAX;
+			if (!sd->cut_read || d > sd->switched)
+				sd->switched = d;
+			sd->cut_read = true;
 			continue;
 		}
 		if (ref->role == EVPROF_SESSION_SAMPLER && !s->sampler_counter)
@@ -552,7 +566,7 @@ static int feed_sample(struct evprof_session *s, const struct evprof_record *r)
 		return err;
 
 	s->st.samples_moved += moved;
-	take_deltas(s, &snap, refs, smp->time, &sd);
+	take_deltas(s, &snap, refs, smp->time, cut, &sd);
 	if (cs)
 		unseen_stretch(s, cs, smp, read_tid, tid, &sd);
 	if (idle) {
