@@ -31,6 +31,18 @@ lost_line() {
 	grep -m1 '^evprof: the kernel lost' "$1" | cut -c1-60
 }
 
+# unlost ERR CMD...: runs CMD (a whole evprof recording, its workload in
+# it), stderr to ERR, once more when the kernel lost records; CMD's status.
+unlost() {
+	local err=$1 rc
+	shift
+	"$@" 2>"$err"
+	rc=$?
+	[ -n "$(lost_line "$err")" ] || return $rc
+	echo "note: $(lost_line "$err")...: once more" >&2
+	"$@" 2>"$err"
+}
+
 # within A B PCT: |A - B| <= PCT% of B; false, and says so, when one of them
 # is not a number (an empty value, a word from a failed parse).
 within() {

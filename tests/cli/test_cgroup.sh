@@ -53,9 +53,10 @@ busy=$!
 record() {
 	local tag=$1
 	shift
-	"$EVPROF" record -a "$@" -e cpu-clock,page-faults -o "$TMP/$tag.json.gz" \
+	unlost "$TMP/$tag.err" "$EVPROF" record -a "$@" -e cpu-clock,page-faults \
+		-o "$TMP/$tag.json.gz" \
 		-- sh -c "echo \$\$ > $CG/cgroup.procs && exec $WL 6000 0 2 300" \
-		>/dev/null 2>"$TMP/$tag.err" ||
+		>/dev/null ||
 		fail "record $tag: $(tail -3 "$TMP/$tag.err")"
 	node "$TOOLS/fxquery.mjs" "$TMP/$tag.json.gz" >"$TMP/$tag.q"
 }

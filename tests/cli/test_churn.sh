@@ -9,9 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 
 for mode in auto task cpu; do
-	"$EVPROF" record --mode "$mode" -e cpu-clock,page-faults \
-		-o "$TMP/c.pb.gz" -- "$FIXTURES/wl_churn" 300 100 50 \
-		>/dev/null 2>"$TMP/err" ||
+	unlost "$TMP/err" "$EVPROF" record --mode "$mode" -e cpu-clock,page-faults \
+		-o "$TMP/c.pb.gz" -- "$FIXTURES/wl_churn" 300 100 50 >/dev/null ||
 		{ fail "$mode: record failed: $(tail -3 "$TMP/err")"; continue; }
 	if [ "$mode" != cpu ] && grep -q "task exits cannot be sampled" "$TMP/err"; then
 		# No tracefs to be had (not root, no mount): the recorder says

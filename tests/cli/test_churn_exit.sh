@@ -21,9 +21,8 @@ bpf_engine && modes="$modes bpf"
 for mode in $modes; do
 	opt=(--mode "$mode")
 	[ "$mode" != bpf ] || opt=(--engine bpf)
-	"$EVPROF" record "${opt[@]}" -e cpu-clock,page-faults \
-		-o "$TMP/c.pb.gz" -- "$FIXTURES/wl_churn" 300 100 50 \
-		>/dev/null 2>"$TMP/err" ||
+	unlost "$TMP/err" "$EVPROF" record "${opt[@]}" -e cpu-clock,page-faults \
+		-o "$TMP/c.pb.gz" -- "$FIXTURES/wl_churn" 300 100 50 >/dev/null ||
 		{ fail "$mode: record failed: $(tail -3 "$TMP/err")"; continue; }
 	if [ "$mode" = task ] && grep -q "task exits cannot be sampled" "$TMP/err"; then
 		skip "$mode: $(grep "task exits" "$TMP/err")"

@@ -26,9 +26,9 @@ cpus=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
 for mode in cpu task; do
 	for c in $cpus; do
 		out="$TMP/$mode-$c"
-		"$EVPROF" record --mode "$mode" -e cpu-clock -F "$freq" \
+		unlost "$out.err" "$EVPROF" record --mode "$mode" -e cpu-clock -F "$freq" \
 			-o "$out.pb.gz" -- taskset -c "$c" "$FIXTURES/wl_naps" 200 3000 5000 \
-			>/dev/null 2>"$out.err" ||
+			>/dev/null ||
 			{ fail "$mode cpu $c: record failed: $(tail -3 "$out.err")"; continue; }
 		"$EVPROF" report "$out.pb.gz" --per-thread >"$out.rep" 2>&1 ||
 			{ fail "$mode cpu $c: report failed"; continue; }

@@ -57,19 +57,13 @@ shares() {
 }
 
 # record LABEL ARGS... -- WL ARGS: one recording into $TMP/LABEL.json.gz
-# (once more when the kernel lost records: lost_line).
+# (once more when the kernel lost records: unlost).
 record() {
 	local label=$1
 	shift
-	local try
-	for try in 1 2; do
-		"$EVPROF" record -o "$TMP/$label.json.gz" "$@" \
-			>"$TMP/$label.out" 2>"$TMP/$label.err" ||
-			fail "$label: record failed: $(tail -3 "$TMP/$label.err")"
-		[ "$try" = 1 ] && [ -n "$(lost_line "$TMP/$label.err")" ] ||
-			break
-		echo "note: $label: $(lost_line "$TMP/$label.err")...: once more"
-	done
+	unlost "$TMP/$label.err" "$EVPROF" record -o "$TMP/$label.json.gz" "$@" \
+		>"$TMP/$label.out" ||
+		fail "$label: record failed: $(tail -3 "$TMP/$label.err")"
 }
 
 cpu=$(first_cpu)

@@ -24,8 +24,8 @@ check() {
 	local tag=$1 t truth got pin=()
 	shift
 	[ "$1" = --on ] && pin=(taskset -c "$2") && shift 2
-	"$EVPROF" record "$@" -e cpu-clock,context-switches -o "$TMP/$tag.pb.gz" \
-		-- "${pin[@]}" "$WL" 200 300 1000 >/dev/null 2>"$TMP/$tag.err" ||
+	unlost "$TMP/$tag.err" "$EVPROF" record "$@" -e cpu-clock,context-switches \
+		-o "$TMP/$tag.pb.gz" -- "${pin[@]}" "$WL" 200 300 1000 >/dev/null ||
 		{ fail "$tag: record: $(tail -3 "$TMP/$tag.err")"; return; }
 	"$EVPROF" report --per-thread "$TMP/$tag.pb.gz" >"$TMP/$tag.rep" 2>&1
 	for t in nap-a nap-b; do
