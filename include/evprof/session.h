@@ -379,9 +379,9 @@ struct evprof_session_stats {
 	 * its CPU after a PERF_RECORD_LOST: the counters of a CPU go from one
 	 * thread to the next, and the records that said which ran in the gap
 	 * are gone (evprof_session__unattributed() holds them). Not counted:
-	 * a read of the task the CPU's latest read was, with no switch-out
-	 * counted by the context-switch cut since (it ran all through the
-	 * gap, and keeps what the CPU counted there).
+	 * a read of the task the CPU's latest read was, with no switch-out or
+	 * exit counted by the cut members since (it ran all through the gap,
+	 * and keeps what the CPU counted there).
 	 */
 	uint64_t reads_after_lost;
 };

@@ -47,7 +47,7 @@ struct ev {
 	uint32_t pid, tid, ppid, ptid; /* ptid: SWITCH_CPU_WIDE's prev */
 	uint64_t time;
 	uint64_t ident;	       /* SAMPLE: 0 for the first value's id */
-	struct val v[5];       /* SAMPLE: what it reads, up to an id 0 */
+	struct val v[6];       /* SAMPLE: what it reads, up to an id 0 */
 	const uint64_t *chain; /* SAMPLE: up to a 0; NULL for none */
 	const char *name;      /* COMM: the name; MMAP2: the path */
 	uint64_t addr, len, pgoff;
@@ -234,6 +234,7 @@ enum {
 	B1 = 22,
 	C1 = 23,
 	X0 = 14, /* CPU 0's context-switch cut */
+	E0 = 15, /* CPU 0's exit cut */
 	STRAY = 99
 };
 
@@ -1109,35 +1110,36 @@ static void test_per_cpu_lost(void **state)
 
 /*
  * Per CPU, a thread read on both sides of a LOST record with no switch-out
- * counted between (the cut member X0 still, or moved by the read's own
- * switch-out) ran all through the gap: what the CPU counted there is its.
- * A switch-out in the gap leaves it to no thread.
+ * or exit counted between (the cut members X0 and E0 still, or X0 moved by
+ * the read's own switch-out) ran all through the gap: what the CPU counted
+ * there is its. A switch-out in the gap leaves it to no thread.
  */
 static void test_per_cpu_lost_same(void **state)
 {
 	static const struct ev ev[] = {
 	    SWITCH_IN(101, 0, 90),
 	    SAMPLE_OF(L0, 100, 101, 100, chain_a, {L0, 1}, {X0, 5}, {A0, 10},
-		      {B0, 0}, {C0, 1000}),
+		      {B0, 0}, {C0, 1000}, {E0, 0}),
 	    LOST(150),
 	    SAMPLE_OF(L0, 100, 101, 200, chain_a, {L0, 2}, {X0, 5}, {A0, 30},
-		      {B0, 0}, {C0, 2000}),
+		      {B0, 0}, {C0, 2000}, {E0, 0}),
 	    LOST(250),
 	    SAMPLE_OF(X0, 100, 101, 300, chain_a, {L0, 2}, {X0, 6}, {A0, 35},
-		      {B0, 1}, {C0, 3000}),
+		      {B0, 1}, {C0, 3000}, {E0, 0}),
 	    SWITCH_OUT_TO(101, 102, 301),
 	    SWITCH_IN(102, 101, 302),
 	    SAMPLE_OF(L0, 100, 102, 400, chain_a, {L0, 3}, {X0, 6}, {A0, 40},
-		      {B0, 1}, {C0, 4000}),
+		      {B0, 1}, {C0, 4000}, {E0, 0}),
 	    LOST(450),
 	    SAMPLE_OF(L0, 100, 102, 500, chain_a, {L0, 4}, {X0, 8}, {A0, 60},
-		      {B0, 3}, {C0, 5000}),
+		      {B0, 3}, {C0, 5000}, {E0, 0}),
 	};
 	struct evprof_session *s = cuts_session(true);
 	struct evprof_profile *p;
 	struct evprof_session_stats st = {.sz = sizeof(st)};
 
 	(void)state;
+	assert_int_equal(evprof_session__set_id(s, E0, EVPROF_SESSION_CUT), 0);
 	feed_all(s, ev);
 	p = built(s, NULL);
 	assert_int_equal(evprof_session__thread_total(s, 101, 0), 35);

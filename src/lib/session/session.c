@@ -213,8 +213,8 @@ static int cut_role(const struct evprof_session *s, bool known, int role,
 
 /*
  * The deltas a sample's reads give, by slot (vals, *has) and CPU time;
- * with cut_read, the switch-outs its cut members counted since their last
- * read, the sample's own left out (UINT64_MAX: not known).
+ * with cut_read, what its cut members counted since, but it when cut
+ * (UINT64_MAX: not known).
  */
 struct sample_deltas {
 	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS];
@@ -237,9 +237,8 @@ static void drop_deltas(struct evprof_session *s,
  * A per-CPU read: what a stretch no read ended (cut.h) put in sd comes
  * out, its CPU time, and its switch-outs from the context-switch slots.
  * The first read after a LOST record holds what the CPU counted in the
- * gap, for threads only the lost records named: it is no thread's, unless
- * the CPU's latest read was the same task's and no switch-out was counted
- * since (it ran all through the gap: CPU-bound threads, one a CPU).
+ * gap, for threads only the lost records named: no thread's, unless the
+ * same task read last and no cut member counted since (it ran all through).
  */
 static void unseen_stretch(struct evprof_session *s, struct cpu_state *cs,
 			   const struct evprof_sample *smp, uint32_t read_tid,
@@ -265,7 +264,6 @@ static void unseen_stretch(struct evprof_session *s, struct cpu_state *cs,
 			sd->vals[k] -= sd->vals[k] < sw ? sd->vals[k] : sw;
 }
 
-/* The reads of a sample, a cut when cut (1). */
 static void take_deltas(struct evprof_session *s,
 			const struct evprof_snapshot *snap,
 			const struct delta_ref *refs, uint64_t time, bool cut,
@@ -282,9 +280,10 @@ static void take_deltas(struct evprof_session *s,
 		}
 		if (is_cut_role(ref->role)) {
 			d = evprof__delta_note(&s->delta, ref, raw, time);
-			d = d != UINT64_MAX && d >= cut ? d - cut : UINT64_MAX;
-			if (!sd->cut_read || d > sd->switched)
-				sd->switched = d;
+			sd->switched =
+			    d == UINT64_MAX || sd->switched == UINT64_MAX
+				? UINT64_MAX
+				: sd->switched + d;
 			sd->cut_read = true;
 			continue;
 		}
@@ -304,6 +303,9 @@ static void take_deltas(struct evprof_session *s,
 		sd->vals[slot] += d;
 		sd->has |= 1ULL << slot;
 	}
+	if (sd->switched != UINT64_MAX)
+		sd->switched =
+		    sd->switched >= cut ? sd->switched - cut : UINT64_MAX;
 }
 
 /*
