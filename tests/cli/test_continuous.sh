@@ -20,14 +20,30 @@ windows_sum() { # DIR NAME EVENT
 			sub(/.*=/, "", $i); s += $i } } END { print s + 0 }'
 }
 
+# The windows in DIR, one a line, named after their starts (ms).
+windows() { ls "$1" | grep -E '^evprof-.*Z\.(json|pb)\.gz$'; }
+
+# A run of 3.5 s has 3 ticks and the last window; on a loaded machine a
+# tick can come late (CI once had 2 windows in 3.5 s): what the checks
+# rely on is at least one tick and the last window, and the starts tell
+# when the ticks came.
+late() { # DIR WHAT
+	local n
+	n=$(windows "$1" | wc -l)
+	[ "$n" -ge 3 ] ||
+		echo "note: $2: $n windows in 3.5 s, late ticks; starts:" \
+			"$(windows "$1" | tr '\n' ' ')" >&2
+}
+
 # 1. Windows of 1 s over a 3.5 s run: several, each complete, summing to
 #    each thread's rusage faults.
 "$EVPROF" record --continuous --interval 1 --output-dir "$TMP/w" \
 	--format firefox -e cpu-clock,page-faults -- "$LOOP" 3.5 2 \
 	>/dev/null 2>"$TMP/err" ||
 	fail "continuous record failed: $(tail -3 "$TMP/err")"
-n=$(ls "$TMP/w" | grep -c '^evprof-.*Z\.json\.gz$')
-[ "$n" -ge 3 ] && ok "$n windows written" || fail "only $n windows: $(ls "$TMP/w")"
+n=$(windows "$TMP/w" | wc -l)
+late "$TMP/w" "windows"
+[ "$n" -ge 2 ] && ok "$n windows written" || fail "only $n windows: $(ls "$TMP/w")"
 with=0
 for f in "$TMP"/w/evprof-*.json.gz; do
 	node "$TOOLS/fxquery.mjs" "$f" >"$TMP/q" ||
@@ -46,8 +62,9 @@ for t in 0 1; do
 	fi
 done
 
-# 2. pprof by default, --keep 2: the two newest windows stay.
-"$EVPROF" record --continuous --interval 0.5 --keep 2 --output-dir "$TMP/k" \
+# 2. pprof by default, --keep 2: the two newest windows stay (of about
+#    10: windows of 0.25 s leave room for late ticks).
+"$EVPROF" record --continuous --interval 0.25 --keep 2 --output-dir "$TMP/k" \
 	-e cpu-clock -- "$LOOP" 2.5 1 >/dev/null 2>"$TMP/err" ||
 	fail "--keep record failed: $(tail -3 "$TMP/err")"
 written=$(sed -n 's/.*wrote \([0-9]*\) windows.*/\1/p' "$TMP/err")
@@ -77,8 +94,9 @@ samples=0
 	ok "Ctrl-C after 2 s: the partial window holds $samples samples" ||
 	fail "Ctrl-C: $n windows, '$samples' samples"
 
-# 4. --push without --output-dir: every window queued and sent, each one
-#    parsed and accepted by the local Pyroscope stand-in.
+# 4. --push: every window queued and sent, each one parsed and accepted
+#    by the local Pyroscope stand-in; --output-dir beside it says how
+#    many windows there were.
 if bash "$TOOLS/ensure.sh" >/dev/null 2>&1 &&
 	! "$EVPROF" record --push http://127.0.0.1:1 -- true 2>&1 |
 	grep -q "built without libcurl"; then
@@ -89,21 +107,23 @@ if bash "$TOOLS/ensure.sh" >/dev/null 2>&1 &&
 		[ -s "$TMP/ep.port" ] && break
 		sleep 0.1
 	done
-	# 3.5 s for 3 windows of 1 s: under ctest -j2 a run of 2.5 s once
-	# had 2 (its ticks ran late on the loaded machine).
 	"$EVPROF" record --continuous --interval 1 -e cpu-clock,page-faults \
+		--output-dir "$TMP/p" \
 		--push "http://127.0.0.1:$(cat "$TMP/ep.port")" -- "$LOOP" 3.5 1 \
 		>/dev/null 2>"$TMP/err" || fail "--push: $(tail -3 "$TMP/err")"
 	kill "$ep"
 	wait "$ep" 2>/dev/null
 	sent=$(sed -n 's/.*push: \([0-9]*\) profiles sent.*/\1/p' "$TMP/err")
+	made=$(sed -n 's/.*wrote \([0-9]*\) windows.*/\1/p' "$TMP/err")
+	late "$TMP/p" "--push"
 	n=$(wc -l <"$TMP/ep.log")
 	accepted=$(python3 -c 'import json, sys
 print(sum(1 for l in open(sys.argv[1])
 	if json.loads(l).get("status") == 200 and json.loads(l).get("series")))' "$TMP/ep.log")
-	[ "$n" -ge 3 ] && [ "$accepted" = "$n" ] && [ "${sent:-0}" = "$n" ] &&
-		ok "--push: $n windows sent, all parsed and accepted" ||
-		fail "--push: $n requests, $accepted accepted, '$sent' sent: $(tail -3 "$TMP/err")"
+	[ "$n" -ge 2 ] && [ "${made:-0}" = "$n" ] && [ "$accepted" = "$n" ] &&
+		[ "${sent:-0}" = "$n" ] &&
+		ok "--push: $n windows of $made sent, all parsed and accepted" ||
+		fail "--push: $n requests for '$made' windows, $accepted accepted, '$sent' sent: $(tail -3 "$TMP/err")"
 else
 	skip "--push: no endpoint tools or no libcurl"
 fi
