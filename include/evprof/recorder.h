@@ -327,6 +327,9 @@ struct evprof_recorder_stats {
 	uint64_t sample_freq;
 	uint64_t sample_period;
 	bool sample_time;
+	/* Times a ring's records lost their boundaries (a size the kernel
+	 * never writes): what it held up to its head was skipped. */
+	uint64_t ring_malformed;
 };
 
 /*

@@ -297,6 +297,43 @@ static bool unsampled_by(struct evprof_recorder *r,
 	return off;
 }
 
+/* What the kernel lost, and what could not be read. */
+static void say_losses(const struct evprof_recorder_stats *st,
+		       const struct evprof_session_stats *ss)
+{
+	if (st->ring_lost_events)
+		fprintf(stderr,
+			"evprof: the kernel lost %llu records in %llu gaps: a "
+			"ring was full while evprof read the others; their "
+			"samples, switches and forks are missing, and what a "
+			"lost sample counted %s (fewer samples keep them: a "
+			"lower -F, a longer EVENT/period=N/)\n",
+			(unsigned long long)st->ring_lost_events,
+			(unsigned long long)st->ring_lost_records,
+			ss->reads_after_lost
+			    ? "is on no thread: a CPU's counters went from "
+			      "thread to thread in the gap, and the records "
+			      "that said which are gone"
+			    : "lands on its thread's next one");
+	if (st->ring_lost_samples)
+		fprintf(stderr,
+			"evprof: the kernel dropped %llu samples before "
+			"writing them (PERF_RECORD_LOST_SAMPLES)\n",
+			(unsigned long long)st->ring_lost_samples);
+	if (st->ring_malformed)
+		fprintf(stderr,
+			"evprof: a ring's records lost their boundaries %llu "
+			"times (a record size the kernel never writes): what "
+			"it held then was skipped, its samples, switches and "
+			"forks are missing\n",
+			(unsigned long long)st->ring_malformed);
+	if (ss->malformed)
+		fprintf(stderr,
+			"evprof: %llu records did not decode and were "
+			"skipped\n",
+			(unsigned long long)ss->malformed);
+}
+
 static void summary(struct evprof_recorder *r, const char *path)
 {
 	struct evprof_recorder_stats st = {.sz = sizeof(st)};
@@ -340,25 +377,7 @@ static void summary(struct evprof_recorder *r, const char *path)
 			evprof_recorder__event(r, 0), period,
 			evprof_recorder__event(r, 0));
 	}
-	if (st.ring_lost_events)
-		fprintf(stderr,
-			"evprof: the kernel lost %llu records in %llu gaps: a "
-			"ring was full while evprof read the others; their "
-			"samples, switches and forks are missing, and what a "
-			"lost sample counted %s (fewer samples keep them: a "
-			"lower -F, a longer EVENT/period=N/)\n",
-			(unsigned long long)st.ring_lost_events,
-			(unsigned long long)st.ring_lost_records,
-			ss.reads_after_lost
-			    ? "is on no thread: a CPU's counters went from "
-			      "thread to thread in the gap, and the records "
-			      "that said which are gone"
-			    : "lands on its thread's next one");
-	if (st.ring_lost_samples)
-		fprintf(stderr,
-			"evprof: the kernel dropped %llu samples before "
-			"writing them (PERF_RECORD_LOST_SAMPLES)\n",
-			(unsigned long long)st.ring_lost_samples);
+	say_losses(&st, &ss);
 	if (ss.samples_moved)
 		fprintf(stderr,
 			"evprof: %llu samples named another task than the one "

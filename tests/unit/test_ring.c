@@ -14,6 +14,7 @@
 
 #include "cases.h"
 #include "perf/ring.h"
+#include "recorder/rings.h"
 
 #define DATA_SIZE 256
 
@@ -242,6 +243,32 @@ static void test_malformed_size(void **state)
 }
 
 /*
+ * The recorder's stats add each ring's skips to what they hold: record
+ * says them (a ring that lost its boundaries is not skipped in silence).
+ */
+static void test_rings_stats_malformed(void **state)
+{
+	unsigned char bad[16];
+	struct evprof_recorder_stats st = {.sz = sizeof(st),
+					   .ring_malformed = 2};
+	struct evprof_ring *r = ring_at(0);
+	struct evprof__rings rs = {.v = &r, .n = 1};
+	const void *got;
+	size_t size;
+
+	(void)state;
+	make_rec(bad, PERF_RECORD_SAMPLE, 16, 9);
+	((struct perf_event_header *)bad)->size = 12;
+	kwrite(0, bad, sizeof(bad));
+	kpublish(16);
+	assert_int_equal(evprof_ring__next(r, &got, &size), 0);
+	evprof__rings_stats(&rs, &st);
+	assert_int_equal(st.ring_malformed, 3);
+	assert_int_equal(st.ring_lost_events, 0);
+	evprof_ring__free(r);
+}
+
+/*
  * A kernel that keeps to the protocol: with the ring as full as data_tail
  * lets it be, it may write anywhere from head up to data_tail + size.
  * Scribbles over all of that, as a fast writer would.
@@ -409,6 +436,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_setup(test_header_wraps, setup),
 	    cmocka_unit_test_setup(test_many_records, setup),
 	    cmocka_unit_test_setup(test_malformed_size, setup),
+	    cmocka_unit_test_setup(test_rings_stats_malformed, setup),
 	    cmocka_unit_test_setup(test_tail_advances_mid_batch, setup),
 	    cmocka_unit_test_setup(test_wrapped_record_valid_until_next_call,
 				   setup),

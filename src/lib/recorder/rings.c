@@ -138,6 +138,7 @@ void evprof__rings_stats(const struct evprof__rings *rs,
 		st->ring_lost_events += r.lost_events;
 		st->ring_lost_records += r.lost_records;
 		st->ring_lost_samples += r.lost_samples;
+		st->ring_malformed += r.malformed;
 	}
 }
 

@@ -36,7 +36,7 @@ EVPROF_HIDDEN int evprof__rings_feed(struct evprof__rings *rs,
 /* Their fds into fds[max]; returns how many rings there are. */
 EVPROF_HIDDEN size_t evprof__rings_fds(const struct evprof__rings *rs, int *fds,
 				       size_t max);
-/* Adds their losses to st. */
+/* Adds their losses and skips to st. */
 EVPROF_HIDDEN void evprof__rings_stats(const struct evprof__rings *rs,
 				       struct evprof_recorder_stats *st);
 EVPROF_HIDDEN void evprof__rings_close(struct evprof__rings *rs);
