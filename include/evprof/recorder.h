@@ -327,8 +327,9 @@ struct evprof_recorder_stats {
 	uint64_t sample_freq;
 	uint64_t sample_period;
 	bool sample_time;
-	/* Times a ring's records lost their boundaries (a size the kernel
-	 * never writes): what it held up to its head was skipped. */
+	/* Times a ring's records lost their boundaries (a record size under
+	 * its header, past the head or not a multiple of 8; a head more than
+	 * the ring ahead or less than a header): skipped to the head. */
 	uint64_t ring_malformed;
 };
 

@@ -323,7 +323,7 @@ static void say_losses(const struct evprof_recorder_stats *st,
 	if (st->ring_malformed)
 		fprintf(stderr,
 			"evprof: a ring's records lost their boundaries %llu "
-			"times (a record size the kernel never writes): what "
+			"times (a size or head the kernel never writes): what "
 			"it held then was skipped, its samples, switches and "
 			"forks are missing\n",
 			(unsigned long long)st->ring_malformed);

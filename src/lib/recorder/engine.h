@@ -211,7 +211,7 @@ struct evprof__engine_ops {
 	int (*stop)(struct evprof__engine *e);
 	/* Adds to the final profile what only the engine knows. */
 	void (*notes)(struct evprof__engine *e, struct evprof_profile *p);
-	/* Adds its losses to st (ring_lost_*). */
+	/* Adds its losses and skips to st (ring_lost_*, ring_malformed). */
 	void (*stats)(const struct evprof__engine *e,
 		      struct evprof_recorder_stats *st);
 	/* Closes all it owns. */
