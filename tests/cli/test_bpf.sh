@@ -7,7 +7,7 @@
 # churning tree of short threads and processes against its wait4 rusage,
 # also from inside a pid namespace; a process tree followed and a busy
 # process outside it left out; continuous windows summing to the run; the
-# privileges it needs.
+# privileges it needs; an event's own :u and :k.
 . "$(dirname "$0")/lib.sh"
 LOOP=$FIXTURES/wl_loop
 outside=
@@ -259,4 +259,27 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null
 else
 	skip "7: needs root, setpriv and a user nobody"
 fi
+
+# 8. An event's own :u and :k hold, as in the ring engine: wl_kfaults
+#    read()s /dev/zero into fresh pages, so the kernel's copy takes the
+#    first fault of each (kernel mode); the process's own are a few dozen.
+#    Before, the BPF engine dropped :u and counted every fault there.
+for engine in bpf ring; do
+	"$EVPROF" record --engine "$engine" \
+		-e cpu-clock,page-faults:u,page-faults:k,page-faults \
+		-o "$TMP/uk.pb.gz" -- "$FIXTURES/wl_kfaults" 8192 >/dev/null 2>"$TMP/err" ||
+		{ fail "$engine :u/:k: record failed: $(tail -3 "$TMP/err")"; continue; }
+	kern=$(sed -n 's/^read faults=//p' "$TMP/err")
+	read -r u k all < <("$EVPROF" report "$TMP/uk.pb.gz" 2>/dev/null |
+		awk '/^total:/ { for (i = 2; i <= NF; i++) { split($i, f, "=")
+			v[f[1]] = f[2] } }
+			END { print v["page-faults:u"] + 0, v["page-faults:k"] + 0,
+				v["page-faults"] + 0 }')
+	if [ -n "$kern" ] && [ "$k" -ge "$kern" ] && [ "$u" -lt $((kern / 10)) ] &&
+		within $((u + k)) "$all" 0.5; then
+		ok "$engine: page-faults:k $k (the reads took $kern), :u $u, of $all"
+	else
+		fail "$engine: page-faults:k '$k' (the reads took '$kern'), :u '$u', of '$all'"
+	fi
+done
 finish

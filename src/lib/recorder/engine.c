@@ -214,11 +214,10 @@ void evprof__engine_session_opts(const struct evprof__engine_setup *s,
 		so->max_stack = (uint32_t)strtoul(buf, NULL, 10);
 	for (size_t i = 1; i < s->nr; i++)
 		counters[i - 1] = s->events[i].name;
-	so->switch_counters = evprof__engine_switch_slots(s, true);
+	so->switch_counters = evprof__engine_switch_slots(s);
 }
 
-uint64_t evprof__engine_switch_slots(const struct evprof__engine_setup *s,
-				     bool by_event)
+uint64_t evprof__engine_switch_slots(const struct evprof__engine_setup *s)
 {
 	uint64_t mask = 0;
 
@@ -227,7 +226,7 @@ uint64_t evprof__engine_switch_slots(const struct evprof__engine_setup *s,
 
 		if (a->type == PERF_TYPE_SOFTWARE &&
 		    a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
-		    !(by_event && a->exclude_kernel))
+		    !a->exclude_kernel)
 			mask |= 1ULL << (i ? i - 1 : s->nr - 1);
 	}
 	return mask;

@@ -224,11 +224,10 @@ EVPROF_HIDDEN extern const struct evprof__engine_ops evprof__engine_bpf;
 /*
  * The slots (slot i - 1 counts event i, the sampler's is the last) of the
  * events counting context switches where the kernel counts them: not with
- * s's exclude_kernel, nor with the event's own where by_event (the BPF
- * engine's counters take s's alone).
+ * s's exclude_kernel, nor with the event's own (:u).
  */
-EVPROF_HIDDEN uint64_t evprof__engine_switch_slots(
-    const struct evprof__engine_setup *s, bool by_event);
+EVPROF_HIDDEN uint64_t
+evprof__engine_switch_slots(const struct evprof__engine_setup *s);
 
 /*
  * The session options every engine shares: s's counters (their names put

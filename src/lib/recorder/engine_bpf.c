@@ -117,9 +117,10 @@ void evprof__bpf_attr(const struct evprof__engine_setup *s,
 		      const struct evprof__pmu_map *map, size_t e, int cpu,
 		      struct perf_event_attr *a)
 {
-	*a = s->events[e].attr;
+	*a = s->events[e].attr; /* its own :u/:k kept */
 	a->sample_type = 0;
-	a->exclude_kernel = a->exclude_hv = s->exclude_kernel;
+	if (s->exclude_kernel)
+		a->exclude_kernel = a->exclude_hv = 1;
 	if (!e) {
 		evprof__engine_sampler_rate(s, a);
 		a->sample_type = PERF_SAMPLE_IP;
@@ -337,12 +338,11 @@ static int give_cgroups(struct evprof_bpf *b)
 /*
  * The slots counting context switches (engine.bpf.c's switch_slots): the
  * session's, of those the programs sum (the sampler's last, where it has
- * one). The counters take exclude_kernel from the setup alone
- * (evprof__bpf_attr()).
+ * one), as the ring engine's.
  */
 static uint32_t switch_slots(const struct evprof_bpf *b)
 {
-	return (uint32_t)(evprof__engine_switch_slots(b->s, false) &
+	return (uint32_t)(evprof__engine_switch_slots(b->s) &
 			  ((1ULL << b->nr_slots) - 1));
 }
 
