@@ -265,9 +265,9 @@ fi
 #    first fault of each (kernel mode); the process's own are a few dozen.
 #    Before, the BPF engine dropped :u and counted every fault there.
 for engine in bpf ring; do
-	"$EVPROF" record --engine "$engine" \
+	unlost "$TMP/err" "$EVPROF" record --engine "$engine" \
 		-e cpu-clock,page-faults:u,page-faults:k,page-faults \
-		-o "$TMP/uk.pb.gz" -- "$FIXTURES/wl_kfaults" 8192 >/dev/null 2>"$TMP/err" ||
+		-o "$TMP/uk.pb.gz" -- "$FIXTURES/wl_kfaults" 8192 >/dev/null ||
 		{ fail "$engine :u/:k: record failed: $(tail -3 "$TMP/err")"; continue; }
 	kern=$(sed -n 's/^read faults=//p' "$TMP/err")
 	read -r u k all < <("$EVPROF" report "$TMP/uk.pb.gz" 2>/dev/null |

@@ -251,6 +251,44 @@ static void test_adl_bpf_engine(void **state)
 #endif
 }
 
+/*
+ * The BPF engine's counters keep an event's own :u and :k, and take the
+ * setup's exclude_kernel on top; a context-switches event that excludes
+ * the kernel (which counts nothing: switches are kernel mode) is no switch
+ * slot, in either engine.
+ */
+static void test_bpf_modifiers(void **state)
+{
+#ifdef EVPROF_HAVE_BPF
+	struct evprof__ring_engine *r = recorder_of(
+	    "cpu-clock,page-faults:u,page-faults:k,context-switches:u,"
+	    "context-switches:k",
+	    true);
+	struct perf_event_attr a[5];
+
+	(void)state;
+	test_host_use(&intel, "intel");
+	assert_int_equal(evprof__recorder_map_pmus(&r->pmu_map), 0);
+	for (size_t e = 0; e < 5; e++)
+		evprof__bpf_attr(r->s, &r->pmu_map, e, 0, &a[e]);
+	assert_int_equal(a[0].exclude_kernel | a[0].exclude_user, 0);
+	assert_int_equal(a[1].exclude_kernel, 1);
+	assert_int_equal(a[1].exclude_user, 0);
+	assert_int_equal(a[2].exclude_kernel, 0);
+	assert_int_equal(a[2].exclude_user, 1);
+	/* Slot i - 1 counts event i: context-switches:k's alone. */
+	assert_int_equal(evprof__engine_switch_slots(r->s), 1u << 3);
+	r->s->exclude_kernel = true; /* user space only (paranoid 2) */
+	evprof__bpf_attr(r->s, &r->pmu_map, 2, 0, &a[2]);
+	assert_int_equal(a[2].exclude_kernel & a[2].exclude_user, 1);
+	assert_int_equal(evprof__engine_switch_slots(r->s), 0);
+	recorder_free(r);
+#else
+	(void)state;
+	skip_because("the BPF engine is not built in");
+#endif
+}
+
 /* Validates list as record does; rc is what it returns. */
 static int validate(const char *list)
 {
@@ -344,6 +382,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_setup_teardown(test_adl_cpu_mode, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_hybrid, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_adl_bpf_engine, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_bpf_modifiers, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_validate_adl, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_validate_watchdog, setup,
