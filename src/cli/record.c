@@ -320,17 +320,13 @@ static void say_losses(const struct evprof_recorder_stats *st,
 			"evprof: the kernel dropped %llu samples before "
 			"writing them (PERF_RECORD_LOST_SAMPLES)\n",
 			(unsigned long long)st->ring_lost_samples);
-	if (st->ring_malformed)
+	if (st->ring_malformed || ss->malformed)
 		fprintf(stderr,
-			"evprof: a ring's records lost their boundaries %llu "
-			"times (a size or head the kernel never writes): what "
-			"it held then was skipped, its samples, switches and "
-			"forks are missing\n",
-			(unsigned long long)st->ring_malformed);
-	if (ss->malformed)
-		fprintf(stderr,
-			"evprof: %llu records did not decode and were "
-			"skipped\n",
+			"evprof: records skipped unread: a ring lost its "
+			"record boundaries %llu times (a size or head the "
+			"kernel never writes: what it held then is missing), "
+			"%llu records did not decode\n",
+			(unsigned long long)st->ring_malformed,
 			(unsigned long long)ss->malformed);
 }
 

@@ -68,7 +68,7 @@ done
 	-e cpu-clock -- "$LOOP" 2.5 1 >/dev/null 2>"$TMP/err" ||
 	fail "--keep record failed: $(tail -3 "$TMP/err")"
 written=$(sed -n 's/.*wrote \([0-9]*\) windows.*/\1/p' "$TMP/err")
-n=$(ls "$TMP/k" | grep -c '^evprof-.*Z\.pb\.gz$')
+n=$(windows "$TMP/k" | wc -l)
 [ "$n" -eq 2 ] && [ "${written:-0}" -ge 3 ] &&
 	ok "--keep 2: 2 of $written windows stay" ||
 	fail "--keep 2: $n files of '${written}' windows: $(ls "$TMP/k")"
@@ -86,7 +86,7 @@ rec=$!
 sleep 2
 kill -INT "$rec"
 wait "$rec" && ok "Ctrl-C: exit 0" || fail "Ctrl-C: exit $?: $(tail -3 "$TMP/err")"
-n=$(ls "$TMP/c" | grep -c '^evprof-.*Z\.json\.gz$')
+n=$(windows "$TMP/c" | wc -l)
 samples=0
 [ "$n" -eq 1 ] && samples=$(node "$TOOLS/fxquery.mjs" "$TMP"/c/evprof-*.json.gz |
 	awk '$1 == "thread" && $2 == "looper-0" { sub(/samples=/, "", $5); print $5 }')

@@ -213,8 +213,8 @@ static int cut_role(const struct evprof_session *s, bool known, int role,
 
 /*
  * The deltas a sample's reads give, by slot (vals, *has) and CPU time;
- * with cut_read, what its cut members counted since, but it when cut
- * (UINT64_MAX: not known).
+ * with cut_read, what its cut members counted since their last read, less
+ * the sample's own one when it is a cut (UINT64_MAX: not known).
  */
 struct sample_deltas {
 	uint64_t vals[EVPROF_PROFILE_MAX_COUNTERS];
